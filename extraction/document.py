@@ -1,0 +1,107 @@
+"""The document model every engine produces: pages, elements and their provenance.
+
+Engines are pure functions from bytes to a `Document`. Everything downstream (markdown, field
+extraction, classification, citations) reads only this model, so a new format needs only an engine.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+ElementType = Literal["title", "text", "list", "table", "image", "form_field", "header", "footer"]
+
+#: Where a page's or a value's text came from; it is what `confidence_source` reports.
+ConfidenceSource = Literal["text_layer", "form_fields", "ocr", "model"]
+
+Point = dict[str, float]
+
+
+@dataclass(frozen=True)
+class Box:
+    """A rectangle in page pixels, origin top-left (72 dpi for PDFs, native pixels for images)."""
+
+    x0: float
+    y0: float
+    x1: float
+    y1: float
+
+    def as_list(self) -> list[float]:
+        return [round(self.x0, 2), round(self.y0, 2), round(self.x1, 2), round(self.y1, 2)]
+
+    def normalized(self, width: float, height: float) -> list[Point]:
+        """Four corners clockwise from the top left, each coordinate scaled to 0..1."""
+        w = width or 1.0
+        h = height or 1.0
+
+        def pt(x: float, y: float) -> Point:
+            return {"x": round(min(max(x / w, 0.0), 1.0), 6), "y": round(min(max(y / h, 0.0), 1.0), 6)}
+
+        return [pt(self.x0, self.y0), pt(self.x1, self.y0), pt(self.x1, self.y1), pt(self.x0, self.y1)]
+
+    def union(self, other: Box) -> Box:
+        return Box(
+            min(self.x0, other.x0), min(self.y0, other.y0), max(self.x1, other.x1), max(self.y1, other.y1)
+        )
+
+
+@dataclass
+class Element:
+    """One unit of content in reading order, with where it sits in the source."""
+
+    id: str
+    type: ElementType
+    page: int
+    text: str
+    box: Box | None = None
+    #: Spreadsheet provenance (replaces the box).
+    sheet: str | None = None
+    cell: str | None = None
+    #: Text-file provenance, 1-based inclusive (replaces the box).
+    line_start: int | None = None
+    line_end: int | None = None
+    #: 0..1: how sure the engine is of `text` (1.0 for a text layer, the OCR score otherwise).
+    confidence: float = 1.0
+    source: ConfidenceSource = "text_layer"
+    #: Heading level for titles (1 = largest), None otherwise.
+    level: int | None = None
+    #: Form widgets: the field's name; `text` holds its value.
+    field_name: str | None = None
+    #: Tables: rows of cell texts, so field extraction can read key-value rows.
+    rows: list[list[str]] | None = None
+    #: Lines inside this element with their own boxes, for citing a part of a block.
+    lines: list[Line] = field(default_factory=list)
+
+
+@dataclass
+class Line:
+    """A visual line of text with its box (PDF text lines, OCR lines)."""
+
+    text: str
+    box: Box
+    confidence: float = 1.0
+
+
+@dataclass
+class Page:
+    page: int
+    width: float
+    height: float
+    #: Mean confidence of the page's text; None when the page has no text at all.
+    confidence: float | None = None
+    source: ConfidenceSource = "text_layer"
+
+
+@dataclass
+class Document:
+    filename: str
+    format: str
+    pages: list[Page] = field(default_factory=list)
+    elements: list[Element] = field(default_factory=list)
+
+    def page(self, number: int) -> Page | None:
+        return next((p for p in self.pages if p.page == number), None)
+
+    @property
+    def text(self) -> str:
+        return "\n".join(e.text for e in self.elements if e.text)
