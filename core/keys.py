@@ -1,0 +1,77 @@
+"""The Redis key layout (ARCHITECTURE.md, Redis conventions).
+
+Keys are `ag:{workspace}:<kind>:<id>`: the braces make one workspace one Redis Cluster hash slot, so
+multi-key scripts over a workspace stay legal on a cluster. Facts that must be found without knowing
+the workspace (an API key, who owns an id) live under the `{global}` tag.
+"""
+
+from __future__ import annotations
+
+GLOBAL = "global"
+
+
+def ws(workspace_id: str, kind: str, *parts: str) -> str:
+    return ":".join(["ag", "{" + workspace_id + "}", kind, *parts])
+
+
+def glob(kind: str, *parts: str) -> str:
+    return ":".join(["ag", "{" + GLOBAL + "}", kind, *parts])
+
+
+# Global facts.
+def api_key(key_id: str) -> str:
+    return glob("apikey", key_id)
+
+
+def workspace_by_name() -> str:
+    return glob("workspaces")
+
+
+def workspace(workspace_id: str) -> str:
+    return glob("workspace", workspace_id)
+
+
+def owner(resource_id: str) -> str:
+    """Which workspace an agent, agent group or task id belongs to: tells 403 from 404."""
+    return glob("owner", resource_id)
+
+
+def public_agent_groups() -> str:
+    return glob("public_agent_groups")
+
+
+# Per-workspace facts.
+def workspace_keys(workspace_id: str) -> str:
+    return ws(workspace_id, "apikeys")
+
+
+def agent(workspace_id: str, agent_id: str) -> str:
+    return ws(workspace_id, "agent", agent_id)
+
+
+def agent_group(workspace_id: str, group_id: str) -> str:
+    return ws(workspace_id, "agentgroup", group_id)
+
+
+def agent_group_versions(workspace_id: str, group_id: str) -> str:
+    return ws(workspace_id, "agentgroup", group_id, "versions")
+
+
+def agent_groups_index(workspace_id: str) -> str:
+    return ws(workspace_id, "agentgroups")
+
+
+def untitled_counter(workspace_id: str) -> str:
+    return ws(workspace_id, "counter", "untitled_agent")
+
+
+def rate_limit(workspace_id: str, key_id: str) -> str:
+    return ws(workspace_id, "ratelimit", key_id)
+
+
+def audit_log(workspace_id: str) -> str:
+    return ws(workspace_id, "audit")
+
+
+def audit_entry(workspace_id: str, entry_id: str) -> str:
+    return ws(workspace_id, "audit", entry_id)

@@ -1,0 +1,177 @@
+"""Every setting of the service, read from the environment by one object.
+
+Nothing else in the code base reads `os.environ`: components receive a `Settings` (or the values
+they need from it). An invalid value stops start-up with a message that names the variable.
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+from functools import lru_cache
+from pathlib import Path
+from typing import Literal
+
+from pydantic import AliasChoices, Field, ValidationError, field_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from core.errors import SettingsError
+
+_RATE_RE = re.compile(r"^\s*(\d+)\s*/\s*(second|minute|hour|day)\s*$")
+_PERIOD_SECONDS = {"second": 1, "minute": 60, "hour": 3600, "day": 86400}
+
+
+def _env(name: str) -> AliasChoices:
+    return AliasChoices(name)
+
+
+class Settings(BaseSettings):
+    """The settings of CONTRACT.md section 0, plus a few operational knobs with safe defaults."""
+
+    model_config = SettingsConfigDict(case_sensitive=True, extra="ignore", populate_by_name=True)
+
+    redis_url: str | None = Field(
+        None, validation_alias=_env("REDIS_URL"), description="External Redis; unset: the embedded one."
+    )
+    ray_address: str | None = Field(
+        None, validation_alias=_env("RAY_ADDRESS"), description="Join this Ray cluster; unset: local."
+    )
+    host: str = Field("127.0.0.1", validation_alias=_env("AGENTRY_HOST"))
+    port: int = Field(8000, ge=1, le=65535, validation_alias=_env("AGENTRY_PORT"))
+    data_dir: Path = Field(Path(".agentry"), validation_alias=_env("AGENTRY_DATA_DIR"))
+    blob_url: str | None = Field(
+        None, validation_alias=_env("AGENTRY_BLOB_URL"), description="fsspec URL; default under data_dir."
+    )
+    secret: str | None = Field(
+        None, validation_alias=_env("AGENTRY_SECRET"), description="HMAC/encryption key; generated once."
+    )
+    default_on_failure: Literal["fail", "ask_user"] = Field(
+        "fail", validation_alias=_env("ORCHESTRATOR_DEFAULT_ON_FAILURE")
+    )
+    sync_budget_seconds: int = Field(300, ge=0, le=3600, validation_alias=_env("AGENTRY_SYNC_BUDGET_SECONDS"))
+    sync_enabled: bool = Field(True, validation_alias=_env("AGENTRY_SYNC_ENABLED"))
+    sync_result_cap_bytes: int = Field(
+        1024 * 1024, gt=0, validation_alias=_env("AGENTRY_SYNC_RESULT_CAP_BYTES")
+    )
+    rate_limit: str = Field("1200/minute", validation_alias=_env("AGENTRY_RATE_LIMIT"))
+    agent_concurrency: int = Field(8, ge=1, validation_alias=_env("AGENTRY_AGENT_CONCURRENCY"))
+    max_upload_mb: int = Field(50, ge=1, validation_alias=_env("AGENTRY_MAX_UPLOAD_MB"))
+    allow_private_urls: bool = Field(False, validation_alias=_env("AGENTRY_ALLOW_PRIVATE_URLS"))
+    practice_staging_url: str | None = Field(None, validation_alias=_env("AGENTRY_PRACTICE_STAGING_URL"))
+    practice_production_url: str | None = Field(
+        None, validation_alias=_env("AGENTRY_PRACTICE_PRODUCTION_URL")
+    )
+    default_model: str = Field("scripted", validation_alias=_env("AGENTRY_DEFAULT_MODEL"))
+    openai_api_key: str | None = Field(None, validation_alias=_env("OPENAI_API_KEY"), repr=False)
+    openai_base_url: str | None = Field(None, validation_alias=_env("OPENAI_BASE_URL"))
+    batch_fanout_enabled: bool = Field(True, validation_alias=_env("AGENTRY_BATCH_FANOUT_ENABLED"))
+    task_placement: Literal["dedicated", "pooled"] = Field(
+        "dedicated", validation_alias=_env("AGENTRY_TASK_PLACEMENT")
+    )
+    max_live_tasks_per_node: int = Field(32, ge=1, validation_alias=_env("AGENTRY_MAX_LIVE_TASKS_PER_NODE"))
+    #: Replicas of the HTTP ingress; each holds up to `ingress_max_ongoing` requests (held sync runs count).
+    ingress_replicas: int = Field(1, ge=1, validation_alias=_env("AGENTRY_INGRESS_REPLICAS"))
+    ingress_max_ongoing: int = Field(500, ge=1, validation_alias=_env("AGENTRY_INGRESS_MAX_ONGOING"))
+    log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = Field(
+        "INFO", validation_alias=_env("AGENTRY_LOG_LEVEL")
+    )
+
+    @field_validator("rate_limit")
+    @classmethod
+    def _check_rate(cls, value: str) -> str:
+        if value.strip().lower() == "off" or _RATE_RE.match(value.lower()):
+            return value.strip().lower()
+        raise ValueError("expected 'N/second', 'N/minute', 'N/hour', 'N/day' or 'off'")
+
+    @field_validator("data_dir")
+    @classmethod
+    def _absolute_dir(cls, value: Path) -> Path:
+        # Ray workers run in other directories: every process must see the same absolute path.
+        return value.expanduser().resolve()
+
+    @property
+    def rate_limit_per_period(self) -> tuple[int, int] | None:
+        """(requests, period seconds), or None when rate limiting is off."""
+        return parse_rate(self.rate_limit)
+
+    @property
+    def redis_dir(self) -> Path:
+        return self.data_dir / "redis"
+
+    @property
+    def redis_socket(self) -> Path:
+        return self.redis_dir / "redis.sock"
+
+    @property
+    def resolved_blob_url(self) -> str:
+        return self.blob_url or f"file://{self.data_dir / 'blobs'}"
+
+    @property
+    def max_upload_bytes(self) -> int:
+        return self.max_upload_mb * 1024 * 1024
+
+    def resolved_secret(self) -> str:
+        """The configured secret, or the one generated into the data dir on first use."""
+        if self.secret:
+            return self.secret
+        path = self.data_dir / "secret"
+        if path.exists():
+            return path.read_text().strip()
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        value = secrets.token_urlsafe(48)
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(value)
+        tmp.chmod(0o600)
+        try:
+            # A second process racing us keeps whichever secret landed first.
+            path.hardlink_to(tmp)
+        except FileExistsError:
+            pass
+        finally:
+            tmp.unlink(missing_ok=True)
+        return path.read_text().strip()
+
+    def worker_env(self, *, redis_url: str) -> dict[str, str]:
+        """Environment that makes another process (a Ray worker) resolve the same settings."""
+        env = {
+            "REDIS_URL": redis_url,
+            "AGENTRY_DATA_DIR": str(self.data_dir),
+            "AGENTRY_SECRET": self.resolved_secret(),
+        }
+        for name, field in type(self).model_fields.items():
+            alias = field.validation_alias
+            if not isinstance(alias, AliasChoices) or name in {"redis_url", "data_dir", "secret"}:
+                continue
+            value = getattr(self, name)
+            if value is None:
+                continue
+            env_name = str(alias.choices[0])
+            env[env_name] = str(value).lower() if isinstance(value, bool) else str(value)
+        return env
+
+
+def parse_rate(value: str) -> tuple[int, int] | None:
+    value = value.strip().lower()
+    if value == "off":
+        return None
+    match = _RATE_RE.match(value)
+    if not match:
+        raise ValueError(f"invalid rate {value!r}")
+    return int(match.group(1)), _PERIOD_SECONDS[match.group(2)]
+
+
+def load_settings() -> Settings:
+    """Read the environment; an invalid value raises `SettingsError` naming the variable."""
+    try:
+        return Settings()
+    except ValidationError as exc:
+        problems = []
+        for err in exc.errors():
+            name = ".".join(str(part) for part in err["loc"]) or "settings"
+            problems.append(f"{name}: {err['msg']} (got {err.get('input')!r})")
+        raise SettingsError("invalid setting: " + "; ".join(problems)) from None
+
+
+@lru_cache(maxsize=1)
+def get_settings() -> Settings:
+    return load_settings()

@@ -1,0 +1,49 @@
+"""Connections to the state store: the embedded Redis by default, or `REDIS_URL`."""
+
+from __future__ import annotations
+
+import redis
+import redis.asyncio as aioredis
+
+from core.embedded_redis import EmbeddedRedis
+from core.settings import Settings
+
+#: Seconds before a Redis call gives up, so a request fails fast (503) instead of hanging.
+SOCKET_TIMEOUT_SECONDS = 5.0
+CONNECT_TIMEOUT_SECONDS = 2.0
+
+
+def embedded_for(settings: Settings) -> EmbeddedRedis:
+    return EmbeddedRedis(settings.redis_dir)
+
+
+def resolve_redis_url(settings: Settings, *, start: bool = True) -> tuple[str, EmbeddedRedis | None]:
+    """The URL to reach the store; with no `REDIS_URL` the embedded server is started if needed.
+
+    Returns the embedded server handle when this call is the one that started it, so the caller
+    can stop it on exit.
+    """
+    if settings.redis_url:
+        return settings.redis_url, None
+    server = embedded_for(settings)
+    url = server.ensure_running() if start else server.url
+    return url, server if server.started_here else None
+
+
+def async_client(url: str) -> aioredis.Redis:
+    return aioredis.Redis.from_url(
+        url,
+        decode_responses=True,
+        socket_timeout=SOCKET_TIMEOUT_SECONDS,
+        socket_connect_timeout=CONNECT_TIMEOUT_SECONDS,
+        health_check_interval=30,
+    )
+
+
+def sync_client(url: str) -> redis.Redis:
+    return redis.Redis.from_url(
+        url,
+        decode_responses=True,
+        socket_timeout=SOCKET_TIMEOUT_SECONDS,
+        socket_connect_timeout=CONNECT_TIMEOUT_SECONDS,
+    )

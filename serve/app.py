@@ -1,0 +1,35 @@
+"""The FastAPI application: both APIs on one app, one port (CONTRACT.md section 0)."""
+
+from __future__ import annotations
+
+from fastapi import FastAPI
+
+from core.settings import get_settings
+from serve.errors import install_error_handlers
+from serve.middleware import EdgeMiddleware
+from serve.routers import agents, audit, health
+
+API_VERSION = "1.0.0"
+
+
+def _sync_budget() -> int:
+    settings = get_settings()
+    return settings.sync_budget_seconds if settings.sync_enabled else 0
+
+
+def build_app() -> FastAPI:
+    app = FastAPI(
+        title="Agentry",
+        version=API_VERSION,
+        description="Agents API under /api/v1 and extraction API under /api/v2.",
+        docs_url="/docs",
+        openapi_url="/openapi.json",
+    )
+    install_error_handlers(app)
+    app.add_middleware(EdgeMiddleware, budget_seconds=_sync_budget)
+    for router in (health.router, agents.router, audit.router):
+        app.include_router(router)
+    return app
+
+
+app = build_app()

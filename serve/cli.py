@@ -1,0 +1,147 @@
+"""The `agentry` command: `up`, `keys`, and the tools that ship with the service."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import signal
+import sys
+import threading
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
+
+import redis.asyncio as aioredis
+
+from core import apikeys
+from core.bootstrap import DEV_KEY_FILE
+from core.errors import AgentryError, SettingsError
+from core.settings import Settings, load_settings
+from core.store import async_client, resolve_redis_url
+
+T = TypeVar("T")
+
+
+def _with_store(settings: Settings, work: Callable[[aioredis.Redis], Awaitable[T]]) -> T:
+    url, embedded = resolve_redis_url(settings)
+
+    async def run() -> T:
+        client = async_client(url)
+        try:
+            return await work(client)
+        finally:
+            await client.aclose()
+
+    try:
+        return asyncio.run(run())
+    finally:
+        if embedded is not None:
+            embedded.stop()
+
+
+def cmd_up(settings: Settings, args: argparse.Namespace) -> int:
+    from serve.service import start_service, stop_service
+
+    if args.host:
+        settings.host = args.host
+    if args.port:
+        settings.port = args.port
+    stop = threading.Event()
+
+    def on_signal(signum: int, _frame: Any) -> None:
+        stop.set()
+
+    signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGINT, on_signal)
+    service = start_service(settings)
+    try:
+        print(f"Agentry is serving on {service.url}  (OpenAPI: {service.url}/docs)", flush=True)
+        key_file = settings.data_dir / DEV_KEY_FILE
+        if service.dev_key:
+            print(
+                f"Dev API key for workspace 'default' (also in {key_file}):\n  {service.dev_key}", flush=True
+            )
+        elif key_file.exists():
+            print(f"Dev API key: see {key_file}", flush=True)
+        print("Press Ctrl-C to stop.", flush=True)
+        while not stop.wait(0.5):
+            pass
+        print("Stopping...", flush=True)
+    finally:
+        stop_service(service, settings)
+    return 0
+
+
+def cmd_keys(settings: Settings, args: argparse.Namespace) -> int:
+    if args.keys_command == "create":
+
+        async def create(redis: aioredis.Redis) -> apikeys.IssuedKey:
+            workspace = await apikeys.get_or_create_workspace(redis, args.workspace)
+            return await apikeys.create_key(
+                redis, workspace.id, label=args.label or "", rate_limit=args.rate_limit
+            )
+
+        issued = _with_store(settings, create)
+        print(f"key_id: {issued.record.key_id}")
+        print(f"key:    {issued.key}")
+        print("Store the key now: it is not shown again.")
+        return 0
+    if args.keys_command == "list":
+
+        async def listing(redis: aioredis.Redis) -> list[Any]:
+            workspace = await apikeys.find_workspace(redis, args.workspace)
+            return await apikeys.list_keys(redis, workspace.id)
+
+        for record in _with_store(settings, listing):
+            state = f"revoked {record.revoked_at}" if record.revoked_at else "active"
+            print(f"{record.key_id}  {record.created_at}  {state}  {record.label}")
+        return 0
+
+    async def revoke(redis: aioredis.Redis) -> Any:
+        return await apikeys.revoke_key(redis, args.key_id)
+
+    record = _with_store(settings, revoke)
+    print(f"revoked {record.key_id}")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="agentry", description="Run AI agents and document extraction.")
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    up = commands.add_parser("up", help="start the service in the foreground")
+    up.add_argument("--host")
+    up.add_argument("--port", type=int)
+
+    keys_parser = commands.add_parser("keys", help="manage API keys")
+    keys_commands = keys_parser.add_subparsers(dest="keys_command", required=True)
+    create = keys_commands.add_parser("create", help="create a key (printed once)")
+    create.add_argument("--workspace", required=True)
+    create.add_argument("--label")
+    create.add_argument("--rate-limit", help="this key's limit, e.g. 60/minute (default AGENTRY_RATE_LIMIT)")
+    listing = keys_commands.add_parser("list", help="list a workspace's keys")
+    listing.add_argument("--workspace", required=True)
+    revoke = keys_commands.add_parser("revoke", help="revoke a key by id")
+    revoke.add_argument("key_id")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    try:
+        settings = load_settings()
+        logging.getLogger().setLevel(settings.log_level)
+        if args.command == "up":
+            return cmd_up(settings, args)
+        return cmd_keys(settings, args)
+    except SettingsError as exc:
+        print(f"agentry: {exc.message}", file=sys.stderr)
+        return 2
+    except AgentryError as exc:
+        print(f"agentry: {exc.message}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,51 @@
+"""The Serve application: one FastAPI ingress deployment hosting /api/v1 and /api/v2."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ray import serve
+
+from core.settings import Settings
+from serve.app import app
+
+APP_NAME = "agentry"
+#: Queued requests per caller beyond which Serve answers at once instead of queueing forever.
+MAX_QUEUED_REQUESTS = 1000
+
+
+@serve.deployment(name="ingress", ray_actor_options={"num_cpus": 0})
+@serve.ingress(app)
+class Ingress:
+    """Stateless HTTP edge; settings arrive through the replica's environment."""
+
+
+def ingress_options(settings: Settings, env: dict[str, str]) -> dict[str, Any]:
+    return {
+        "num_replicas": settings.ingress_replicas,
+        # Held `async=false` runs each occupy a slot for up to the sync budget.
+        "max_ongoing_requests": settings.ingress_max_ongoing,
+        "max_queued_requests": MAX_QUEUED_REQUESTS,
+        # Longer than the sync budget, so a draining replica can answer its held requests.
+        "graceful_shutdown_timeout_s": settings.sync_budget_seconds + 10,
+        "ray_actor_options": {"num_cpus": 0, "runtime_env": {"env_vars": env}},
+    }
+
+
+def deploy(settings: Settings, env: dict[str, str]) -> None:
+    serve.start(
+        http_options={
+            "host": settings.host,
+            "port": settings.port,
+            "request_timeout_s": settings.sync_budget_seconds + 60,
+        }
+    )
+    serve.run(
+        Ingress.options(**ingress_options(settings, env)).bind(),
+        name=APP_NAME,
+        route_prefix="/",
+        blocking=False,
+    )
+
+
+application = Ingress.bind()

@@ -1,0 +1,62 @@
+"""FastAPI dependencies as `Annotated` aliases: the edge's only way to reach settings and the store."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import redis.asyncio as aioredis
+from fastapi import Depends, Header
+
+from core import keys
+from core.apikeys import Principal, authenticate
+from core.errors import RateLimited
+from core.settings import Settings, parse_rate
+from serve.state import EdgeState, edge_state
+
+
+def get_edge() -> EdgeState:
+    return edge_state()
+
+
+EdgeDep = Annotated[EdgeState, Depends(get_edge)]
+
+
+def get_settings_dep(edge: EdgeDep) -> Settings:
+    return edge.settings
+
+
+def get_redis(edge: EdgeDep) -> aioredis.Redis:
+    return edge.redis
+
+
+SettingsDep = Annotated[Settings, Depends(get_settings_dep)]
+RedisDep = Annotated[aioredis.Redis, Depends(get_redis)]
+
+
+async def extraction_principal(
+    edge: EdgeDep, authorization: Annotated[str | None, Header()] = None
+) -> Principal:
+    return await authenticate(edge.redis, authorization)
+
+
+async def agents_principal(edge: EdgeDep, authorization: Annotated[str | None, Header()] = None) -> Principal:
+    """Authenticate, then charge the key's rate limit: one budget across the whole /api/v1 surface."""
+    principal = await authenticate(edge.redis, authorization)
+    rate = parse_rate(principal.rate_limit) if principal.rate_limit else edge.settings.rate_limit_per_period
+    if rate is not None:
+        requests, period = rate
+        decision = await edge.limiter.hit(
+            keys.rate_limit(principal.workspace_id, principal.key_id),
+            requests=requests,
+            period_seconds=period,
+        )
+        if not decision.allowed:
+            raise RateLimited(
+                f"rate limit of {requests} requests per {period} s exceeded for this API key",
+                retry_after=decision.retry_after_seconds,
+            )
+    return principal
+
+
+PrincipalDep = Annotated[Principal, Depends(agents_principal)]
+ExtractionPrincipalDep = Annotated[Principal, Depends(extraction_principal)]

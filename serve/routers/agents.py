@@ -1,0 +1,71 @@
+"""/api/v1/agents: create, read, list, publish, delete."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, status
+
+from core import agents
+from core.models import Agent, PageOf
+from serve.deps import PrincipalDep, RedisDep
+from serve.schemas import AgentCreate, AgentPatch, DeletedAgent
+
+router = APIRouter(prefix="/api/v1/agents", tags=["agents"])
+
+
+@router.post("", status_code=status.HTTP_201_CREATED, response_model=Agent)
+async def create_agent(body: AgentCreate, principal: PrincipalDep, redis: RedisDep) -> Agent:
+    """Create an agent, published as version 1."""
+    return await agents.create_agent(
+        redis,
+        principal.workspace_id,
+        name=body.name,
+        config=body.config,
+        is_active=body.is_active,
+        is_public=body.is_public,
+    )
+
+
+@router.get("", response_model=PageOf)
+async def list_agents(
+    principal: PrincipalDep, redis: RedisDep, cursor: str | None = None, limit: int | None = None
+) -> PageOf:
+    """List agents: one item per group, its latest published version, newest first."""
+    return await agents.list_agents(redis, principal.workspace_id, cursor=cursor, limit=limit)
+
+
+@router.get("/{agent_id}", response_model=Agent)
+async def get_agent(agent_id: str, principal: PrincipalDep, redis: RedisDep) -> Agent:
+    """Get one version of an agent."""
+    return await agents.get_agent(redis, principal.workspace_id, agent_id)
+
+
+@router.patch("/{agent_id}", response_model=Agent)
+async def update_agent(agent_id: str, body: AgentPatch, principal: PrincipalDep, redis: RedisDep) -> Agent:
+    """Rename, (de)activate or publish a new version (when `config` is given)."""
+    return await agents.update_agent(
+        redis,
+        principal.workspace_id,
+        agent_id,
+        name=body.name,
+        config=body.config,
+        is_active=body.is_active,
+        is_public=body.is_public,
+    )
+
+
+@router.delete("/{agent_id}", response_model=DeletedAgent)
+async def delete_agent(agent_id: str, principal: PrincipalDep, redis: RedisDep) -> DeletedAgent:
+    """Soft-delete the agent group; its versions answer 404 afterwards."""
+    return DeletedAgent.model_validate(await agents.delete_agent(redis, principal.workspace_id, agent_id))
+
+
+@router.get("/{agent_id}/versions", response_model=PageOf)
+async def list_versions(
+    agent_id: str,
+    principal: PrincipalDep,
+    redis: RedisDep,
+    cursor: str | None = None,
+    limit: int | None = None,
+) -> PageOf:
+    """List the versions of an agent, newest first."""
+    return await agents.list_versions(redis, principal.workspace_id, agent_id, cursor=cursor, limit=limit)

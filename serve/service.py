@@ -1,0 +1,89 @@
+"""Start and stop everything `agentry up` runs: the store, Ray, the Serve application.
+
+Shared by the CLI and the integration tests, so tests exercise the same start-up path users run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from dataclasses import dataclass
+
+import ray
+from ray import serve
+
+from core.bootstrap import ensure_dev_key
+from core.embedded_redis import EmbeddedRedis
+from core.settings import Settings
+from core.store import async_client, resolve_redis_url
+from serve.deployment import APP_NAME, deploy
+
+log = logging.getLogger(__name__)
+
+#: Ray custom resource that bounds live task actors per node (CONTRACT.md AGENTRY_MAX_LIVE_TASKS_PER_NODE).
+TASK_SLOT_RESOURCE = "agentry_task_slot"
+RAY_NAMESPACE = "agentry"
+
+
+@dataclass
+class RunningService:
+    url: str
+    redis_url: str
+    dev_key: str | None
+    embedded: EmbeddedRedis | None
+    started_ray: bool
+
+
+async def _bootstrap(redis_url: str, settings: Settings) -> str | None:
+    client = async_client(redis_url)
+    try:
+        return await ensure_dev_key(client, settings.data_dir)
+    finally:
+        await client.aclose()
+
+
+def start_service(settings: Settings, *, dashboard: bool = True) -> RunningService:
+    redis_url, embedded = resolve_redis_url(settings)
+    try:
+        dev_key = asyncio.run(_bootstrap(redis_url, settings))
+        env = settings.worker_env(redis_url=redis_url)
+        started_ray = not ray.is_initialized()
+        if started_ray:
+            init_args: dict[str, object] = {
+                "namespace": RAY_NAMESPACE,
+                "runtime_env": {"env_vars": env},
+                "include_dashboard": dashboard,
+                "logging_level": logging.WARNING,
+            }
+            if settings.ray_address:
+                init_args["address"] = settings.ray_address
+            else:
+                init_args["resources"] = {TASK_SLOT_RESOURCE: settings.max_live_tasks_per_node}
+            ray.init(**init_args)  # type: ignore[arg-type]
+        deploy(settings, env)
+    except BaseException:
+        if embedded is not None:
+            embedded.stop()
+        raise
+    return RunningService(
+        url=f"http://{settings.host}:{settings.port}",
+        redis_url=redis_url,
+        dev_key=dev_key,
+        embedded=embedded,
+        started_ray=started_ray,
+    )
+
+
+def stop_service(service: RunningService, settings: Settings) -> None:
+    """Stop what `start_service` started and nothing else."""
+    try:
+        if settings.ray_address:
+            # A shared cluster keeps its other Serve applications.
+            serve.delete(APP_NAME)
+        else:
+            serve.shutdown()
+    finally:
+        if service.started_ray:
+            ray.shutdown()
+        if service.embedded is not None:
+            service.embedded.stop()

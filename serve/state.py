@@ -1,0 +1,32 @@
+"""Per-process state of the HTTP edge, created on first use inside the serving event loop."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import redis.asyncio as aioredis
+
+from core.ratelimit import RateLimiter
+from core.settings import Settings, get_settings
+from core.store import async_client, resolve_redis_url
+
+
+@dataclass
+class EdgeState:
+    settings: Settings
+    redis: aioredis.Redis
+    limiter: RateLimiter
+
+
+_state: EdgeState | None = None
+
+
+def edge_state() -> EdgeState:
+    global _state
+    if _state is None:
+        settings = get_settings()
+        # The deployment is given REDIS_URL; a bare edge (tests of the app alone) reaches the embedded store.
+        url, _ = resolve_redis_url(settings)
+        client = async_client(url)
+        _state = EdgeState(settings=settings, redis=client, limiter=RateLimiter(client))
+    return _state
