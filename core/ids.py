@@ -51,7 +51,8 @@ def parse_iso(value: str, *, what: str = "date") -> datetime:
 
 def sort_key(moment: datetime, item_id: str) -> str:
     """A member for a lexicographically ordered index: time first, the id breaks ties."""
-    return f"{int(moment.timestamp() * 1000):015d}:{item_id}"
+    micros = int(moment.timestamp()) * 1_000_000 + moment.microsecond
+    return f"{micros:017d}:{item_id}"
 
 
 def encode_cursor(member: str) -> str:

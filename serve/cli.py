@@ -51,9 +51,10 @@ def cmd_up(settings: Settings, args: argparse.Namespace) -> int:
     def on_signal(signum: int, _frame: Any) -> None:
         stop.set()
 
+    service = start_service(settings)
+    # ray.init installs its own SIGTERM handler, which would exit without cleaning up: ours goes last.
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGINT, on_signal)
-    service = start_service(settings)
     try:
         print(f"Agentry is serving on {service.url}  (OpenAPI: {service.url}/docs)", flush=True)
         key_file = settings.data_dir / DEV_KEY_FILE

@@ -1,0 +1,35 @@
+# The two commands of the README: `make run` and `make test`. Both create .venv when it is missing.
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+# The store tests also run against this external Redis; they skip when nothing answers there.
+EXTERNAL_REDIS_URL ?= redis://127.0.0.1:6379/15
+
+.PHONY: install run test test-unit lint bench clean
+
+$(STAMP): pyproject.toml
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	@touch $(STAMP)
+
+install: $(STAMP)
+
+run: install
+	$(BIN)/agentry up
+
+test: install
+	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -m store --redis-url $(EXTERNAL_REDIS_URL)
+
+test-unit: install
+	$(BIN)/python -m pytest tests/unit
+
+lint: install
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy core actors tools extraction serve
+
+clean:
+	rm -rf $(VENV) .agentry .pytest_cache .mypy_cache .ruff_cache
