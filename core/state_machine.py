@@ -130,7 +130,5 @@ def transition_table_json() -> str:
 
     Statuses appear in declaration order, so the text is stable and can be compared or cached.
     """
-    table = {
-        src.value: [dst.value for dst in TaskStatus if (src, dst) in TRANSITIONS] for src in TaskStatus
-    }
+    table = {src.value: [dst.value for dst in TaskStatus if (src, dst) in TRANSITIONS] for src in TaskStatus}
     return json.dumps(table, separators=(",", ":"))
