@@ -36,7 +36,7 @@ ALL_PAIRS = list(itertools.product(list(TaskStatus), repeat=2))
 def test_statuses_are_the_eight_of_the_spec() -> None:
     assert [s.value for s in TaskStatus] == list(EXPECTED)
     assert TaskStatus("running") is TaskStatus.RUNNING
-    assert TaskStatus.RUNNING == "running"
+    assert isinstance(TaskStatus.RUNNING, str) and f"{TaskStatus.RUNNING}" == "running"
 
 
 def test_terminal_and_active_partition_the_statuses() -> None:
