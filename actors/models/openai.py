@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import math
 import random
 from collections.abc import Mapping
 from datetime import UTC, datetime
@@ -119,8 +120,10 @@ class OpenAIProvider:
                 response = await client.post(url, json=payload, headers=headers, timeout=self._timeout)
             except httpx.TimeoutException:
                 failure = ModelError(f"the model server did not answer within {self._timeout:g} s", True)
+                reason = "timeout"
             except httpx.TransportError as exc:
                 failure = ModelError(f"could not reach the model server ({type(exc).__name__})", True)
+                reason = type(exc).__name__
             else:
                 if response.is_success:
                     return _json_body(response)
@@ -128,6 +131,7 @@ class OpenAIProvider:
                 if status != 429 and status < 500:
                     raise ModelError(f"the model server refused the request: {_describe(response)}", False)
                 failure = ModelError(f"the model server failed: {_describe(response)}", True)
+                reason = f"HTTP {status}"
                 retry_after = _retry_after_seconds(response.headers)
                 if retry_after is not None:
                     if retry_after > MAX_RETRY_AFTER_SECONDS:
@@ -135,12 +139,13 @@ class OpenAIProvider:
                     wait = retry_after
             if attempt == self._max_attempts:
                 raise failure
+            # Only the kind of failure is logged: a server's error text may quote the request.
             logger.warning(
-                "model call attempt %d/%d failed, retrying in %.2f s: %s",
+                "model call attempt %d/%d failed (%s), retrying in %.2f s",
                 attempt,
                 self._max_attempts,
+                reason,
                 wait,
-                failure.message,
             )
             await asyncio.sleep(wait)
 
@@ -200,19 +205,15 @@ def _describe(response: httpx.Response) -> str:
 
 def _retry_after_seconds(headers: Mapping[str, str]) -> float | None:
     """The server's requested wait: `retry-after-ms`, or `Retry-After` in seconds or as a date."""
-    milliseconds = headers.get("retry-after-ms")
+    milliseconds = _seconds(headers.get("retry-after-ms"))
     if milliseconds is not None:
-        try:
-            return max(float(milliseconds) / 1000, 0.0)
-        except ValueError:
-            pass
+        return milliseconds / 1000
     value = headers.get("retry-after")
     if value is None:
         return None
-    try:
-        return max(float(value), 0.0)
-    except ValueError:
-        pass
+    seconds = _seconds(value)
+    if seconds is not None:
+        return seconds
     try:
         when = parsedate_to_datetime(value)
     except (TypeError, ValueError):
@@ -220,6 +221,15 @@ def _retry_after_seconds(headers: Mapping[str, str]) -> float | None:
     if when.tzinfo is None:
         when = when.replace(tzinfo=UTC)
     return max((when - datetime.now(UTC)).total_seconds(), 0.0)
+
+
+def _seconds(text: str | None) -> float | None:
+    """A non-negative finite number from header text, or None when it is not one."""
+    try:
+        number = float(text) if text is not None else math.nan
+    except ValueError:
+        return None
+    return max(number, 0.0) if math.isfinite(number) else None
 
 
 def _tool_call(raw: Any, call_index: int, position: int) -> ToolCall:
