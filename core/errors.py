@@ -73,4 +73,9 @@ class ServiceUnavailable(AgentryError):
 
 
 class IllegalTransition(Conflict):
-    """A task state change that the state machine does not allow from the current state."""
+    """A task status change that the state machine does not allow; the change is never written."""
+
+    def __init__(self, src: str, dst: str) -> None:
+        super().__init__(f"a task cannot move from {src} to {dst}")
+        self.src = src
+        self.dst = dst

@@ -1,0 +1,27 @@
+"""What a tool call knows about where it runs."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class ToolContext:
+    """The task, step and call a tool runs for, and the services it may use.
+
+    `injected` holds the values of the tool's injected arguments (filled from the workspace, for
+    example integration credentials), which the model never sees or supplies. `settings` is the
+    process settings object and `redis` the asyncio Redis client of the store; both are typed
+    loosely so that tools depend on the store's interface, not on how core builds it.
+    """
+
+    workspace_id: str
+    task_id: str
+    step_id: str
+    call_id: str
+    agent_config: Mapping[str, Any] = field(default_factory=dict)
+    settings: Any = None
+    redis: Any = None
+    injected: Mapping[str, Any] = field(default_factory=dict)

@@ -1,0 +1,152 @@
+"""The one registry of native tools: what each tool is, what the model sees of it, how it is called."""
+
+from __future__ import annotations
+
+import copy
+import re
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import jsonschema
+from jsonschema.exceptions import SchemaError
+
+from tools.context import ToolContext
+from tools.errors import ToolArgumentError, UnknownToolError
+
+#: A tool's name, as chat-completions function names allow it.
+TOOL_NAME_PATTERN = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+
+#: Argument problems reported to the model per call; the rest add nothing it can act on first.
+MAX_REPORTED_ARGUMENT_ERRORS = 5
+
+#: Longest text of one argument problem; a value quoted in it may be large.
+MAX_ARGUMENT_ERROR_CHARS = 200
+
+ToolHandler = Callable[[dict[str, Any], ToolContext], Awaitable[Any]]
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    """A native tool.
+
+    `parameters` is the JSON Schema of the tool's arguments; properties named in `injected` are
+    filled from the workspace into `ToolContext.injected` and removed from what the model sees.
+    `handler(arguments, ctx)` runs the call with the model's (validated) arguments; it returns the
+    tool's output, raises `ToolError` for a failure the model should see, or a `ToolSignal`.
+    `mutating` marks tools that change something outside the task. `display_name` defaults to the
+    name in title case.
+    """
+
+    name: str
+    description: str
+    parameters: Mapping[str, Any]
+    handler: ToolHandler
+    injected: frozenset[str] = frozenset()
+    mutating: bool = False
+    display_name: str = ""
+
+    def __post_init__(self) -> None:
+        if not TOOL_NAME_PATTERN.fullmatch(self.name):
+            raise ValueError(f"tool name {self.name!r} must match {TOOL_NAME_PATTERN.pattern}")
+        if self.parameters.get("type") != "object":
+            raise ValueError(f"tool {self.name}: parameters must be a JSON Schema of type object")
+        try:
+            jsonschema.Draft202012Validator.check_schema(self.parameters)
+        except SchemaError as exc:
+            raise ValueError(
+                f"tool {self.name}: parameters are not a valid JSON Schema: {exc.message}"
+            ) from exc
+        if not self.display_name:
+            object.__setattr__(self, "display_name", self.name.replace("_", " ").title())
+
+    def model_schema(self) -> dict[str, Any]:
+        """`{name, description, parameters}` as the model sees it: injected arguments left out."""
+        return {
+            "name": self.name,
+            "description": self.description,
+            "parameters": _without(self.parameters, self.injected),
+        }
+
+
+class ToolRegistry:
+    """Tools by name. Registration is done once at start-up; lookups are read-only afterwards."""
+
+    def __init__(self, specs: Iterable[ToolSpec] = ()) -> None:
+        self._specs: dict[str, ToolSpec] = {}
+        self._validators: dict[str, jsonschema.Draft202012Validator] = {}
+        for spec in specs:
+            self.register(spec)
+
+    def register(self, spec: ToolSpec) -> None:
+        """Add a tool; a second tool with the same name is a ValueError."""
+        if spec.name in self._specs:
+            raise ValueError(f"tool {spec.name} is already registered")
+        self._specs[spec.name] = spec
+        self._validators[spec.name] = jsonschema.Draft202012Validator(spec.model_schema()["parameters"])
+
+    def get(self, name: str) -> ToolSpec:
+        """The tool called `name`; `UnknownToolError` (which the model can be shown) when none is."""
+        try:
+            return self._specs[name]
+        except KeyError:
+            known = ", ".join(sorted(self._specs)) or "none"
+            raise UnknownToolError(f"there is no tool named {name!r}; the tools are: {known}") from None
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._specs
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._specs)
+
+    def model_schemas(self, names: Iterable[str]) -> list[dict[str, Any]]:
+        """The model-facing schemas of `names`, in that order; an unknown name is UnknownToolError."""
+        return [self.get(name).model_schema() for name in names]
+
+    def validate(self, name: str, arguments: Any) -> None:
+        """Check the model's arguments for tool `name` against its model-facing schema.
+
+        Raises `ToolArgumentError` whose message lists what is wrong (at most
+        `MAX_REPORTED_ARGUMENT_ERRORS` problems, each with its JSON path), including an attempt to
+        supply an injected argument, and `UnknownToolError` for an unknown tool.
+        """
+        spec = self.get(name)
+        if not isinstance(arguments, dict):
+            raise ToolArgumentError(f"arguments for {name} must be a JSON object")
+        problems = [
+            f"$.{key}: this argument is set by the workspace and cannot be supplied"
+            for key in sorted(spec.injected & arguments.keys())
+        ]
+        errors = sorted(self._validators[name].iter_errors(arguments), key=lambda error: error.json_path)
+        problems += [f"{error.json_path}: {_shorten(error.message)}" for error in errors]
+        if problems:
+            shown = "; ".join(problems[:MAX_REPORTED_ARGUMENT_ERRORS])
+            more = len(problems) - MAX_REPORTED_ARGUMENT_ERRORS
+            if more > 0:
+                shown += f"; and {more} more"
+            raise ToolArgumentError(
+                f"invalid arguments for {name}: {shown}. Call {name} again with arguments that match "
+                "its parameters schema."
+            )
+
+    async def call(self, name: str, arguments: Any, ctx: ToolContext) -> Any:
+        """Validate the arguments, then run the tool's handler and return its output."""
+        self.validate(name, arguments)
+        return await self.get(name).handler(arguments, ctx)
+
+
+def _without(parameters: Mapping[str, Any], hidden: frozenset[str]) -> dict[str, Any]:
+    schema = copy.deepcopy(dict(parameters))
+    properties = schema.get("properties")
+    if isinstance(properties, dict):
+        schema["properties"] = {key: value for key, value in properties.items() if key not in hidden}
+    required = schema.get("required")
+    if isinstance(required, list):
+        schema["required"] = [key for key in required if key not in hidden]
+    return schema
+
+
+def _shorten(message: str) -> str:
+    if len(message) <= MAX_ARGUMENT_ERROR_CHARS:
+        return message
+    return message[: MAX_ARGUMENT_ERROR_CHARS - 3] + "..."
