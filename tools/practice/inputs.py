@@ -39,37 +39,46 @@ class SavePatientInput(BaseModel):
 
     model_config = _INPUT_CONFIG
 
+    # Every field but the account is patient data, kept out of reprs that may end up in a log.
     account_id: str = Field(
         min_length=1, description="The practice account (tenant) that receives the write."
     )
-    first_name: str = Field(min_length=1, description="Given name only.")
-    last_name: str = Field(min_length=1, description="Family name only.")
+    first_name: str = Field(repr=False, min_length=1, description="Given name only.")
+    last_name: str = Field(repr=False, min_length=1, description="Family name only.")
     dob: str = Field(
+        repr=False,
         min_length=1,
         description="Date of birth as MM/DD/YYYY, M/D/YYYY, YYYY-MM-DD or MMDDYYYY. "
         "Dash-separated month-first dates are refused.",
     )
     patient_pcref: str | None = Field(
+        repr=False,
         default=None,
         description=f"Optional override of the derived patient key: no whitespace, at most {PCREF_MAX_CHARS} "
         "characters. Never pass a patient_id returned by practice_get_patient here.",
     )
-    middle_name: str | None = Field(default=None, description="Middle name.")
-    gender: str | None = Field(default=None, description="Gender.")
-    cell_phone: str | None = Field(default=None, description="Mobile phone number.")
-    email: str | None = Field(default=None, description="Email address.")
-    address_1: str | None = Field(default=None, description="Street address, first line.")
-    address_2: str | None = Field(default=None, description="Street address, second line.")
-    city: str | None = Field(default=None, description="City.")
-    state: str | None = Field(default=None, description="State.")
-    zip: str | None = Field(default=None, description="ZIP or postal code.")
-    provider_code: str | None = Field(default=None, description="Code of the patient's main provider.")
-    provider_first_name: str | None = Field(default=None, description="Main provider's given name.")
-    provider_last_name: str | None = Field(default=None, description="Main provider's family name.")
-    ins_code: str | None = Field(default=None, description="Primary insurance: payer code.")
-    ins_name: str | None = Field(default=None, description="Primary insurance: payer name.")
+    middle_name: str | None = Field(repr=False, default=None, description="Middle name.")
+    gender: str | None = Field(repr=False, default=None, description="Gender.")
+    cell_phone: str | None = Field(repr=False, default=None, description="Mobile phone number.")
+    email: str | None = Field(repr=False, default=None, description="Email address.")
+    address_1: str | None = Field(repr=False, default=None, description="Street address, first line.")
+    address_2: str | None = Field(repr=False, default=None, description="Street address, second line.")
+    city: str | None = Field(repr=False, default=None, description="City.")
+    state: str | None = Field(repr=False, default=None, description="State.")
+    zip: str | None = Field(repr=False, default=None, description="ZIP or postal code.")
+    provider_code: str | None = Field(
+        repr=False, default=None, description="Code of the patient's main provider."
+    )
+    provider_first_name: str | None = Field(
+        repr=False, default=None, description="Main provider's given name."
+    )
+    provider_last_name: str | None = Field(
+        repr=False, default=None, description="Main provider's family name."
+    )
+    ins_code: str | None = Field(repr=False, default=None, description="Primary insurance: payer code.")
+    ins_name: str | None = Field(repr=False, default=None, description="Primary insurance: payer name.")
     policy_number: str | None = Field(
-        default=None, description="Primary insurance: policy number; needs ins_code or ins_name."
+        repr=False, default=None, description="Primary insurance: policy number; needs ins_code or ins_name."
     )
 
     @field_validator("dob")
