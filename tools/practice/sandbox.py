@@ -247,6 +247,7 @@ class RunningSandbox:
     """A sandbox served by uvicorn on a background thread, on a port the OS picks when `port` is 0."""
 
     def __init__(self, config: SandboxConfig, *, host: str = "127.0.0.1", port: int = 0) -> None:
+        self.config = config
         self._socket = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         self._socket.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         self._socket.bind((host, port))
