@@ -106,8 +106,11 @@ class _SandboxState:
         return None
 
     def mint(self) -> str:
+        now = self.config.clock()
+        # Expired tokens are dropped here so a long-running demo does not accumulate them.
+        self.tokens = {token: expiry for token, expiry in self.tokens.items() if expiry > now}
         token = secrets.token_urlsafe(32)
-        self.tokens[token] = self.config.clock() + self.config.token_ttl
+        self.tokens[token] = now + self.config.token_ttl
         return token
 
     def token_is_valid(self, authorization: str | None) -> bool:
@@ -119,9 +122,12 @@ class _SandboxState:
         return account_id in self.config.accounts
 
 
-_INVALID_TOKEN = JSONResponse(
-    {"error": "invalid_token"}, status_code=401, headers={"WWW-Authenticate": 'Bearer error="invalid_token"'}
-)
+def _invalid_token() -> JSONResponse:
+    return JSONResponse(
+        {"error": "invalid_token"},
+        status_code=401,
+        headers={"WWW-Authenticate": 'Bearer error="invalid_token"'},
+    )
 
 
 def _json_or_none(raw: bytes) -> Any:
@@ -164,7 +170,7 @@ def build_sandbox_app(config: SandboxConfig) -> FastAPI:
         if fault := state.take_fault(request.url.path):
             return body, fault
         if not state.token_is_valid(request.headers.get("authorization")):
-            return body, _INVALID_TOKEN
+            return body, _invalid_token()
         return body, None
 
     def unreachable(account_id: str) -> JSONResponse:
