@@ -75,3 +75,43 @@ def audit_log(workspace_id: str) -> str:
 
 def audit_entry(workspace_id: str, entry_id: str) -> str:
     return ws(workspace_id, "audit", entry_id)
+
+
+# Tasks.
+def task(workspace_id: str, task_id: str) -> str:
+    return ws(workspace_id, "task", task_id)
+
+
+def task_feed(workspace_id: str, task_id: str) -> str:
+    """The task's ordered, numbered event log (a stream); the feed is read from it."""
+    return ws(workspace_id, "task", task_id, "feed")
+
+
+def task_steps(workspace_id: str, task_id: str) -> str:
+    """What each step recorded (model responses, tool results), so nothing recorded runs twice."""
+    return ws(workspace_id, "task", task_id, "steps")
+
+
+def task_lease(workspace_id: str, task_id: str) -> str:
+    return ws(workspace_id, "task", task_id, "lease")
+
+
+def tasks_index(workspace_id: str) -> str:
+    return ws(workspace_id, "tasks")
+
+
+def agent_running(workspace_id: str, group_id: str) -> str:
+    return ws(workspace_id, "agentgroup", group_id, "running")
+
+
+def agent_queue(workspace_id: str, group_id: str) -> str:
+    return ws(workspace_id, "agentgroup", group_id, "queue")
+
+
+def live_tasks() -> str:
+    """Every task that should have a runner or be waiting for one: pending, queued, running."""
+    return glob("live_tasks")
+
+
+#: Pub/sub channel that wakes waiters on any task change; never a source of facts.
+TASK_EVENTS_CHANNEL = "ag:task-events"

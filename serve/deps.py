@@ -12,6 +12,7 @@ from core.apikeys import Principal, authenticate
 from core.errors import RateLimited
 from core.settings import Settings, parse_rate
 from serve.state import EdgeState, edge_state
+from serve.waiters import Waiters
 
 
 def get_edge() -> EdgeState:
@@ -29,7 +30,12 @@ def get_redis(edge: EdgeDep) -> aioredis.Redis:
     return edge.redis
 
 
+def get_waiters(edge: EdgeDep) -> Waiters:
+    return edge.waiters
+
+
 SettingsDep = Annotated[Settings, Depends(get_settings_dep)]
+WaitersDep = Annotated[Waiters, Depends(get_waiters)]
 RedisDep = Annotated[aioredis.Redis, Depends(get_redis)]
 
 

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 import redis.asyncio as aioredis
 
 from core.ratelimit import RateLimiter
+from serve.waiters import Waiters
 from core.settings import Settings, get_settings
 from core.store import async_client, resolve_redis_url
 
@@ -16,7 +17,11 @@ class EdgeState:
     settings: Settings
     redis: aioredis.Redis
     limiter: RateLimiter
+    waiters: Waiters
 
+
+#: Requests a replica keeps free of held sync runs, so polling still gets through when it is busy.
+HEADROOM_REQUESTS = 50
 
 _state: EdgeState | None = None
 
@@ -28,5 +33,11 @@ def edge_state() -> EdgeState:
         # The deployment is given REDIS_URL; a bare edge (tests of the app alone) reaches the embedded store.
         url, _ = resolve_redis_url(settings)
         client = async_client(url)
-        _state = EdgeState(settings=settings, redis=client, limiter=RateLimiter(client))
+        _state = EdgeState(
+            settings=settings,
+            redis=client,
+            limiter=RateLimiter(client),
+            # Leave room under the replica's request limit for polls and other calls.
+            waiters=Waiters(client, max_held=max(1, settings.ingress_max_ongoing - HEADROOM_REQUESTS)),
+        )
     return _state

@@ -1,0 +1,46 @@
+"""Admission control per agent: a running-slot limit, a FIFO queue, and starting what was admitted."""
+
+from __future__ import annotations
+
+import redis.asyncio as aioredis
+
+from core import agents, keys, tasks
+from core.settings import Settings
+from core.state_machine import TaskStatus
+from core.tasks import Task
+
+
+async def concurrency_limit(redis: aioredis.Redis, settings: Settings, task: Task) -> int:
+    """`settings.max_concurrent_tasks` of the agent's latest version, else AGENTRY_AGENT_CONCURRENCY."""
+    try:
+        group = await agents.load_group(redis, task.workspace_id, task.spec.agent_group_id)
+        version = await agents.latest(redis, task.workspace_id, group)
+    except Exception:
+        return settings.agent_concurrency
+    value = (version.config.get("settings") or {}).get("max_concurrent_tasks")
+    return int(value) if isinstance(value, int) and value > 0 else settings.agent_concurrency
+
+
+async def admit_and_launch(redis: aioredis.Redis, settings: Settings, task: Task, *, from_status: str) -> str:
+    """Admit the task (running) or queue it; a running task gets its runner started."""
+    from actors.launcher import launch
+
+    limit = await concurrency_limit(redis, settings, task)
+    status = await tasks.admit(redis, task, limit=limit, from_status=from_status)
+    if status == TaskStatus.RUNNING.value:
+        await launch(redis, settings, task)
+    return status
+
+
+async def drain_queue(redis: aioredis.Redis, settings: Settings, workspace_id: str, group_id: str) -> None:
+    """Admit queued tasks of the agent, oldest first, while it has free slots."""
+    while True:
+        heads = await tasks.queued_heads(redis, workspace_id, group_id, 1)
+        if not heads:
+            return
+        task = await tasks.find_task(redis, workspace_id, heads[0])
+        if task is None or task.status != TaskStatus.QUEUED.value:
+            await redis.lrem(keys.agent_queue(workspace_id, group_id), 0, heads[0])
+            continue
+        if await admit_and_launch(redis, settings, task, from_status=TaskStatus.QUEUED.value) != "running":
+            return

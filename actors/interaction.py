@@ -1,0 +1,114 @@
+"""What people do to a running task: reply, review, cancel, delete."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import redis.asyncio as aioredis
+
+from actors.admission import admit_and_launch, drain_queue
+from core import keys, tasks
+from core.errors import BadRequest, Conflict
+from core.ids import now_iso
+from core.settings import Settings
+from core.state_machine import TaskStatus
+from core.tasks import Task
+
+WAITING = TaskStatus.WAITING_FOR_INPUT.value
+REVIEW = TaskStatus.AWAITING_REVIEW.value
+
+
+async def reply(
+    redis: aioredis.Redis, settings: Settings, task: Task, message: str, files: list[dict[str, Any]]
+) -> Task:
+    """Answer a task in `waiting_for_input`; it continues with a fresh retry budget."""
+    if task.status != WAITING:
+        raise Conflict(f"the task is {task.status}; only a task in waiting_for_input takes a reply")
+    if not message.strip() and not files:
+        raise BadRequest("a reply needs a message, files, or both")
+    pause = task.pause or {}
+    items: list[dict[str, Any]] = []
+    call_id = pause.get("call_id")
+    if pause.get("kind") == "ask_user" and call_id:
+        items.append({"type": "user_message", "text": message, "files": files, "in_reply_to": call_id})
+        items.append(
+            {
+                "type": "tool_result",
+                "call_id": call_id,
+                "tool_name": "ask_user",
+                "step": pause.get("step"),
+                "status": "ok",
+                "output": {"reply": message, "files": files},
+            }
+        )
+    else:
+        items.append({"type": "user_message", "text": message, "files": files})
+    # The marker is this pause's: a second reply to the same pause finds it and is refused.
+    marker = f"reply:{task.raw.get('feed_seq', '0')}"
+    markers = {f"s{pause.get('step')}:tool:{call_id}": {"status": "ok"}} if call_id else None
+    written = await tasks.record(
+        redis,
+        task,
+        marker,
+        {"at": now_iso()},
+        allowed=(WAITING,),
+        fields={"retries_used": "0"},
+        drop=["pause"],
+        items=items,
+        markers=markers,
+    )
+    if written <= 0:
+        raise Conflict("the task is no longer waiting for input")
+    await admit_and_launch(redis, settings, task, from_status=WAITING)
+    return await tasks.load_task(redis, task.workspace_id, task.id)
+
+
+async def review(
+    redis: aioredis.Redis, settings: Settings, task: Task, decision: str, comment: str | None
+) -> Task:
+    """Approve (the pending call runs) or reject (the model gets a tool error) a paused call."""
+    if task.status != REVIEW:
+        raise Conflict(f"the task is {task.status}; only a task in awaiting_review takes a review")
+    pending = (task.pause or {}).get("pending_tool_call") or {}
+    call_id, step = pending.get("call_id"), pending.get("step")
+    item = {
+        "type": "message_sent",
+        "kind": "review_decision",
+        "text": f"{pending.get('tool_name')} was {'approved' if decision == 'approve' else 'rejected'}",
+        "decision": decision,
+        "comment": comment,
+        "tool_name": pending.get("tool_name"),
+        "call_id": call_id,
+    }
+    written = await tasks.record(
+        redis,
+        task,
+        f"s{step}:review:{call_id}",
+        {"decision": decision, "comment": comment},
+        allowed=(REVIEW,),
+        fields={"retries_used": "0"},
+        drop=["pause"],
+        items=[item],
+    )
+    if written <= 0:
+        raise Conflict("the task is no longer awaiting review")
+    await admit_and_launch(redis, settings, task, from_status=REVIEW)
+    return await tasks.load_task(redis, task.workspace_id, task.id)
+
+
+async def cancel(redis: aioredis.Redis, settings: Settings, task: Task) -> Task:
+    """Stop a task (idempotent on a terminal one). The step running now finishes; nothing follows."""
+    if not task.terminal:
+        applied, previous = await tasks.transition(redis, task, TaskStatus.STOPPED.value)
+        if applied:
+            await redis.lrem(keys.agent_queue(task.workspace_id, task.spec.agent_group_id), 0, task.id)
+            if previous == TaskStatus.RUNNING.value:
+                await drain_queue(redis, settings, task.workspace_id, task.spec.agent_group_id)
+    return await tasks.load_task(redis, task.workspace_id, task.id, include_deleted=True)
+
+
+async def soft_delete(redis: aioredis.Redis, task: Task) -> list[str]:
+    """Hide the task (404 afterwards); a running one is not halted."""
+    await redis.hset(keys.task(task.workspace_id, task.id), "deleted_at", now_iso())
+    await redis.zrem(keys.tasks_index(task.workspace_id), task.spec.index_member)
+    return [task.id]

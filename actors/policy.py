@@ -1,0 +1,58 @@
+"""What an agent's config says about how its tasks run (CONTRACT.md section 2)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from core.settings import Settings
+
+#: CONTRACT.md section 2: failed model or tool steps retried before the failure policy applies.
+DEFAULT_MAX_RETRIES = 2
+
+
+@dataclass(frozen=True)
+class AgentPolicy:
+    config: dict[str, Any]
+    system_prompt: str
+    model: Any
+    output_schema: dict[str, Any] | None
+    max_retries: int
+    on_failure: str
+    disable_ask_user: bool
+    review_tools: frozenset[str]
+    spend_cap_usd: float | None
+    keep_citations: bool
+    data_fields: list[dict[str, Any]] = field(default_factory=list)
+
+    @classmethod
+    def of(
+        cls, config: dict[str, Any], output_config: dict[str, Any] | None, settings: Settings
+    ) -> AgentPolicy:
+        agent_settings = config.get("settings") or {}
+        output_config = output_config or {}
+        prompt = str(config.get("system_prompt") or "")
+        if output_config.get("instructions"):
+            prompt = f"{prompt}\n\n{output_config['instructions']}".strip()
+        schema = output_config.get("output_schema") or config.get("output_schema")
+        retries = agent_settings.get("max_retries")
+        cap = agent_settings.get("spend_cap_usd")
+        on_failure = config.get("on_failure")
+        return cls(
+            config=config,
+            system_prompt=prompt,
+            model=config.get("model"),
+            output_schema=schema if isinstance(schema, dict) else None,
+            max_retries=retries if isinstance(retries, int) and retries >= 0 else DEFAULT_MAX_RETRIES,
+            # The agent's own value always wins over the platform default (SPEC.md, Agent config).
+            on_failure=on_failure if on_failure in ("fail", "ask_user") else settings.default_on_failure,
+            disable_ask_user=bool(agent_settings.get("disable_ask_user")),
+            review_tools=frozenset(config.get("review_tools") or ()),
+            spend_cap_usd=float(cap) if isinstance(cap, int | float) and not isinstance(cap, bool) else None,
+            keep_citations=bool(config.get("structured_output_citations")),
+            data_fields=[f for f in config.get("data_fields") or [] if isinstance(f, dict) and f.get("key")],
+        )
+
+    def pauses_on_failure(self, source: str) -> bool:
+        """`ask_user` pauses on failure, except for spawned tasks and agents that run unattended."""
+        return self.on_failure == "ask_user" and source != "spawned" and not self.disable_ask_user

@@ -1,0 +1,433 @@
+"""The task runner: decision steps until the task pauses or ends.
+
+A step is one model call and then the tool calls it asked for, in parallel. Every piece of a step is
+recorded once under a marker (`s<step>:model`, `s<step>:tool:<call id>`), so a runner started again
+after a crash resumes after the last recorded piece: a recorded model call or tool side effect never
+runs twice. The runner holds the task's lease while it works and exits when the task leaves
+`running`, so a paused task holds no process.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import uuid
+from dataclasses import asdict
+from typing import Any
+
+import httpx
+import redis.asyncio as aioredis
+
+from actors import completion
+from actors.admission import drain_queue
+from actors.conversation import build_messages, template_context
+from actors.lease import Lease
+from actors.models.base import ModelError, ModelRequest, ModelResponse, ToolCall, Usage
+from actors.models.resolve import resolve_provider
+from actors.policy import AgentPolicy
+from core import agents, keys, tasks
+from core.settings import Settings
+from core.state_machine import TaskStatus
+from core.tasks import Task, dumps
+from tools.context import ToolContext
+from tools.errors import ToolError
+from tools.registry import ToolRegistry
+from tools.selection import resolve_tool_names
+from tools.signals import PauseForInput
+
+log = logging.getLogger(__name__)
+
+RUNNING = (TaskStatus.RUNNING.value,)
+#: A runner stops after this many steps of one task, so a model that never finishes cannot loop forever.
+MAX_STEPS = 200
+
+
+class StepOutcome:
+    CONTINUE = "continue"
+    STOP = "stop"
+
+
+class TaskRunner:
+    def __init__(
+        self, *, settings: Settings, redis: aioredis.Redis, registry: ToolRegistry, http: httpx.AsyncClient
+    ) -> None:
+        self.settings = settings
+        self.redis = redis
+        self.registry = registry
+        self.http = http
+
+    async def run(self, workspace_id: str, task_id: str) -> None:
+        lease = Lease(
+            self.redis,
+            keys.task_lease(workspace_id, task_id),
+            uuid.uuid4().hex,
+            self.settings.task_lease_seconds,
+        )
+        if not await lease.acquire():
+            return
+        heartbeat = asyncio.create_task(self._heartbeat(lease))
+        try:
+            await self._loop(workspace_id, task_id)
+        except Exception:
+            log.exception("runner of task %s crashed; the reconciler will restart it", task_id)
+            raise
+        finally:
+            heartbeat.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await heartbeat
+            await lease.release()
+        task = await tasks.find_task(self.redis, workspace_id, task_id)
+        if task is not None and task.status != TaskStatus.RUNNING.value:
+            # The task gave back its running slot: the agent's next queued task may start.
+            await drain_queue(self.redis, self.settings, workspace_id, task.spec.agent_group_id)
+
+    async def _heartbeat(self, lease: Lease) -> None:
+        interval = self.settings.task_lease_seconds / 3
+        while True:
+            await asyncio.sleep(interval)
+            await lease.renew()
+
+    async def _loop(self, workspace_id: str, task_id: str) -> None:
+        task = await tasks.find_task(self.redis, workspace_id, task_id)
+        if task is None:
+            return
+        version = await agents.load_version(self.redis, workspace_id, task.spec.agent_id)
+        policy = AgentPolicy.of(version.config, task.spec.output_config, self.settings)
+        for _ in range(MAX_STEPS):
+            task = await tasks.find_task(self.redis, workspace_id, task_id)
+            if task is None or task.status != TaskStatus.RUNNING.value:
+                return
+            if await self._step(task, policy) == StepOutcome.STOP:
+                return
+        await self._fail(task, f"the task exceeded {MAX_STEPS} steps", policy)
+
+    async def _step(self, task: Task, policy: AgentPolicy) -> str:
+        cap = await self._spend_cap(task, policy)
+        if cap is not None and task.cost_usd > cap:
+            await self._pause_failure(
+                task, "the task's spend cap is exceeded", reason="task_spend_cap_exceeded"
+            )
+            return StepOutcome.STOP
+        step = task.step
+        steps = await tasks.read_steps(self.redis, task.workspace_id, task.id)
+        recorded = steps.get(f"s{step}:model")
+        if recorded is None:
+            response = await self._call_model(task, policy, step)
+            if response is None:
+                return StepOutcome.CONTINUE
+            if response == StepOutcome.STOP:
+                return StepOutcome.STOP
+            assert isinstance(response, ModelResponse)
+            task = await tasks.find_task(self.redis, task.workspace_id, task.id) or task
+            if cap is not None and task.cost_usd > cap:
+                await self._pause_failure(
+                    task, "the task's spend cap is exceeded", reason="task_spend_cap_exceeded"
+                )
+                return StepOutcome.STOP
+        else:
+            response = _response_from_record(recorded)
+        steps = await tasks.read_steps(self.redis, task.workspace_id, task.id)
+        outcome = await self._run_tools(task, policy, step, response.tool_calls, steps)
+        if outcome != StepOutcome.CONTINUE:
+            return outcome
+        if response.final:
+            await completion.complete(self.redis, self.settings, task, policy, response, steps)
+            return StepOutcome.STOP
+        written = await tasks.record(self.redis, task, f"s{step}:done", True, fields={"step": str(step + 1)})
+        return StepOutcome.CONTINUE if written >= 0 else StepOutcome.STOP
+
+    async def _spend_cap(self, task: Task, policy: AgentPolicy) -> float | None:
+        # The latest version's cap applies, so publishing a higher cap and replying resumes a capped task.
+        try:
+            group = await agents.load_group(self.redis, task.workspace_id, task.spec.agent_group_id)
+            latest = await agents.latest(self.redis, task.workspace_id, group)
+        except Exception:
+            return policy.spend_cap_usd
+        return AgentPolicy.of(latest.config, None, self.settings).spend_cap_usd
+
+    async def _call_model(self, task: Task, policy: AgentPolicy, step: int) -> ModelResponse | str | None:
+        """One model call. Returns the response, None to try again, or STOP when the task left running."""
+        feed = await tasks.read_feed(self.redis, task.workspace_id, task.id)
+        tool_names = resolve_tool_names(
+            policy.config, disable_delegation=task.spec.disable_delegation, available=tuple(self.registry)
+        )
+        request = ModelRequest(
+            messages=build_messages(policy.system_prompt, feed),
+            tools=self.registry.model_schemas(tool_names),
+            call_index=task.model_calls,
+            context=template_context(task.spec.query, feed),
+            output_schema=policy.output_schema,
+        )
+        try:
+            provider = resolve_provider(
+                policy.model,
+                self.settings.default_model,
+                openai_api_key=self.settings.openai_api_key,
+                openai_base_url=self.settings.openai_base_url,
+                http_client=self.http,
+            )
+            response = await provider.complete(request)
+        except (ModelError, ValueError) as exc:
+            message = getattr(exc, "message", str(exc))
+            written = await tasks.record(
+                self.redis,
+                task,
+                f"s{step}:model-error:{task.model_calls}",
+                message,
+                increments={"model_calls": 1, "retries_used": 1},
+            )
+            if written < 0:
+                return StepOutcome.STOP
+            if task.retries_used + 1 > policy.max_retries:
+                await self._handle_failure(task, f"model call failed: {message}", policy)
+                return StepOutcome.STOP
+            return None
+        items: list[dict[str, Any]] = []
+        if response.text is not None and (response.text or not response.tool_calls):
+            items.append({"type": "assistant_message", "text": response.text, "step": step})
+        items += [
+            {
+                "type": "tool_call",
+                "call_id": c.id,
+                "tool_name": c.name,
+                "arguments": c.arguments,
+                "step": step,
+            }
+            for c in response.tool_calls
+        ]
+        fields: dict[str, str] = {}
+        if response.structured is not None:
+            fields["structured"] = dumps(response.structured)
+        written = await tasks.record(
+            self.redis,
+            task,
+            f"s{step}:model",
+            _response_record(response),
+            fields=fields,
+            items=items,
+            increments={
+                "model_calls": 1,
+                "input_tokens": response.usage.input_tokens,
+                "output_tokens": response.usage.output_tokens,
+                "cost_usd": response.usage.cost_usd,
+            },
+        )
+        if written < 0:
+            return StepOutcome.STOP
+        return response
+
+    async def _run_tools(
+        self, task: Task, policy: AgentPolicy, step: int, calls: list[ToolCall], steps: dict[str, Any]
+    ) -> str:
+        todo = [c for c in calls if f"s{step}:tool:{c.id}" not in steps]
+        if not todo:
+            return StepOutcome.CONTINUE
+        awaiting_review = [
+            c for c in todo if c.name in policy.review_tools and f"s{step}:review:{c.id}" not in steps
+        ]
+        runnable = [c for c in todo if c not in awaiting_review]
+        rejected = {
+            c.id for c in runnable if (steps.get(f"s{step}:review:{c.id}") or {}).get("decision") == "reject"
+        }
+        results = await asyncio.gather(
+            *(self._run_one(task, policy, step, c, c.id in rejected, steps) for c in runnable)
+        )
+        failures = [(c, err) for c, (kind, err) in zip(runnable, results, strict=True) if kind == "failed"]
+        pauses = [(c, err) for c, (kind, err) in zip(runnable, results, strict=True) if kind == "ask_user"]
+        if any(kind == "stopped" for kind, _ in results):
+            return StepOutcome.STOP
+        if failures:
+            written = await tasks.record(
+                self.redis,
+                task,
+                f"s{step}:tool-failure:{task.retries_used}",
+                [c.id for c, _ in failures],
+                increments={"retries_used": 1},
+            )
+            if written < 0:
+                return StepOutcome.STOP
+            if task.retries_used + 1 > policy.max_retries:
+                names = [c.name for c, _ in failures]
+                await self._handle_failure(
+                    task,
+                    f"tool {names[0]} failed: {failures[0][1]}",
+                    policy,
+                    tool_name=names[0],
+                    tool_names=names if len(names) > 1 else None,
+                )
+            return StepOutcome.STOP if task.retries_used + 1 > policy.max_retries else StepOutcome.CONTINUE
+        if pauses:
+            call, question = pauses[0]
+            pause = {"kind": "ask_user", "question": question, "call_id": call.id, "step": step}
+            await tasks.transition(
+                self.redis,
+                task,
+                TaskStatus.WAITING_FOR_INPUT.value,
+                fields={"pause": dumps(pause)},
+                expected=TaskStatus.RUNNING.value,
+            )
+            return StepOutcome.STOP
+        if awaiting_review:
+            call = awaiting_review[0]
+            pending = {"call_id": call.id, "tool_name": call.name, "arguments": call.arguments, "step": step}
+            pause = {"kind": "review", "tool_name": call.name, "pending_tool_call": pending}
+            await tasks.transition(
+                self.redis,
+                task,
+                TaskStatus.AWAITING_REVIEW.value,
+                fields={"pause": dumps(pause)},
+                items=[
+                    {
+                        "type": "message_sent",
+                        "kind": "review_requested",
+                        "text": f"{call.name} needs approval before it runs",
+                        "tool_name": call.name,
+                        "pending_tool_call": pending,
+                    }
+                ],
+                expected=TaskStatus.RUNNING.value,
+            )
+            return StepOutcome.STOP
+        return StepOutcome.CONTINUE
+
+    async def _run_one(
+        self,
+        task: Task,
+        policy: AgentPolicy,
+        step: int,
+        call: ToolCall,
+        rejected: bool,
+        steps: dict[str, Any],
+    ) -> tuple[str, Any]:
+        """Run one call and record its result. Returns (kind, detail): ok, error, failed, ask_user, stopped."""
+        if rejected:
+            comment = (steps.get(f"s{step}:review:{call.id}") or {}).get("comment")
+            note = f": {comment}" if comment else ""
+            return await self._record_result(task, step, call, error=f"a reviewer rejected this call{note}")
+        ctx = ToolContext(
+            workspace_id=task.workspace_id,
+            task_id=task.id,
+            step_id=f"{task.id}:{step}",
+            call_id=call.id,
+            agent_config=policy.config,
+            settings=self.settings,
+            redis=self.redis,
+            injected={},
+        )
+        try:
+            if call.name not in resolve_tool_names(
+                policy.config, disable_delegation=task.spec.disable_delegation, available=tuple(self.registry)
+            ):
+                raise ToolError(f"tool {call.name!r} is not available to this agent")
+            output = await self.registry.call(call.name, call.arguments, ctx)
+        except PauseForInput as signal:
+            return ("ask_user", signal.question)
+        except ToolError as exc:
+            if exc.retryable:
+                return ("failed", exc.message)
+            return await self._record_result(task, step, call, error=exc.message, payload=exc.payload)
+        except Exception as exc:
+            log.warning("tool %s of task %s crashed: %s", call.name, task.id, type(exc).__name__)
+            return ("failed", f"{type(exc).__name__}")
+        return await self._record_result(task, step, call, output=output)
+
+    async def _record_result(
+        self,
+        task: Task,
+        step: int,
+        call: ToolCall,
+        *,
+        output: Any = None,
+        error: str | None = None,
+        payload: dict[str, Any] | None = None,
+    ) -> tuple[str, Any]:
+        item: dict[str, Any] = {
+            "type": "tool_result",
+            "call_id": call.id,
+            "tool_name": call.name,
+            "step": step,
+        }
+        if error is None:
+            item |= {"status": "ok", "output": output}
+        else:
+            item |= {"status": "error", "error": error}
+            if payload:
+                item["details"] = payload
+        written = await tasks.record(
+            self.redis, task, f"s{step}:tool:{call.id}", {"status": item["status"]}, items=[item]
+        )
+        if written < 0:
+            return ("stopped", None)
+        return ("ok", output) if error is None else ("error", error)
+
+    async def _handle_failure(
+        self,
+        task: Task,
+        error: str,
+        policy: AgentPolicy,
+        *,
+        tool_name: str | None = None,
+        tool_names: list[str] | None = None,
+    ) -> None:
+        if policy.pauses_on_failure(task.spec.source):
+            await self._pause_failure(task, error, tool_name=tool_name, tool_names=tool_names)
+        else:
+            await self._fail(task, error, policy)
+
+    async def _pause_failure(
+        self,
+        task: Task,
+        text: str,
+        *,
+        reason: str | None = None,
+        tool_name: str | None = None,
+        tool_names: list[str] | None = None,
+    ) -> None:
+        pause: dict[str, Any] = {"kind": "failure_pause"}
+        item: dict[str, Any] = {"type": "message_sent", "kind": "failure_pause", "text": text}
+        for key, value in (("reason", reason), ("tool_name", tool_name), ("tool_names", tool_names)):
+            if value is not None:
+                pause[key] = value
+                item[key] = value
+        pause["question"] = text
+        await tasks.transition(
+            self.redis,
+            task,
+            TaskStatus.WAITING_FOR_INPUT.value,
+            fields={"pause": dumps(pause)},
+            items=[item],
+            expected=TaskStatus.RUNNING.value,
+        )
+
+    async def _fail(self, task: Task, error: str, policy: AgentPolicy) -> None:
+        # Refused when the task was stopped meanwhile: a task stopped during error handling stays stopped.
+        await tasks.transition(
+            self.redis,
+            task,
+            TaskStatus.FAILED.value,
+            fields={"error": error},
+            expected=TaskStatus.RUNNING.value,
+        )
+
+
+def _response_record(response: ModelResponse) -> dict[str, Any]:
+    return {
+        "text": response.text,
+        "final": response.final,
+        "tool_calls": [asdict(c) for c in response.tool_calls],
+        "structured": response.structured,
+        "data_fields": response.data_fields,
+        "usage": asdict(response.usage),
+    }
+
+
+def _response_from_record(raw: dict[str, Any]) -> ModelResponse:
+    return ModelResponse(
+        text=raw.get("text"),
+        tool_calls=[ToolCall(**c) for c in raw.get("tool_calls") or []],
+        final=bool(raw.get("final")),
+        structured=raw.get("structured"),
+        data_fields=raw.get("data_fields"),
+        usage=Usage(**(raw.get("usage") or {})),
+    )

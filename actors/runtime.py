@@ -1,0 +1,44 @@
+"""Per-process services of the task runtime, created on first use inside the process's event loop."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import httpx
+import redis.asyncio as aioredis
+
+from core.settings import Settings, get_settings
+from core.store import async_client, resolve_redis_url
+from tools.builtin import build_registry
+from tools.registry import ToolRegistry
+
+if TYPE_CHECKING:
+    from actors.runner import TaskRunner
+
+
+@dataclass
+class Runtime:
+    settings: Settings
+    redis: aioredis.Redis
+    registry: ToolRegistry
+    http: httpx.AsyncClient
+    runner: TaskRunner
+
+
+_runtime: Runtime | None = None
+
+
+def runtime() -> Runtime:
+    global _runtime
+    if _runtime is None:
+        from actors.runner import TaskRunner
+
+        settings = get_settings()
+        url, _ = resolve_redis_url(settings)
+        redis = async_client(url)
+        registry = build_registry()
+        http = httpx.AsyncClient(timeout=httpx.Timeout(120.0, connect=10.0))
+        runner = TaskRunner(settings=settings, redis=redis, registry=registry, http=http)
+        _runtime = Runtime(settings=settings, redis=redis, registry=registry, http=http, runner=runner)
+    return _runtime

@@ -1,0 +1,133 @@
+"""Starting a run: validate everything first, then create the task, then admit it.
+
+Every 400 is decided before anything is written, so a refused run leaves no task and no file.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import redis.asyncio as aioredis
+
+from actors.admission import admit_and_launch
+from core import agents, tasks
+from core.errors import BadRequest
+from core.ids import new_id
+from core.models import AgentGroup, AgentVersion
+from core.settings import Settings
+from core.state_machine import TaskStatus
+from core.tasks import Task
+
+#: SPEC.md, run endpoint: the payloads `result` may select.
+RESULT_SELECTORS = ("structured", "summary", "feed")
+TOOL_SELECTOR_PREFIX = "tool:"
+#: CONTRACT.md section 6: a title taken from the prompt keeps its first 80 characters.
+TITLE_FROM_PROMPT_CHARS = 80
+SOURCES = ("production", "test")
+
+
+@dataclass
+class RunInput:
+    query: str = ""
+    files: list[dict[str, Any]] = field(default_factory=list)
+    output_config: dict[str, Any] | None = None
+    version: int | None = None
+    source: str = "production"
+    title: str | None = None
+
+
+@dataclass
+class SyncPlan:
+    """How an `async=false` run answers: the applied selector, or None for an async run."""
+
+    selector: str | None
+
+
+def check_selector(selector: str) -> str:
+    if selector in RESULT_SELECTORS:
+        return selector
+    if selector.startswith(TOOL_SELECTOR_PREFIX) and len(selector) > len(TOOL_SELECTOR_PREFIX):
+        return selector
+    raise BadRequest("result must be structured, summary, feed or tool:<tool_name>")
+
+
+def plan_sync(
+    version: AgentVersion, run: RunInput, *, is_async: bool, requested: str | None
+) -> SyncPlan:
+    """Apply the selector precedence: the request, then the agent's `settings.sync_result`."""
+    if is_async:
+        if requested is not None:
+            check_selector(requested)
+        return SyncPlan(selector=None)
+    has_schema = isinstance((run.output_config or {}).get("output_schema"), dict) or isinstance(
+        version.config.get("output_schema"), dict
+    )
+    if requested is not None:
+        selector = check_selector(requested)
+        if selector == "structured" and not has_schema:
+            raise BadRequest("result=structured needs an output schema on the agent or in output_config")
+        return SyncPlan(selector=selector)
+    stored = (version.config.get("settings") or {}).get("sync_result")
+    if not stored:
+        raise BadRequest("async=false needs a result selector (result=...) or the agent's settings.sync_result")
+    selector = check_selector(str(stored))
+    if selector == "structured" and not has_schema:
+        # SPEC.md: a stored `structured` on an agent without a schema degrades to the transcript.
+        selector = "feed"
+    return SyncPlan(selector=selector)
+
+
+def check_run_input(run: RunInput, *, has_files: bool) -> None:
+    if not run.query.strip() and not has_files:
+        raise BadRequest("a run needs a query, one or more files, or both")
+    if run.source not in SOURCES:
+        raise BadRequest("source must be production or test")
+    if run.output_config is not None:
+        schema = run.output_config.get("output_schema")
+        if schema is not None and not isinstance(schema, dict):
+            raise BadRequest("output_config.output_schema must be a JSON object")
+
+
+async def resolve_agent(
+    redis: aioredis.Redis, workspace_id: str, agent_id: str, version: int | None
+) -> tuple[AgentVersion, AgentGroup]:
+    return await agents.version_for_run(redis, workspace_id, agent_id, version)
+
+
+def placement_for(version: AgentVersion, settings: Settings) -> str:
+    placement = (version.config.get("settings") or {}).get("placement")
+    return placement if placement in ("dedicated", "pooled") else settings.task_placement
+
+
+async def create_and_admit(
+    redis: aioredis.Redis,
+    settings: Settings,
+    workspace_id: str,
+    version: AgentVersion,
+    group: AgentGroup,
+    run: RunInput,
+    *,
+    source: str | None = None,
+    parent: dict[str, Any] | None = None,
+) -> Task:
+    """Create the task (pending, first user message) and admit it: running with a runner, or queued."""
+    title = run.title or (run.query.strip()[:TITLE_FROM_PROMPT_CHARS] or None)
+    spec = {
+        "task_id": new_id(),
+        "workspace_id": workspace_id,
+        "agent_id": version.id,
+        "agent_group_id": group.id,
+        "version_number": version.version_number,
+        "agent_name": group.name,
+        "title": title,
+        "query": run.query,
+        "files": run.files,
+        "source": source or run.source,
+        "output_config": run.output_config,
+        "placement": placement_for(version, settings),
+    } | (parent or {})
+    task = await tasks.create_task(redis, spec)
+    status = await admit_and_launch(redis, settings, task, from_status=TaskStatus.PENDING.value)
+    task.status = status or task.status
+    return task

@@ -1,0 +1,119 @@
+"""Lua scripts behind every task state change: each is one atomic step that checks before it writes.
+
+Feed items are passed in as JSON objects without their `seq`; the script numbers them from the
+task's counter, so items are numbered in commit order whoever writes them.
+"""
+
+from __future__ import annotations
+
+# Shared helpers: append pre-serialised feed items with the next seq numbers, publish a wake-up.
+_APPEND = """
+local function append_items(task_key, feed_key, items)
+  local last = 0
+  for _, item in ipairs(items) do
+    last = redis.call('HINCRBY', task_key, 'feed_seq', 1)
+    redis.call('XADD', feed_key, '*', 'seq', last, 'item', '{"seq":' .. last .. ',' .. string.sub(item, 2))
+  end
+  return last
+end
+local function set_fields(task_key, fields, drop)
+  local flat = {}
+  for k, v in pairs(fields) do
+    flat[#flat + 1] = k
+    flat[#flat + 1] = v
+  end
+  if #flat > 0 then redis.call('HSET', task_key, unpack(flat)) end
+  if #drop > 0 then redis.call('HDEL', task_key, unpack(drop)) end
+end
+"""
+
+#: KEYS: task hash, feed stream, live set, the agent's running set. ARGV: transition table JSON,
+#: target status, now (ISO), fields to set (JSON object of strings), fields to drop (JSON list), extra
+#: feed items (JSON list of JSON object strings), channel, live-set member, expected current status
+#: ("" = any allowed), task id. Leaving `running` frees the task's slot in the agent's running set.
+#: Returns {1, previous status} when applied, {0, current status} when refused.
+TRANSITION = (
+    _APPEND
+    + """
+local current = redis.call('HGET', KEYS[1], 'status')
+if not current then return {0, ''} end
+if ARGV[9] ~= '' and current ~= ARGV[9] then return {0, current} end
+local table_ = cjson.decode(ARGV[1])
+local target = ARGV[2]
+local allowed = false
+for _, to in ipairs(table_[current] or {}) do
+  if to == target then allowed = true end
+end
+if not allowed then return {0, current} end
+redis.call('HSET', KEYS[1], 'status', target, 'updated_at', ARGV[3])
+set_fields(KEYS[1], cjson.decode(ARGV[4]), cjson.decode(ARGV[5]))
+local items = cjson.decode(ARGV[6])
+table.insert(items, 1, '{"type":"status_changed","from":"' .. current .. '","to":"' .. target
+  .. '","created_at":"' .. ARGV[3] .. '"}')
+append_items(KEYS[1], KEYS[2], items)
+if target == 'pending' or target == 'queued' or target == 'running' then
+  redis.call('SADD', KEYS[3], ARGV[8])
+else
+  redis.call('SREM', KEYS[3], ARGV[8])
+end
+if target ~= 'running' then redis.call('SREM', KEYS[4], ARGV[10]) end
+redis.call('PUBLISH', ARGV[7], ARGV[8] .. '|' .. target)
+return {1, current}
+"""
+)
+
+#: Record one piece of a step exactly once. KEYS: task hash, feed stream, steps hash.
+#: ARGV: marker field, marker value, allowed statuses (JSON list), fields (JSON object), drop (JSON
+#: list), feed items (JSON list), increments (JSON object field -> number), now, channel, member,
+#: further step markers written with it (JSON object marker -> value).
+#: Returns 1 when written, 0 when the marker was already there, -1 when the status forbids it.
+RECORD = (
+    _APPEND
+    + """
+if redis.call('HEXISTS', KEYS[3], ARGV[1]) == 1 then return 0 end
+local status = redis.call('HGET', KEYS[1], 'status')
+local ok = false
+for _, s in ipairs(cjson.decode(ARGV[3])) do
+  if s == status then ok = true end
+end
+if not ok then return -1 end
+redis.call('HSET', KEYS[3], ARGV[1], ARGV[2])
+for k, v in pairs(cjson.decode(ARGV[11])) do
+  redis.call('HSET', KEYS[3], k, v)
+end
+set_fields(KEYS[1], cjson.decode(ARGV[4]), cjson.decode(ARGV[5]))
+for k, v in pairs(cjson.decode(ARGV[7])) do
+  redis.call('HINCRBYFLOAT', KEYS[1], k, v)
+end
+redis.call('HSET', KEYS[1], 'updated_at', ARGV[8])
+append_items(KEYS[1], KEYS[2], cjson.decode(ARGV[6]))
+redis.call('PUBLISH', ARGV[9], ARGV[10] .. '|' .. status)
+return 1
+"""
+)
+
+#: Admission per agent. KEYS: running set, queue list, task hash, feed, live set.
+#: ARGV: limit, task id, transition table, now, channel, member, from status.
+#: Returns 'running' or 'queued' (or '' when the task left `from status` meanwhile).
+ADMIT = (
+    _APPEND
+    + """
+local status = redis.call('HGET', KEYS[3], 'status')
+if status ~= ARGV[7] then return '' end
+local target = 'queued'
+if redis.call('SCARD', KEYS[1]) < tonumber(ARGV[1]) then target = 'running' end
+if target == 'queued' and status == 'queued' then return 'queued' end
+redis.call('HSET', KEYS[3], 'status', target, 'updated_at', ARGV[4])
+if target == 'running' then
+  redis.call('SADD', KEYS[1], ARGV[2])
+  redis.call('LREM', KEYS[2], 0, ARGV[2])
+else
+  redis.call('RPUSH', KEYS[2], ARGV[2])
+end
+append_items(KEYS[3], KEYS[4], {'{"type":"status_changed","from":"' .. status .. '","to":"' .. target
+  .. '","created_at":"' .. ARGV[4] .. '"}'})
+redis.call('SADD', KEYS[5], ARGV[6])
+redis.call('PUBLISH', ARGV[5], ARGV[6] .. '|' .. target)
+return target
+"""
+)

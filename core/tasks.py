@@ -1,0 +1,324 @@
+"""Task records in Redis and every change to them.
+
+A task is a hash: the immutable `spec` (JSON) plus mutable fields (status, pause, outputs, usage
+counters). Its feed is a stream. Every status change goes through `transition` or `admit`, one
+atomic Lua call each that checks the current status against the state machine's table.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+import redis.asyncio as aioredis
+
+from core import keys, lua
+from core.errors import Forbidden, NotFound
+from core.ids import now_iso, parse_uuid, sort_key, utcnow
+from core.models import Record
+from core.state_machine import TERMINAL_STATUSES, TaskStatus, transition_table_json
+
+_TABLE = transition_table_json()
+
+
+class TaskSpec(Record):
+    """What a task is: fixed when it is created."""
+
+    task_id: str
+    workspace_id: str
+    agent_id: str
+    agent_group_id: str
+    version_number: int
+    agent_name: str
+    title: str | None = None
+    query: str = ""
+    files: list[dict[str, Any]] = []
+    source: str = "production"
+    parent_task_id: str | None = None
+    parent_step_id: str | None = None
+    spawn_depth: int = 0
+    item_key: str | None = None
+    output_config: dict[str, Any] | None = None
+    disable_delegation: bool = False
+    placement: str = "dedicated"
+    created_at: str
+    #: Its member in the workspace's task index (newest first).
+    index_member: str
+
+
+@dataclass
+class Task:
+    """A task as loaded: its spec plus the current mutable state."""
+
+    spec: TaskSpec
+    status: str
+    updated_at: str
+    pause: dict[str, Any] | None = None
+    error: str | None = None
+    summary: str | None = None
+    structured: Any = None
+    has_structured: bool = False
+    data_fields: dict[str, Any] | None = None
+    citations: dict[str, Any] | None = None
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float = 0.0
+    model_calls: int = 0
+    retries_used: int = 0
+    step: int = 0
+    deleted_at: str | None = None
+    raw: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def id(self) -> str:
+        return self.spec.task_id
+
+    @property
+    def workspace_id(self) -> str:
+        return self.spec.workspace_id
+
+    @property
+    def terminal(self) -> bool:
+        return self.status in TERMINAL_STATUSES
+
+    def usage(self) -> dict[str, Any]:
+        return {
+            "input_tokens": self.input_tokens,
+            "output_tokens": self.output_tokens,
+            "cost_usd": round(self.cost_usd, 6),
+            "steps": self.step,
+        }
+
+    def list_item(self) -> dict[str, Any]:
+        s = self.spec
+        return {
+            "task_id": s.task_id,
+            "agent_id": s.agent_id,
+            "status": self.status,
+            "title": s.title,
+            "agent_name": s.agent_name,
+            "created_at": s.created_at,
+            "updated_at": self.updated_at,
+            "source": s.source,
+            "parent_task_id": s.parent_task_id,
+            "parent_step_id": s.parent_step_id,
+            "spawn_depth": s.spawn_depth,
+        }
+
+    def record(self) -> dict[str, Any]:
+        """The full record of `GET /api/v1/tasks/{task_id}` (CONTRACT.md section 3)."""
+        s = self.spec
+        return self.list_item() | {
+            "agent_group_id": s.agent_group_id,
+            "version_number": s.version_number,
+            "query": s.query,
+            "files": s.files,
+            "item_key": s.item_key,
+            "pause": self.pause,
+            "usage": self.usage(),
+            "error": self.error,
+        }
+
+
+def _loads(raw: str | None) -> Any:
+    return json.loads(raw) if raw else None
+
+
+def parse_task(raw: dict[str, str]) -> Task:
+    return Task(
+        spec=TaskSpec.model_validate_json(raw["spec"]),
+        status=raw["status"],
+        updated_at=raw.get("updated_at", ""),
+        pause=_loads(raw.get("pause")),
+        error=raw.get("error") or None,
+        summary=raw.get("summary"),
+        structured=_loads(raw.get("structured")),
+        has_structured="structured" in raw,
+        data_fields=_loads(raw.get("data_fields")),
+        citations=_loads(raw.get("citations")),
+        input_tokens=int(float(raw.get("input_tokens", 0))),
+        output_tokens=int(float(raw.get("output_tokens", 0))),
+        cost_usd=float(raw.get("cost_usd", 0.0)),
+        model_calls=int(float(raw.get("model_calls", 0))),
+        retries_used=int(float(raw.get("retries_used", 0))),
+        step=int(float(raw.get("step", 0))),
+        deleted_at=raw.get("deleted_at") or None,
+        raw=raw,
+    )
+
+
+def live_member(workspace_id: str, task_id: str) -> str:
+    return f"{workspace_id}|{task_id}"
+
+
+def dumps(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"), default=str)
+
+
+async def create_task(redis: aioredis.Redis, spec_fields: dict[str, Any]) -> Task:
+    """Store a new `pending` task with its first user message as feed item 1."""
+    moment = utcnow()
+    stamp = now_iso()
+    spec = TaskSpec.model_validate(
+        spec_fields | {"created_at": stamp, "index_member": sort_key(moment, spec_fields["task_id"])}
+    )
+    ws, task_id = spec.workspace_id, spec.task_id
+    first = {
+        "seq": 1,
+        "type": "user_message",
+        "text": spec.query,
+        "files": spec.files,
+        "created_at": stamp,
+    }
+    async with redis.pipeline(transaction=True) as pipe:
+        pipe.set(keys.owner(task_id), ws)
+        pipe.hset(
+            keys.task(ws, task_id),
+            mapping={
+                "spec": spec.model_dump_json(),
+                "status": TaskStatus.PENDING.value,
+                "created_at": stamp,
+                "updated_at": stamp,
+                "feed_seq": 1,
+            },
+        )
+        pipe.xadd(keys.task_feed(ws, task_id), {"seq": 1, "item": dumps(first)})
+        pipe.zadd(keys.tasks_index(ws), {spec.index_member: 0})
+        pipe.sadd(keys.live_tasks(), live_member(ws, task_id))
+        await pipe.execute()
+    return Task(spec=spec, status=TaskStatus.PENDING.value, updated_at=stamp)
+
+
+async def find_task(redis: aioredis.Redis, workspace_id: str, task_id: str) -> Task | None:
+    raw = await redis.hgetall(keys.task(workspace_id, task_id))
+    return parse_task(raw) if raw else None
+
+
+async def load_task(
+    redis: aioredis.Redis, workspace_id: str, task_id: str, *, include_deleted: bool = False
+) -> Task:
+    """The caller's task: 400 for a malformed id, 403 for another workspace's, 404 otherwise."""
+    task_id = parse_uuid(task_id, what="task_id")
+    task = await find_task(redis, workspace_id, task_id)
+    if task is None:
+        owner = await redis.get(keys.owner(task_id))
+        if owner and owner != workspace_id:
+            raise Forbidden(f"task {task_id} belongs to another workspace")
+        raise NotFound(f"task {task_id} not found")
+    if task.deleted_at and not include_deleted:
+        raise NotFound(f"task {task_id} not found")
+    return task
+
+
+async def transition(
+    redis: aioredis.Redis,
+    task: Task,
+    target: str,
+    *,
+    fields: dict[str, str] | None = None,
+    drop: list[str] | None = None,
+    items: list[dict[str, Any]] | None = None,
+    expected: str = "",
+) -> tuple[bool, str]:
+    """Move the task to `target` if the state machine allows it from its current status.
+
+    Returns (applied, status before the call). Refused transitions write nothing.
+    """
+    ws, task_id = task.workspace_id, task.id
+    stamp = now_iso()
+    encoded = [dumps(item | {"created_at": stamp}) for item in items or []]
+    applied, previous = await redis.eval(
+        lua.TRANSITION,
+        4,
+        keys.task(ws, task_id),
+        keys.task_feed(ws, task_id),
+        keys.live_tasks(),
+        keys.agent_running(ws, task.spec.agent_group_id),
+        _TABLE,
+        target,
+        stamp,
+        dumps(fields or {}),
+        dumps(drop or []),
+        dumps(encoded),
+        keys.TASK_EVENTS_CHANNEL,
+        live_member(ws, task_id),
+        expected,
+        task_id,
+    )
+    return bool(int(applied)), str(previous)
+
+
+async def record(
+    redis: aioredis.Redis,
+    task: Task,
+    marker: str,
+    value: Any,
+    *,
+    allowed: tuple[str, ...] = (TaskStatus.RUNNING.value,),
+    fields: dict[str, str] | None = None,
+    drop: list[str] | None = None,
+    items: list[dict[str, Any]] | None = None,
+    increments: dict[str, float] | None = None,
+    markers: dict[str, Any] | None = None,
+) -> int:
+    """Write one recorded piece of a step exactly once (see `lua.RECORD` for the result codes)."""
+    ws, task_id = task.workspace_id, task.id
+    stamp = now_iso()
+    encoded = [dumps(item | {"created_at": stamp}) for item in items or []]
+    result = await redis.eval(
+        lua.RECORD,
+        3,
+        keys.task(ws, task_id),
+        keys.task_feed(ws, task_id),
+        keys.task_steps(ws, task_id),
+        marker,
+        dumps(value),
+        dumps(list(allowed)),
+        dumps(fields or {}),
+        dumps(drop or []),
+        dumps(encoded),
+        dumps(increments or {}),
+        stamp,
+        keys.TASK_EVENTS_CHANNEL,
+        live_member(ws, task_id),
+        dumps({k: dumps(v) for k, v in (markers or {}).items()}),
+    )
+    return int(result)
+
+
+async def admit(redis: aioredis.Redis, task: Task, *, limit: int, from_status: str) -> str:
+    """Take one of the agent's running slots, or join its FIFO queue. Returns the new status."""
+    ws, task_id, group = task.workspace_id, task.id, task.spec.agent_group_id
+    result = await redis.eval(
+        lua.ADMIT,
+        5,
+        keys.agent_running(ws, group),
+        keys.agent_queue(ws, group),
+        keys.task(ws, task_id),
+        keys.task_feed(ws, task_id),
+        keys.live_tasks(),
+        limit,
+        task_id,
+        _TABLE,
+        now_iso(),
+        keys.TASK_EVENTS_CHANNEL,
+        live_member(ws, task_id),
+        from_status,
+    )
+    return str(result)
+
+
+async def queued_heads(redis: aioredis.Redis, workspace_id: str, group_id: str, count: int) -> list[str]:
+    heads: list[str] = await redis.lrange(keys.agent_queue(workspace_id, group_id), 0, max(count, 1) - 1)
+    return heads
+
+
+async def read_feed(redis: aioredis.Redis, workspace_id: str, task_id: str) -> list[dict[str, Any]]:
+    entries = await redis.xrange(keys.task_feed(workspace_id, task_id))
+    return [json.loads(fields["item"]) for _, fields in entries]
+
+
+async def read_steps(redis: aioredis.Redis, workspace_id: str, task_id: str) -> dict[str, Any]:
+    raw: dict[str, str] = await redis.hgetall(keys.task_steps(workspace_id, task_id))
+    return {k: json.loads(v) for k, v in raw.items()}

@@ -1,0 +1,133 @@
+"""/api/v1/tasks: read, list, reply, review, cancel and delete tasks."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from fastapi import APIRouter, Request
+from pydantic import BaseModel, ConfigDict
+
+from actors import interaction
+from core import agents, audit, results, tasks
+from core.models import PageOf
+from core.task_queries import TaskFilter, list_tasks
+from serve.attachments import attach_files
+from serve.deps import EdgeDep, PrincipalDep, RedisDep
+from serve.params import strict_bool
+from serve.run_body import read_run_body
+
+router = APIRouter(prefix="/api/v1/tasks", tags=["tasks"])
+
+
+class ReviewBody(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    decision: Literal["approve", "reject"]
+    comment: str | None = None
+
+
+@router.get("", response_model=PageOf)
+async def list_workspace_tasks(
+    request: Request,
+    principal: PrincipalDep,
+    redis: RedisDep,
+    cursor: str | None = None,
+    limit: int | None = None,
+    agent_group_id: str | None = None,
+    agent_id: str | None = None,
+    status: str | None = None,
+    created_after: str | None = None,
+    created_before: str | None = None,
+    title: str | None = None,
+    bucket: str | None = None,
+) -> PageOf:
+    """List tasks, newest first, with filters and optional data fields."""
+    include_data_fields = strict_bool(request, "include_data_fields", False)
+    flt = TaskFilter.parse(
+        agent_group_id=agent_group_id,
+        agent_id=agent_id,
+        status=status,
+        created_after=created_after,
+        created_before=created_before,
+        title=title,
+        bucket=bucket,
+    )
+    page = await list_tasks(redis, principal.workspace_id, flt, cursor=cursor, limit=limit)
+    data: list[dict[str, Any]] = []
+    for task in page.tasks:
+        item = task.list_item()
+        if include_data_fields:
+            item["data_fields"] = task.data_fields or []
+        data.append(item)
+    if include_data_fields:
+        await audit.record(
+            redis,
+            principal.workspace_id,
+            "task.data_fields_read",
+            key_id=principal.key_id,
+            task_ids=[t.id for t in page.tasks if t.data_fields],
+        )
+    return PageOf(data=data, has_more=page.has_more, next_cursor=page.next_cursor)
+
+
+@router.get("/{task_id}")
+async def get_task(task_id: str, principal: PrincipalDep, redis: RedisDep) -> dict[str, Any]:
+    """The full task record; the endpoint to poll until `status` is terminal."""
+    return (await tasks.load_task(redis, principal.workspace_id, task_id)).record()
+
+
+@router.get("/{task_id}/summary")
+async def get_summary(task_id: str, principal: PrincipalDep, redis: RedisDep) -> dict[str, Any]:
+    """The final written answer."""
+    return results.summary_envelope(await tasks.load_task(redis, principal.workspace_id, task_id))
+
+
+@router.get("/{task_id}/result")
+async def get_feed(task_id: str, principal: PrincipalDep, redis: RedisDep) -> dict[str, Any]:
+    """The whole reasoning transcript (feed)."""
+    task = await tasks.load_task(redis, principal.workspace_id, task_id)
+    feed = await tasks.read_feed(redis, task.workspace_id, task.id)
+    return {"task_id": task.id, "status": task.status, "feed": feed}
+
+
+@router.get("/{task_id}/structured-response")
+async def get_structured(task_id: str, request: Request, principal: PrincipalDep, redis: RedisDep) -> dict[str, Any]:
+    """Machine-readable output shaped by the output schema, optionally with citations."""
+    include_citations = strict_bool(request, "include_citations", False)
+    task = await tasks.load_task(redis, principal.workspace_id, task_id)
+    config = (await agents.load_version(redis, task.workspace_id, task.spec.agent_id)).config
+    return results.structured_envelope(task, config, include_citations=include_citations)
+
+
+@router.post("/{task_id}/message")
+async def reply_to_task(task_id: str, request: Request, principal: PrincipalDep, edge: EdgeDep) -> dict[str, Any]:
+    """Reply to a task in waiting_for_input (JSON `{message}` or multipart `message` + `files`)."""
+    task = await tasks.load_task(edge.redis, principal.workspace_id, task_id)
+    body = await read_run_body(request, text_field="message")
+    files = await attach_files(edge, principal.workspace_id, body.uploads, body.file_ids)
+    updated = await interaction.reply(edge.redis, edge.settings, task, body.run.query, files)
+    return updated.record()
+
+
+@router.post("/{task_id}/review")
+async def review_task(task_id: str, body: ReviewBody, principal: PrincipalDep, edge: EdgeDep) -> dict[str, Any]:
+    """Approve or reject the tool call a task is waiting on."""
+    task = await tasks.load_task(edge.redis, principal.workspace_id, task_id)
+    updated = await interaction.review(edge.redis, edge.settings, task, body.decision, body.comment)
+    return updated.record()
+
+
+@router.post("/{task_id}/cancel")
+async def cancel_task(task_id: str, request: Request, principal: PrincipalDep, edge: EdgeDep) -> dict[str, Any]:
+    """Stop a task; idempotent on a terminal task."""
+    strict_bool(request, "cascade", False)
+    task = await tasks.load_task(edge.redis, principal.workspace_id, task_id)
+    return (await interaction.cancel(edge.redis, edge.settings, task)).record()
+
+
+@router.delete("/{task_id}")
+async def delete_task(task_id: str, request: Request, principal: PrincipalDep, redis: RedisDep) -> dict[str, Any]:
+    """Soft-delete a task; it answers 404 afterwards."""
+    strict_bool(request, "include_subtasks", False)
+    task = await tasks.load_task(redis, principal.workspace_id, task_id)
+    return {"deleted": await interaction.soft_delete(redis, task)}

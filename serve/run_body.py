@@ -1,0 +1,93 @@
+"""Reading a run's or a reply's body: JSON, or multipart with attachments (SPEC.md, run endpoint)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from fastapi import Request
+from starlette.datastructures import UploadFile
+
+from actors.submit import RunInput
+from core.errors import BadRequest
+
+
+@dataclass
+class RunBody:
+    run: RunInput
+    uploads: list[UploadFile] = field(default_factory=list)
+    file_ids: list[str] = field(default_factory=list)
+
+
+def _object(raw: Any, name: str) -> dict[str, Any] | None:
+    if raw is None or raw == "":
+        return None
+    if isinstance(raw, str):
+        try:
+            raw = json.loads(raw)
+        except json.JSONDecodeError:
+            raise BadRequest(f"{name} must be a JSON-encoded object") from None
+    if not isinstance(raw, dict):
+        raise BadRequest(f"{name} must be a JSON object")
+    return raw
+
+
+def _version(raw: Any) -> int | None:
+    if raw is None or raw == "":
+        return None
+    if isinstance(raw, bool):
+        raise BadRequest("version must be an integer")
+    try:
+        value = int(raw)
+    except (TypeError, ValueError):
+        raise BadRequest("version must be an integer") from None
+    if value < 1:
+        raise BadRequest("version must be 1 or more")
+    return value
+
+
+def _text(raw: Any, name: str) -> str:
+    if raw is None:
+        return ""
+    if not isinstance(raw, str):
+        raise BadRequest(f"{name} must be a string")
+    return raw
+
+
+def _file_ids(raw: Any) -> list[str]:
+    if raw is None:
+        return []
+    if not isinstance(raw, list) or not all(isinstance(i, str) for i in raw):
+        raise BadRequest("file_ids must be a list of file ids (file://...)")
+    return list(raw)
+
+
+async def read_run_body(request: Request, *, text_field: str = "query") -> RunBody:
+    content_type = request.headers.get("content-type", "")
+    if content_type.startswith("multipart/form-data"):
+        form = await request.form()
+        uploads = [f for f in form.getlist("files") + form.getlist("file") if isinstance(f, UploadFile)]
+        run = RunInput(
+            query=_text(form.get(text_field), text_field),
+            output_config=_object(form.get("output_config"), "output_config"),
+            version=_version(form.get("version")),
+            source=_text(form.get("source"), "source") or "production",
+        )
+        return RunBody(run=run, uploads=uploads, file_ids=[str(v) for v in form.getlist("file_ids")])
+    raw = await request.body()
+    if not raw.strip():
+        return RunBody(run=RunInput())
+    try:
+        body = json.loads(raw)
+    except json.JSONDecodeError:
+        raise BadRequest("the body is not valid JSON") from None
+    if not isinstance(body, dict):
+        raise BadRequest("the body must be a JSON object")
+    run = RunInput(
+        query=_text(body.get(text_field), text_field),
+        output_config=_object(body.get("output_config"), "output_config"),
+        version=_version(body.get("version")),
+        source=_text(body.get("source"), "source") or "production",
+    )
+    return RunBody(run=run, file_ids=_file_ids(body.get("file_ids")))

@@ -1,0 +1,61 @@
+"""Holding an `async=false` run open until it ends, pauses, the budget runs out or the server drains."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Any
+
+import redis.asyncio as aioredis
+
+from core import tasks
+from core.settings import Settings
+from core.state_machine import TaskStatus
+from core.sync_reply import build_reply
+from core.tasks import Task
+from serve.waiters import Waiters
+
+PAUSED = (TaskStatus.WAITING_FOR_INPUT.value, TaskStatus.AWAITING_REVIEW.value)
+
+
+async def hold(
+    redis: aioredis.Redis,
+    waiters: Waiters,
+    settings: Settings,
+    task: Task,
+    *,
+    selector: str,
+    include_citations: bool,
+) -> tuple[int, dict[str, Any]]:
+    """(HTTP status, reply): 200 at a terminal state, 202 with the outcome otherwise."""
+    budget = settings.sync_budget_seconds
+    deadline = time.monotonic() + budget
+    async with waiters.watch(task.id) as changed:
+        while True:
+            changed.clear()
+            current = await tasks.load_task(redis, task.workspace_id, task.id, include_deleted=True)
+            outcome = None
+            if current.terminal:
+                outcome = "terminal"
+            elif current.status in PAUSED:
+                outcome = "result_unavailable"
+            elif waiters.draining:
+                outcome = "draining"
+            elif time.monotonic() >= deadline:
+                outcome = "budget_expired"
+            if outcome is not None:
+                feed = await tasks.read_feed(redis, current.workspace_id, current.id)
+                reply = build_reply(
+                    current,
+                    feed,
+                    outcome=outcome,
+                    selector=selector,
+                    budget_seconds=budget,
+                    include_citations=include_citations,
+                    cap_bytes=settings.sync_result_cap_bytes,
+                )
+                return (200 if outcome == "terminal" else 202), reply
+            try:
+                await asyncio.wait_for(changed.wait(), timeout=max(0.0, deadline - time.monotonic()))
+            except TimeoutError:
+                continue

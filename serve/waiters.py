@@ -1,0 +1,91 @@
+"""Held `async=false` requests wait here: one pub/sub subscription per replica wakes them all.
+
+Pub/sub only wakes waiters; each waiter re-reads the task from Redis, so a lost message costs at
+most a re-check at the end of the wait, never a wrong answer.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections import defaultdict
+from collections.abc import AsyncIterator
+
+import redis.asyncio as aioredis
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
+
+from core import keys
+
+log = logging.getLogger(__name__)
+
+#: Published by a stopping service: every held request answers `draining` at once.
+DRAIN_CHANNEL = "ag:drain"
+
+
+class Waiters:
+    def __init__(self, redis: aioredis.Redis, *, max_held: int) -> None:
+        self.redis = redis
+        self.max_held = max_held
+        self.draining = False
+        self._events: dict[str, set[asyncio.Event]] = defaultdict(set)
+        self._listener: asyncio.Task[None] | None = None
+        self.held = 0
+
+    def _ensure_listener(self) -> None:
+        if self._listener is None or self._listener.done():
+            self._listener = asyncio.create_task(self._listen())
+
+    async def _listen(self) -> None:
+        while True:
+            pubsub = self.redis.pubsub(ignore_subscribe_messages=True)
+            try:
+                await pubsub.subscribe(keys.TASK_EVENTS_CHANNEL, DRAIN_CHANNEL)
+                # Anything that changed while we were not subscribed is caught by re-checking.
+                self._wake_all()
+                async for message in pubsub.listen():
+                    if message.get("type") != "message":
+                        continue
+                    if message["channel"] == DRAIN_CHANNEL:
+                        self.draining = True
+                        self._wake_all()
+                        continue
+                    member = str(message["data"]).split("|")
+                    if len(member) >= 2:
+                        for event in list(self._events.get(member[1], ())):
+                            event.set()
+            except (RedisConnectionError, RedisTimeoutError, OSError):
+                log.warning("task event subscription lost; reconnecting")
+                await asyncio.sleep(0.5)
+            finally:
+                with contextlib.suppress(Exception):
+                    await pubsub.aclose()
+
+    def _wake_all(self) -> None:
+        for events in self._events.values():
+            for event in events:
+                event.set()
+
+    @property
+    def full(self) -> bool:
+        return self.held >= self.max_held
+
+    @contextlib.asynccontextmanager
+    async def watch(self, task_id: str) -> AsyncIterator[asyncio.Event]:
+        """Register before reading the task, so no change between the read and the wait is missed."""
+        self._ensure_listener()
+        event = asyncio.Event()
+        self._events[task_id].add(event)
+        self.held += 1
+        try:
+            yield event
+        finally:
+            self.held -= 1
+            self._events[task_id].discard(event)
+            if not self._events[task_id]:
+                self._events.pop(task_id, None)
+
+
+async def request_drain(redis: aioredis.Redis) -> None:
+    await redis.publish(DRAIN_CHANNEL, "drain")
