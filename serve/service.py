@@ -12,17 +12,17 @@ from dataclasses import dataclass
 import ray
 from ray import serve
 
+from actors.launcher import NAMESPACE, TASK_SLOT_RESOURCE
+from actors.scheduler import start_scheduler
 from core.bootstrap import ensure_dev_key
 from core.embedded_redis import EmbeddedRedis
 from core.settings import Settings
 from core.store import async_client, resolve_redis_url
 from serve.deployment import APP_NAME, deploy
+from serve.waiters import request_drain
 
 log = logging.getLogger(__name__)
 
-#: Ray custom resource that bounds live task actors per node (CONTRACT.md AGENTRY_MAX_LIVE_TASKS_PER_NODE).
-TASK_SLOT_RESOURCE = "agentry_task_slot"
-RAY_NAMESPACE = "agentry"
 
 
 @dataclass
@@ -42,6 +42,14 @@ async def _bootstrap(redis_url: str, settings: Settings) -> str | None:
         await client.aclose()
 
 
+async def _drain(redis_url: str) -> None:
+    client = async_client(redis_url)
+    try:
+        await request_drain(client)
+    finally:
+        await client.aclose()
+
+
 def start_service(settings: Settings, *, dashboard: bool = True) -> RunningService:
     redis_url, embedded = resolve_redis_url(settings)
     try:
@@ -50,7 +58,7 @@ def start_service(settings: Settings, *, dashboard: bool = True) -> RunningServi
         started_ray = not ray.is_initialized()
         if started_ray:
             init_args: dict[str, object] = {
-                "namespace": RAY_NAMESPACE,
+                "namespace": NAMESPACE,
                 "runtime_env": {"env_vars": env},
                 "include_dashboard": dashboard,
                 "logging_level": logging.WARNING,
@@ -61,6 +69,7 @@ def start_service(settings: Settings, *, dashboard: bool = True) -> RunningServi
                 init_args["resources"] = {TASK_SLOT_RESOURCE: settings.max_live_tasks_per_node}
             ray.init(**init_args)  # type: ignore[arg-type]
         deploy(settings, env)
+        start_scheduler()
     except BaseException:
         if embedded is not None:
             embedded.stop()
@@ -77,6 +86,8 @@ def start_service(settings: Settings, *, dashboard: bool = True) -> RunningServi
 def stop_service(service: RunningService, settings: Settings) -> None:
     """Stop what `start_service` started and nothing else."""
     try:
+        # Held sync runs answer `draining` now instead of being cut off by the shutdown.
+        asyncio.run(_drain(service.redis_url))
         if settings.ray_address:
             # A shared cluster keeps its other Serve applications.
             serve.delete(APP_NAME)

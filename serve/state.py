@@ -6,10 +6,11 @@ from dataclasses import dataclass
 
 import redis.asyncio as aioredis
 
+from core.blobs import BlobStore
 from core.ratelimit import RateLimiter
-from serve.waiters import Waiters
 from core.settings import Settings, get_settings
 from core.store import async_client, resolve_redis_url
+from serve.waiters import Waiters
 
 
 @dataclass
@@ -18,6 +19,7 @@ class EdgeState:
     redis: aioredis.Redis
     limiter: RateLimiter
     waiters: Waiters
+    blobs: BlobStore
 
 
 #: Requests a replica keeps free of held sync runs, so polling still gets through when it is busy.
@@ -39,5 +41,6 @@ def edge_state() -> EdgeState:
             limiter=RateLimiter(client),
             # Leave room under the replica's request limit for polls and other calls.
             waiters=Waiters(client, max_held=max(1, settings.ingress_max_ongoing - HEADROOM_REQUESTS)),
+            blobs=BlobStore(settings.resolved_blob_url),
         )
     return _state

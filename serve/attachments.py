@@ -1,0 +1,68 @@
+"""Files that come with a run or a reply: new uploads, or ids of files uploaded to /api/v2/files."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Any
+
+from starlette.datastructures import UploadFile
+
+from core import files
+from core.errors import BadRequest, UnsupportedMediaType
+from serve.deps import EdgeState
+
+#: Bytes read from an upload per chunk while streaming it to the blob store.
+CHUNK_BYTES = 256 * 1024
+#: SPEC.md does not bound attachments per run; this keeps one request from fanning out without end.
+MAX_ATTACHMENTS = 20
+
+
+def sniff_upload(data: bytes, filename: str | None) -> tuple[str, str]:
+    """(format, content type) judged from the bytes; 415 for an unsupported format."""
+    from extraction.errors import DocumentError, UnsupportedFormat
+    from extraction.sniff import content_type, sniff_format
+
+    try:
+        fmt = sniff_format(data, filename)
+    except UnsupportedFormat as exc:
+        raise UnsupportedMediaType(str(exc)) from None
+    except DocumentError as exc:
+        raise BadRequest(str(exc)) from None
+    return fmt, content_type(fmt)
+
+
+async def _chunks(upload: UploadFile) -> AsyncIterator[bytes]:
+    while chunk := await upload.read(CHUNK_BYTES):
+        yield chunk
+
+
+def task_file(record: files.FileRecord) -> dict[str, Any]:
+    """How a task lists an attachment (CONTRACT.md section 3, `files`)."""
+    return {
+        "file": record.filename,
+        "file_id": record.file_id,
+        "content_type": record.content_type,
+        "file_size": record.file_size,
+    }
+
+
+async def attach_files(
+    edge: EdgeState, workspace_id: str, uploads: list[UploadFile], file_ids: list[str]
+) -> list[dict[str, Any]]:
+    if len(uploads) + len(file_ids) > MAX_ATTACHMENTS:
+        raise BadRequest(f"at most {MAX_ATTACHMENTS} files per request")
+    # Named files are checked first, so a bad id refuses the request before any upload is stored.
+    named = [await files.get_file(edge.redis, workspace_id, file_id) for file_id in file_ids]
+    stored = [
+        await files.save_upload(
+            edge.redis,
+            edge.blobs,
+            workspace_id,
+            _chunks(upload),
+            filename=upload.filename,
+            max_bytes=edge.settings.max_upload_bytes,
+            sniff=sniff_upload,
+        )
+        for upload in uploads
+    ]
+    return [task_file(r) for r in named + stored]
