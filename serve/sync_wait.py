@@ -30,16 +30,16 @@ async def hold(
     """(HTTP status, reply): 200 at a terminal state, 202 with the outcome otherwise."""
     budget = settings.sync_budget_seconds
     deadline = time.monotonic() + budget
-    async with waiters.watch(task.id) as changed:
+    async with waiters.watch(task.id) as watch:
         while True:
-            changed.clear()
+            watch.changed.clear()
             current = await tasks.load_task(redis, task.workspace_id, task.id, include_deleted=True)
             outcome = None
             if current.terminal:
                 outcome = "terminal"
             elif current.status in PAUSED:
                 outcome = "result_unavailable"
-            elif waiters.draining:
+            elif watch.drained:
                 outcome = "draining"
             elif time.monotonic() >= deadline:
                 outcome = "budget_expired"
@@ -56,6 +56,6 @@ async def hold(
                 )
                 return (200 if outcome == "terminal" else 202), reply
             try:
-                await asyncio.wait_for(changed.wait(), timeout=max(0.0, deadline - time.monotonic()))
+                await asyncio.wait_for(watch.changed.wait(), timeout=max(0.0, deadline - time.monotonic()))
             except TimeoutError:
                 continue

@@ -24,12 +24,19 @@ log = logging.getLogger(__name__)
 DRAIN_CHANNEL = "ag:drain"
 
 
+class Watch:
+    """One held request: woken on any change of its task, and told when the server drains."""
+
+    def __init__(self) -> None:
+        self.changed = asyncio.Event()
+        self.drained = False
+
+
 class Waiters:
     def __init__(self, redis: aioredis.Redis, *, max_held: int) -> None:
         self.redis = redis
         self.max_held = max_held
-        self.draining = False
-        self._events: dict[str, set[asyncio.Event]] = defaultdict(set)
+        self._events: dict[str, set[Watch]] = defaultdict(set)
         self._listener: asyncio.Task[None] | None = None
         self.held = 0
 
@@ -48,13 +55,13 @@ class Waiters:
                     if message.get("type") != "message":
                         continue
                     if message["channel"] == DRAIN_CHANNEL:
-                        self.draining = True
-                        self._wake_all()
+                        # Requests held now answer `draining`; a stopping server gets no new ones.
+                        self._wake_all(drain=True)
                         continue
                     member = str(message["data"]).split("|")
                     if len(member) >= 2:
-                        for event in list(self._events.get(member[1], ())):
-                            event.set()
+                        for watch in list(self._events.get(member[1], ())):
+                            watch.changed.set()
             except (RedisConnectionError, RedisTimeoutError, OSError):
                 log.warning("task event subscription lost; reconnecting")
                 await asyncio.sleep(0.5)
@@ -62,27 +69,28 @@ class Waiters:
                 with contextlib.suppress(Exception):
                     await pubsub.aclose()
 
-    def _wake_all(self) -> None:
-        for events in self._events.values():
-            for event in events:
-                event.set()
+    def _wake_all(self, *, drain: bool = False) -> None:
+        for watches in self._events.values():
+            for watch in watches:
+                watch.drained = watch.drained or drain
+                watch.changed.set()
 
     @property
     def full(self) -> bool:
         return self.held >= self.max_held
 
     @contextlib.asynccontextmanager
-    async def watch(self, task_id: str) -> AsyncIterator[asyncio.Event]:
+    async def watch(self, task_id: str) -> AsyncIterator[Watch]:
         """Register before reading the task, so no change between the read and the wait is missed."""
         self._ensure_listener()
-        event = asyncio.Event()
-        self._events[task_id].add(event)
+        watch = Watch()
+        self._events[task_id].add(watch)
         self.held += 1
         try:
-            yield event
+            yield watch
         finally:
             self.held -= 1
-            self._events[task_id].discard(event)
+            self._events[task_id].discard(watch)
             if not self._events[task_id]:
                 self._events.pop(task_id, None)
 

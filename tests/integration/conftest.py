@@ -36,7 +36,7 @@ class Service:
 TEST_ENV = {
     "AGENTRY_RATE_LIMIT": "100000/minute",
     "AGENTRY_ALLOW_PRIVATE_URLS": "true",
-    "AGENTRY_SYNC_BUDGET_SECONDS": "30",
+    "AGENTRY_SYNC_BUDGET_SECONDS": "8",
 }
 
 
@@ -72,3 +72,9 @@ def api_key(service: Service) -> str:
 def api(service: Service, api_key: str) -> Iterator[httpx.Client]:
     with service.client(api_key) as client:
         yield client
+
+
+@pytest.fixture(params=["dedicated", "pooled"])
+def placement(request: pytest.FixtureRequest) -> str:
+    """Runtime tests run under both placements of the task runner (CONTRACT.md AGENTRY_TASK_PLACEMENT)."""
+    return str(request.param)

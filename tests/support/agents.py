@@ -11,8 +11,11 @@ from tests.support.service import wait_for
 TERMINAL = ("completed", "failed", "stopped")
 
 
-def scripted(*turns: dict[str, Any], **config: Any) -> dict[str, Any]:
-    return {"model": {"provider": "scripted", "turns": list(turns)}} | config
+def scripted(*turns: dict[str, Any], placement: str | None = None, **config: Any) -> dict[str, Any]:
+    body: dict[str, Any] = {"model": {"provider": "scripted", "turns": list(turns)}} | config
+    if placement:
+        body["settings"] = dict(body.get("settings") or {}) | {"placement": placement}
+    return body
 
 
 def create_agent(api: httpx.Client, config: dict[str, Any], name: str | None = None) -> dict[str, Any]:
@@ -26,6 +29,10 @@ def create_agent(api: httpx.Client, config: dict[str, Any], name: str | None = N
 
 def run(api: httpx.Client, agent_id: str, query: str = "hello", **params: Any) -> httpx.Response:
     return api.post(f"/api/v1/agents/{agent_id}/run", params=params, json={"query": query})
+
+
+def run_sync(api: httpx.Client, agent_id: str, query: str = "hello", **params: Any) -> httpx.Response:
+    return run(api, agent_id, query, **({"async": "false"} | params))
 
 
 def start(api: httpx.Client, agent_id: str, query: str = "hello") -> str:
@@ -42,13 +49,21 @@ def task(api: httpx.Client, task_id: str) -> dict[str, Any]:
 
 def wait_status(api: httpx.Client, task_id: str, *statuses: str, timeout: float = 60.0) -> dict[str, Any]:
     wanted = statuses or TERMINAL
-    return wait_for(
-        lambda: (t := task(api, task_id)) and (t if t["status"] in wanted else None),
-        timeout=timeout,
-        interval=0.1,
-        what=f"task {task_id} to reach {wanted}",
-    )
+
+    def check() -> dict[str, Any] | None:
+        current = task(api, task_id)
+        return current if current["status"] in wanted else None
+
+    return wait_for(check, timeout=timeout, interval=0.1, what=f"task {task_id} to reach {wanted}")
 
 
 def feed(api: httpx.Client, task_id: str) -> list[dict[str, Any]]:
     return list(api.get(f"/api/v1/tasks/{task_id}/result").json()["feed"])
+
+
+def of_type(items: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]:
+    return [i for i in items if i["type"] == kind]
+
+
+def ask(question: str = "What is your name?") -> dict[str, Any]:
+    return {"tool_calls": [{"name": "ask_user", "arguments": {"question": question}}]}
