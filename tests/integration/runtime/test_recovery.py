@@ -1,0 +1,94 @@
+"""Killed runners resume from Redis; the reconciler restarts what lost its runner or was never admitted."""
+
+from __future__ import annotations
+
+import zlib
+
+import httpx
+import pytest
+import ray
+
+from actors.launcher import NAMESPACE, actor_name
+from core import agents, tasks
+from core.ids import new_id
+from tests.integration.conftest import Service
+from tests.support.agents import ask, create_agent, feed, of_type, scripted, start, task, wait_status
+from tests.support.service import run_async, wait_for
+
+pytestmark = pytest.mark.integration
+
+
+def _live_actor(name: str):
+    try:
+        return ray.get_actor(name, namespace=NAMESPACE)
+    except ValueError:
+        return None
+
+
+def test_killed_runner_resumes_after_the_last_recorded_step(api: httpx.Client, placement: str) -> None:
+    agent = create_agent(
+        api,
+        scripted(
+            ask() | {"usage": {"input_tokens": 1}},
+            {"delay_seconds": 4, "usage": {"input_tokens": 10}, "answer": "done"},
+            placement=placement,
+        ),
+    )
+    task_id = start(api, agent["id"])
+    wait_status(api, task_id, "waiting_for_input")
+    api.post(f"/api/v1/tasks/{task_id}/message", json={"message": "go"})
+    if placement == "dedicated":
+        victim = wait_for(lambda: _live_actor(actor_name(task_id)), timeout=30, what="the task actor")
+    else:
+        victim = _live_actor(f"taskhost-{zlib.crc32(task_id.encode()) % 2}")
+        assert victim is not None
+    ray.kill(victim, no_restart=True)
+    assert task(api, task_id)["status"] == "running"
+    done = wait_status(api, task_id, timeout=90)
+    assert done["status"] == "completed"
+    # The recorded first model call and the ask_user call did not run again; the killed call did.
+    assert done["usage"]["input_tokens"] == 11
+    items = feed(api, task_id)
+    assert len(of_type(items, "tool_call")) == 1
+    assert [i["text"] for i in of_type(items, "assistant_message")] == ["done"]
+    if placement == "dedicated":
+        wait_for(lambda: _live_actor(actor_name(task_id)) is None, timeout=30, what="the actor to exit")
+
+
+def test_a_paused_task_holds_no_process(api: httpx.Client) -> None:
+    agent = create_agent(api, scripted(ask(), {"answer": "x"}))
+    task_id = start(api, agent["id"])
+    wait_status(api, task_id, "waiting_for_input")
+    wait_for(lambda: _live_actor(actor_name(task_id)) is None, timeout=30, what="the paused task's actor to exit")
+
+
+def test_reconciler_admits_a_task_left_pending(service: Service, api: httpx.Client) -> None:
+    agent = create_agent(api, scripted({"answer": "recovered"}))
+    workspace_id = run_async(service.redis_url, lambda r: _workspace_of(r, agent["id"]))
+
+    async def orphan(redis):
+        version, group = await agents.resolve(redis, workspace_id, agent["id"])
+        created = await tasks.create_task(
+            redis,
+            {
+                "task_id": new_id(),
+                "workspace_id": workspace_id,
+                "agent_id": version.id,
+                "agent_group_id": group.id,
+                "version_number": 1,
+                "agent_name": group.name,
+                "query": "left behind",
+            },
+        )
+        return created.id
+
+    # As if the replica had died between writing the task and admitting it.
+    task_id = run_async(service.redis_url, orphan)
+    assert task(api, task_id)["status"] == "pending"
+    assert wait_status(api, task_id, timeout=60)["status"] == "completed"
+
+
+async def _workspace_of(redis, agent_id: str) -> str:
+    from core import keys
+
+    return str(await redis.get(keys.owner(agent_id)))
