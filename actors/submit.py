@@ -52,9 +52,7 @@ def check_selector(selector: str) -> str:
     raise BadRequest("result must be structured, summary, feed or tool:<tool_name>")
 
 
-def plan_sync(
-    version: AgentVersion, run: RunInput, *, is_async: bool, requested: str | None
-) -> SyncPlan:
+def plan_sync(version: AgentVersion, run: RunInput, *, is_async: bool, requested: str | None) -> SyncPlan:
     """Apply the selector precedence: the request, then the agent's `settings.sync_result`."""
     if is_async:
         if requested is not None:
@@ -70,7 +68,9 @@ def plan_sync(
         return SyncPlan(selector=selector)
     stored = (version.config.get("settings") or {}).get("sync_result")
     if not stored:
-        raise BadRequest("async=false needs a result selector (result=...) or the agent's settings.sync_result")
+        raise BadRequest(
+            "async=false needs a result selector (result=...) or the agent's settings.sync_result"
+        )
     selector = check_selector(str(stored))
     if selector == "structured" and not has_schema:
         # SPEC.md: a stored `structured` on an agent without a schema degrades to the transcript.

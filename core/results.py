@@ -73,7 +73,9 @@ def cited_structured(task: Task) -> tuple[Any, list[dict[str, Any]] | None]:
     return _cite(_drop_internal(task.structured), "", leaves), documents
 
 
-def structured_envelope(task: Task, agent_config: dict[str, Any], *, include_citations: bool) -> dict[str, Any]:
+def structured_envelope(
+    task: Task, agent_config: dict[str, Any], *, include_citations: bool
+) -> dict[str, Any]:
     body: dict[str, Any] = {
         "task_id": task.id,
         "agent_id": task.spec.agent_id,
@@ -103,6 +105,10 @@ def structured_envelope(task: Task, agent_config: dict[str, Any], *, include_cit
 def last_tool_output(feed: list[dict[str, Any]], tool_name: str) -> tuple[bool, Any]:
     """The output of the last successful call of `tool_name` (found, output)."""
     for item in reversed(feed):
-        if item.get("type") == "tool_result" and item.get("tool_name") == tool_name and item.get("status") == "ok":
+        if (
+            item.get("type") == "tool_result"
+            and item.get("tool_name") == tool_name
+            and item.get("status") == "ok"
+        ):
             return True, item.get("output")
     return False, None

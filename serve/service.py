@@ -24,7 +24,6 @@ from serve.waiters import request_drain
 log = logging.getLogger(__name__)
 
 
-
 @dataclass
 class RunningService:
     url: str

@@ -91,7 +91,9 @@ async def get_feed(task_id: str, principal: PrincipalDep, redis: RedisDep) -> di
 
 
 @router.get("/{task_id}/structured-response")
-async def get_structured(task_id: str, request: Request, principal: PrincipalDep, redis: RedisDep) -> dict[str, Any]:
+async def get_structured(
+    task_id: str, request: Request, principal: PrincipalDep, redis: RedisDep
+) -> dict[str, Any]:
     """Machine-readable output shaped by the output schema, optionally with citations."""
     include_citations = strict_bool(request, "include_citations", False)
     task = await tasks.load_task(redis, principal.workspace_id, task_id)
@@ -100,7 +102,9 @@ async def get_structured(task_id: str, request: Request, principal: PrincipalDep
 
 
 @router.post("/{task_id}/message")
-async def reply_to_task(task_id: str, request: Request, principal: PrincipalDep, edge: EdgeDep) -> dict[str, Any]:
+async def reply_to_task(
+    task_id: str, request: Request, principal: PrincipalDep, edge: EdgeDep
+) -> dict[str, Any]:
     """Reply to a task in waiting_for_input (JSON `{message}` or multipart `message` + `files`)."""
     task = await tasks.load_task(edge.redis, principal.workspace_id, task_id)
     body = await read_run_body(request, text_field="message")
@@ -110,7 +114,9 @@ async def reply_to_task(task_id: str, request: Request, principal: PrincipalDep,
 
 
 @router.post("/{task_id}/review")
-async def review_task(task_id: str, body: ReviewBody, principal: PrincipalDep, edge: EdgeDep) -> dict[str, Any]:
+async def review_task(
+    task_id: str, body: ReviewBody, principal: PrincipalDep, edge: EdgeDep
+) -> dict[str, Any]:
     """Approve or reject the tool call a task is waiting on."""
     task = await tasks.load_task(edge.redis, principal.workspace_id, task_id)
     updated = await interaction.review(edge.redis, edge.settings, task, body.decision, body.comment)
@@ -118,7 +124,9 @@ async def review_task(task_id: str, body: ReviewBody, principal: PrincipalDep, e
 
 
 @router.post("/{task_id}/cancel")
-async def cancel_task(task_id: str, request: Request, principal: PrincipalDep, edge: EdgeDep) -> dict[str, Any]:
+async def cancel_task(
+    task_id: str, request: Request, principal: PrincipalDep, edge: EdgeDep
+) -> dict[str, Any]:
     """Stop a task; idempotent on a terminal task."""
     strict_bool(request, "cascade", False)
     task = await tasks.load_task(edge.redis, principal.workspace_id, task_id)
@@ -126,7 +134,9 @@ async def cancel_task(task_id: str, request: Request, principal: PrincipalDep, e
 
 
 @router.delete("/{task_id}")
-async def delete_task(task_id: str, request: Request, principal: PrincipalDep, redis: RedisDep) -> dict[str, Any]:
+async def delete_task(
+    task_id: str, request: Request, principal: PrincipalDep, redis: RedisDep
+) -> dict[str, Any]:
     """Soft-delete a task; it answers 404 afterwards."""
     strict_bool(request, "include_subtasks", False)
     task = await tasks.load_task(redis, principal.workspace_id, task_id)

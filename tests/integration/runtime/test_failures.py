@@ -10,10 +10,18 @@ from tests.support.agents import ask, create_agent, feed, of_type, scripted, sta
 pytestmark = pytest.mark.integration
 
 
-def test_ask_user_policy_pauses_with_a_failure_item_and_reply_retries(api: httpx.Client, placement: str) -> None:
+def test_ask_user_policy_pauses_with_a_failure_item_and_reply_retries(
+    api: httpx.Client, placement: str
+) -> None:
     agent = create_agent(
         api,
-        scripted({"error": "down"}, {"answer": "back"}, placement=placement, on_failure="ask_user", settings={"max_retries": 0, "placement": placement}),
+        scripted(
+            {"error": "down"},
+            {"answer": "back"},
+            placement=placement,
+            on_failure="ask_user",
+            settings={"max_retries": 0, "placement": placement},
+        ),
     )
     task_id = start(api, agent["id"])
     paused = wait_status(api, task_id, "waiting_for_input")
@@ -29,7 +37,9 @@ def test_fail_policy_and_unattended_agents_fail(api: httpx.Client) -> None:
     assert wait_status(api, start(api, failing["id"]))["status"] == "failed"
     unattended = create_agent(
         api,
-        scripted({"error": "down"}, on_failure="ask_user", settings={"max_retries": 0, "disable_ask_user": True}),
+        scripted(
+            {"error": "down"}, on_failure="ask_user", settings={"max_retries": 0, "disable_ask_user": True}
+        ),
     )
     done = wait_status(api, start(api, unattended["id"]))
     assert done["status"] == "failed" and "down" in done["error"]
@@ -61,13 +71,20 @@ def test_spend_cap_pauses_whatever_on_failure_says_and_again_while_it_persists(a
     api.post(f"/api/v1/tasks/{task_id}/message", json={"message": "go on"})
     again = wait_status(api, task_id, "waiting_for_input")
     assert again["pause"]["reason"] == "task_spend_cap_exceeded"
-    pauses = [i for i in of_type(feed(api, task_id), "message_sent") if i.get("reason") == "task_spend_cap_exceeded"]
+    pauses = [
+        i for i in of_type(feed(api, task_id), "message_sent") if i.get("reason") == "task_spend_cap_exceeded"
+    ]
     assert len(pauses) == 2
     assert again["usage"]["cost_usd"] == 0.5
 
 
 def test_stopped_during_error_handling_stays_stopped(api: httpx.Client) -> None:
-    agent = create_agent(api, scripted({"delay_seconds": 2, "error": "late failure"}, on_failure="ask_user", settings={"max_retries": 0}))
+    agent = create_agent(
+        api,
+        scripted(
+            {"delay_seconds": 2, "error": "late failure"}, on_failure="ask_user", settings={"max_retries": 0}
+        ),
+    )
     task_id = start(api, agent["id"])
     wait_status(api, task_id, "running")
     api.post(f"/api/v1/tasks/{task_id}/cancel")
@@ -109,14 +126,22 @@ def test_review_approve_and_reject(api: httpx.Client, placement: str) -> None:
     assert done["status"] == "completed"
     result = of_type(feed(api, rejected_task), "tool_result")[0]
     assert result["status"] == "error" and "rejected" in result["error"] and "not now" in result["error"]
-    decisions = [i["decision"] for i in of_type(feed(api, rejected_task), "message_sent") if i["kind"] == "review_decision"]
+    decisions = [
+        i["decision"]
+        for i in of_type(feed(api, rejected_task), "message_sent")
+        if i["kind"] == "review_decision"
+    ]
     assert decisions == ["reject"]
 
 
 def test_admission_queues_fifo_and_releases_on_pause_and_end(api: httpx.Client, placement: str) -> None:
     agent = create_agent(
         api,
-        scripted({"delay_seconds": 1, "answer": "ok"}, placement=placement, settings={"max_concurrent_tasks": 1, "placement": placement}),
+        scripted(
+            {"delay_seconds": 1, "answer": "ok"},
+            placement=placement,
+            settings={"max_concurrent_tasks": 1, "placement": placement},
+        ),
     )
     ids = [start(api, agent["id"]) for _ in range(3)]
     statuses = [task(api, i)["status"] for i in ids]

@@ -59,7 +59,9 @@ def test_a_paused_task_holds_no_process(api: httpx.Client) -> None:
     agent = create_agent(api, scripted(ask(), {"answer": "x"}))
     task_id = start(api, agent["id"])
     wait_status(api, task_id, "waiting_for_input")
-    wait_for(lambda: _live_actor(actor_name(task_id)) is None, timeout=30, what="the paused task's actor to exit")
+    wait_for(
+        lambda: _live_actor(actor_name(task_id)) is None, timeout=30, what="the paused task's actor to exit"
+    )
 
 
 def test_reconciler_admits_a_task_left_pending(service: Service, api: httpx.Client) -> None:

@@ -41,7 +41,11 @@ def test_async_run_completes_with_summary_usage_and_feed(api: httpx.Client, plac
 def test_ask_user_pauses_and_reply_resumes_with_templates(api: httpx.Client, placement: str) -> None:
     agent = create_agent(
         api,
-        scripted(ask("Your name?"), {"answer": "Hello {{last_user_message}}, you said {{last_tool_result.reply}}"}, placement=placement),
+        scripted(
+            ask("Your name?"),
+            {"answer": "Hello {{last_user_message}}, you said {{last_tool_result.reply}}"},
+            placement=placement,
+        ),
     )
     task_id = start(api, agent["id"])
     paused = wait_status(api, task_id, "waiting_for_input")
@@ -72,7 +76,12 @@ def test_unknown_and_invalid_tool_calls_are_tool_errors_the_model_sees(api: http
     agent = create_agent(
         api,
         scripted(
-            {"tool_calls": [{"name": "no_such_tool", "arguments": {}}, {"name": "ask_user", "arguments": {}}]},
+            {
+                "tool_calls": [
+                    {"name": "no_such_tool", "arguments": {}},
+                    {"name": "ask_user", "arguments": {}},
+                ]
+            },
             {"answer": "{{last_tool_result}}"},
         ),
     )
@@ -138,7 +147,9 @@ def test_delete_hides_the_task(api: httpx.Client) -> None:
     deleted = api.delete(f"/api/v1/tasks/{task_id}")
     assert deleted.status_code == 200 and deleted.json() == {"deleted": [task_id]}
     assert api.get(f"/api/v1/tasks/{task_id}").status_code == 404
-    assert all(t["task_id"] != task_id for t in api.get("/api/v1/tasks", params={"limit": 100}).json()["data"])
+    assert all(
+        t["task_id"] != task_id for t in api.get("/api/v1/tasks", params={"limit": 100}).json()["data"]
+    )
 
 
 def test_run_on_inactive_deleted_or_missing_version(api: httpx.Client) -> None:

@@ -66,7 +66,9 @@ def test_tool_selector_returns_the_last_successful_output(api: httpx.Client) -> 
     wait_status(api, task_id, "waiting_for_input")
     api.post(f"/api/v1/tasks/{task_id}/message", json={"message": "Bob"})
     wait_status(api, task_id)
-    agent_b = create_agent(api, scripted(ask("first?"), {"answer": "ok"}, settings={"sync_result": "tool:ask_user"}))
+    agent_b = create_agent(
+        api, scripted(ask("first?"), {"answer": "ok"}, settings={"sync_result": "tool:ask_user"})
+    )
     response = run_sync(api, agent_b["id"])
     assert response.status_code == 202 and response.json()["result_selector"] == "tool:ask_user"
 
@@ -94,7 +96,9 @@ def test_too_large_result_is_omitted_with_its_size(api: httpx.Client) -> None:
     response = run_sync(api, agent["id"], result="summary")
     assert response.status_code == 200
     body = response.json()
-    assert body["result_status"] == "too_large" and body["result_bytes"] > 1024 * 1024 and "result" not in body
+    assert (
+        body["result_status"] == "too_large" and body["result_bytes"] > 1024 * 1024 and "result" not in body
+    )
     summary = api.get(f"/api/v1/tasks/{body['task_id']}/summary").json()
     assert len(summary["summary"]) == len(big)
 
@@ -127,7 +131,12 @@ def test_400_cases_create_nothing(api: httpx.Client) -> None:
         assert set(response.json()) == {"error"}
     for body in ({}, {"query": "q", "version": "x"}, {"query": "q", "source": "elsewhere"}, {"query": 5}):
         assert api.post(f"/api/v1/agents/{agent['id']}/run", json=body).status_code == 400, body
-    assert api.post(f"/api/v1/agents/{agent['id']}/run", json={"query": "q", "output_config": "nope"}).status_code == 400
+    assert (
+        api.post(
+            f"/api/v1/agents/{agent['id']}/run", json={"query": "q", "output_config": "nope"}
+        ).status_code
+        == 400
+    )
     after = api.get("/api/v1/tasks", params={"agent_group_id": agent["agent_group_id"]}).json()["data"]
     assert after == before == []
 
@@ -142,12 +151,16 @@ def test_multipart_body_and_output_config(api: httpx.Client) -> None:
     )
     assert response.status_code == 200, response.text
     assert response.json()["result"] == {"name": "x"}
-    test_tasks = api.get("/api/v1/tasks", params={"bucket": "test", "agent_group_id": agent["agent_group_id"]})
+    test_tasks = api.get(
+        "/api/v1/tasks", params={"bucket": "test", "agent_group_id": agent["agent_group_id"]}
+    )
     assert [t["task_id"] for t in test_tasks.json()["data"]] == [response.json()["task_id"]]
 
 
 def test_fallback_201_when_queued_or_sync_disabled(api: httpx.Client) -> None:
-    agent = create_agent(api, scripted({"delay_seconds": 3, "answer": "a"}, settings={"max_concurrent_tasks": 1}))
+    agent = create_agent(
+        api, scripted({"delay_seconds": 3, "answer": "a"}, settings={"max_concurrent_tasks": 1})
+    )
     first = start(api, agent["id"])
     queued = run_sync(api, agent["id"], result="summary")
     assert queued.status_code == 201 and queued.headers["X-Sync-Budget-Seconds"] == "0"
@@ -187,7 +200,9 @@ async def test_fifty_concurrent_held_requests(service: Service, api_key: str) ->
 async def test_draining_answers_held_requests(service: Service, api_key: str) -> None:
     headers = {"Authorization": f"Bearer {api_key}"}
     async with httpx.AsyncClient(base_url=service.url, headers=headers, timeout=60) as client:
-        created = await client.post("/api/v1/agents", json={"config": scripted({"delay_seconds": 6, "answer": "a"})})
+        created = await client.post(
+            "/api/v1/agents", json={"config": scripted({"delay_seconds": 6, "answer": "a"})}
+        )
         held = asyncio.create_task(
             client.post(
                 f"/api/v1/agents/{created.json()['id']}/run",

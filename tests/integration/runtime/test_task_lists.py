@@ -24,13 +24,17 @@ def test_filters_and_cursor_pages(fresh: httpx.Client) -> None:
         b = create_agent(api, scripted({"error": "x"}, settings={"max_retries": 0}), name="Beta")
         ids_a = [start(api, a["id"], f"Alpha job {i}") for i in range(3)]
         id_b = start(api, b["id"], "Beta job")
-        test_run = api.post(f"/api/v1/agents/{a['id']}/run", json={"query": "trial", "source": "test"}).json()["task_id"]
+        test_run = api.post(
+            f"/api/v1/agents/{a['id']}/run", json={"query": "trial", "source": "test"}
+        ).json()["task_id"]
         for task_id in [*ids_a, id_b, test_run]:
             wait_status(api, task_id)
         listed = api.get("/api/v1/tasks").json()["data"]
         assert [t["task_id"] for t in listed] == [id_b, *reversed(ids_a)]
         assert listed[0]["agent_name"] == "Beta" and "data_fields" not in listed[0]
-        assert [t["task_id"] for t in api.get("/api/v1/tasks", params={"bucket": "test"}).json()["data"]] == [test_run]
+        assert [t["task_id"] for t in api.get("/api/v1/tasks", params={"bucket": "test"}).json()["data"]] == [
+            test_run
+        ]
         assert len(api.get("/api/v1/tasks", params={"bucket": "all"}).json()["data"]) == 5
         only_a = api.get("/api/v1/tasks", params={"agent_group_id": a["agent_group_id"]}).json()["data"]
         assert {t["task_id"] for t in only_a} == set(ids_a)
@@ -43,14 +47,18 @@ def test_filters_and_cursor_pages(fresh: httpx.Client) -> None:
         by_version = api.get("/api/v1/tasks", params={"agent_id": v2["id"]}).json()["data"]
         assert [t["task_id"] for t in by_version] == [new]
         created = api.get(f"/api/v1/tasks/{ids_a[1]}").json()["created_at"]
-        after = api.get("/api/v1/tasks", params={"created_after": created, "agent_group_id": a["agent_group_id"]})
+        after = api.get(
+            "/api/v1/tasks", params={"created_after": created, "agent_group_id": a["agent_group_id"]}
+        )
         assert ids_a[1] in [t["task_id"] for t in after.json()["data"]]
         assert ids_a[0] not in [t["task_id"] for t in after.json()["data"]]
         before = api.get("/api/v1/tasks", params={"created_before": created}).json()["data"]
         assert [t["task_id"] for t in before] == [ids_a[1], ids_a[0]]
         pages, cursor = [], None
         while True:
-            page = api.get("/api/v1/tasks", params={"limit": 2} | ({"cursor": cursor} if cursor else {})).json()
+            page = api.get(
+                "/api/v1/tasks", params={"limit": 2} | ({"cursor": cursor} if cursor else {})
+            ).json()
             pages.append([t["task_id"] for t in page["data"]])
             if not page["has_more"]:
                 break
@@ -64,7 +72,11 @@ def test_filters_and_cursor_pages(fresh: httpx.Client) -> None:
 def test_data_fields_filled_at_completion_strict_flag_and_audit(fresh: httpx.Client) -> None:
     with fresh as api:
         agent = create_agent(
-            api, scripted({"answer": "done", "data_fields": {"patient_name": "Ada Lovelace", "other": 1}}, data_fields=FIELDS)
+            api,
+            scripted(
+                {"answer": "done", "data_fields": {"patient_name": "Ada Lovelace", "other": 1}},
+                data_fields=FIELDS,
+            ),
         )
         task_id = start(api, agent["id"])
         wait_status(api, task_id)
@@ -106,15 +118,22 @@ def test_structured_response_rules(fresh: httpx.Client) -> None:
         assert "message" in in_flight and "error" not in in_flight
         api.post(f"/api/v1/tasks/{t3}/cancel")
 
-        writer = create_agent(api, scripted({"answer": "a", "structured": {"name": "Ada", "__trace": "t"}}, output_schema=schema))
+        writer = create_agent(
+            api,
+            scripted({"answer": "a", "structured": {"name": "Ada", "__trace": "t"}}, output_schema=schema),
+        )
         t4 = start(api, writer["id"])
         wait_status(api, t4)
         plain = api.get(f"/api/v1/tasks/{t4}/structured-response").json()
         assert plain["structured_response"] == {"name": "Ada", "__trace": "t"}
         # An agent that keeps no citations: the payload is unchanged and `documents` omitted.
-        cited = api.get(f"/api/v1/tasks/{t4}/structured-response", params={"include_citations": "true"}).json()
+        cited = api.get(
+            f"/api/v1/tasks/{t4}/structured-response", params={"include_citations": "true"}
+        ).json()
         assert cited["structured_response"] == {"name": "Ada", "__trace": "t"} and "documents" not in cited
         bad = api.get(f"/api/v1/tasks/{t4}/structured-response", params={"include_citations": "yes"})
         assert bad.status_code == 400
-        sync = run(api, writer["id"], "q", **{"async": "false", "result": "structured", "include_citations": "true"})
+        sync = run(
+            api, writer["id"], "q", **{"async": "false", "result": "structured", "include_citations": "true"}
+        )
         assert sync.json()["result"]["name"] == "Ada" and "result_documents" not in sync.json()

@@ -1,0 +1,232 @@
+"""Task throughput and latency, per placement, beside this machine's bare Ray actor ceiling.
+
+    .venv/bin/python bench/tasks.py [--tasks 200] [--sync-runs 30]
+
+Starts its own service (embedded Redis in a temp dir, local Ray, Serve on a free port), then:
+- submits N trivial scripted tasks through HTTP for each placement and reports tasks per second
+  (first submit to last completion), p50/p95 from submit to completed, and peak memory growth;
+- measures the bare ceiling: N Ray actors (the same task-slot resource, num_cpus=0) that each make
+  one call and are killed, with the ratio dedicated/bare;
+- measures the p50 of a trivial `async=false` run for each placement.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import socket
+import statistics
+import sys
+import tempfile
+import threading
+import time
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import httpx
+import psutil
+import ray
+
+from actors.launcher import TASK_SLOT_RESOURCE
+from core.settings import load_settings
+from serve.service import start_service, stop_service
+from tests.support.service import new_key
+
+
+class PeakMemory:
+    """Samples the machine's used memory in a thread; reports the peak above the starting level."""
+
+    def __init__(self) -> None:
+        self.start = psutil.virtual_memory().used
+        self.peak = self.start
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._sample, daemon=True)
+
+    def _sample(self) -> None:
+        while not self._stop.wait(0.05):
+            self.peak = max(self.peak, psutil.virtual_memory().used)
+
+    def __enter__(self) -> PeakMemory:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    @property
+    def growth_mib(self) -> float:
+        return (self.peak - self.start) / 2**20
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _ms(a: str, b: str) -> float:
+    parse = lambda s: datetime.fromisoformat(s.replace("Z", "+00:00"))  # noqa: E731
+    return (parse(b) - parse(a)).total_seconds() * 1000
+
+
+def _pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
+
+
+async def _run_tasks(url: str, key: str, placement: str, count: int) -> dict[str, Any]:
+    headers = {"Authorization": f"Bearer {key}"}
+    limits = httpx.Limits(max_connections=50)
+    async with httpx.AsyncClient(base_url=url, headers=headers, timeout=300, limits=limits) as client:
+        config = {
+            "model": {"provider": "scripted", "turns": [{"answer": "ok"}]},
+            "settings": {"placement": placement, "max_concurrent_tasks": count},
+        }
+        agent_id = (await client.post("/api/v1/agents", json={"config": config})).json()["id"]
+        gate = asyncio.Semaphore(32)
+
+        async def submit(i: int) -> str:
+            async with gate:
+                response = await client.post(f"/api/v1/agents/{agent_id}/run", json={"query": f"t{i}"})
+                return str(response.json()["task_id"])
+
+        with PeakMemory() as memory:
+            started = time.perf_counter()
+            ids = await asyncio.gather(*(submit(i) for i in range(count)))
+            pending = set(ids)
+            records: dict[str, dict[str, Any]] = {}
+            while pending:
+                page = await client.get(
+                    "/api/v1/tasks", params={"agent_id": agent_id, "status": "completed,failed", "limit": 100}
+                )
+                for item in page.json()["data"]:
+                    if item["task_id"] in pending:
+                        pending.discard(item["task_id"])
+                        records[item["task_id"]] = item
+                if pending:
+                    # The list shows the 100 newest finished tasks; look up the rest one by one when few remain.
+                    if len(pending) <= 20:
+                        for task_id in list(pending):
+                            item = (await client.get(f"/api/v1/tasks/{task_id}")).json()
+                            if item["status"] in ("completed", "failed"):
+                                pending.discard(task_id)
+                                records[task_id] = item
+                    await asyncio.sleep(0.05)
+            elapsed = time.perf_counter() - started
+        latencies = [_ms(r["created_at"], r["updated_at"]) for r in records.values()]
+        failed = sum(1 for r in records.values() if r["status"] != "completed")
+    return {
+        "placement": placement,
+        "tasks_per_s": count / elapsed,
+        "p50_ms": _pct(latencies, 0.5),
+        "p95_ms": _pct(latencies, 0.95),
+        "peak_mib": memory.growth_mib,
+        "failed": failed,
+    }
+
+
+async def _sync_p50(url: str, key: str, placement: str, runs: int) -> float:
+    headers = {"Authorization": f"Bearer {key}"}
+    async with httpx.AsyncClient(base_url=url, headers=headers, timeout=300) as client:
+        config = {
+            "model": {"provider": "scripted", "turns": [{"answer": "ok"}]},
+            "settings": {"placement": placement, "max_concurrent_tasks": runs},
+        }
+        agent_id = (await client.post("/api/v1/agents", json={"config": config})).json()["id"]
+        timings = []
+        for i in range(runs):
+            started = time.perf_counter()
+            response = await client.post(
+                f"/api/v1/agents/{agent_id}/run",
+                params={"async": "false", "result": "summary"},
+                json={"query": f"s{i}"},
+            )
+            assert response.status_code == 200, response.text
+            timings.append((time.perf_counter() - started) * 1000)
+    return statistics.median(timings)
+
+
+@ray.remote(num_cpus=0)
+class _BareActor:
+    def call(self) -> int:
+        return 1
+
+
+def _bare_ceiling(count: int) -> dict[str, Any]:
+    options: dict[str, Any] = {"num_cpus": 0}
+    if ray.cluster_resources().get(TASK_SLOT_RESOURCE):
+        options["resources"] = {TASK_SLOT_RESOURCE: 1}
+    with PeakMemory() as memory:
+        started = time.perf_counter()
+        window: list[Any] = []
+        done = 0
+        # Same bound as task actors: at most the node's task slots alive at once.
+        slots = int(ray.cluster_resources().get(TASK_SLOT_RESOURCE, count))
+        for _ in range(count):
+            actor = _BareActor.options(**options).remote()  # type: ignore[attr-defined]
+            window.append((actor, actor.call.remote()))
+            if len(window) >= slots:
+                head, ref = window.pop(0)
+                ray.get(ref)
+                ray.kill(head)
+                done += 1
+        for actor, ref in window:
+            ray.get(ref)
+            ray.kill(actor)
+        elapsed = time.perf_counter() - started
+    return {"tasks_per_s": count / elapsed, "peak_mib": memory.growth_mib}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--tasks", type=int, default=200)
+    parser.add_argument("--sync-runs", type=int, default=30)
+    args = parser.parse_args()
+    data_dir = tempfile.mkdtemp(prefix="agentry-bench-")
+    os.environ.update(
+        {
+            "AGENTRY_DATA_DIR": data_dir,
+            "AGENTRY_PORT": str(_free_port()),
+            "AGENTRY_RATE_LIMIT": "off",
+        }
+    )
+    settings = load_settings()
+    service = start_service(settings, dashboard=False)
+    try:
+        key = new_key(service.redis_url, "bench").key
+        bare = _bare_ceiling(args.tasks)
+        rows = [asyncio.run(_run_tasks(service.url, key, p, args.tasks)) for p in ("dedicated", "pooled")]
+        sync = {
+            p: asyncio.run(_sync_p50(service.url, key, p, args.sync_runs)) for p in ("dedicated", "pooled")
+        }
+    finally:
+        stop_service(service, settings)
+    print(f"\n{args.tasks} trivial scripted tasks through HTTP (2 cores), side by side:\n")
+    print(f"{'what':<34}{'tasks/s':>10}{'p50 ms':>10}{'p95 ms':>10}{'peak MiB':>10}{'failed':>8}")
+    print(
+        f"{'bare Ray actors (1 call, killed)':<34}{bare['tasks_per_s']:>10.1f}{'':>10}{'':>10}{bare['peak_mib']:>10.0f}{'':>8}"
+    )
+    for row in rows:
+        print(
+            f"{'agentry ' + row['placement']:<34}{row['tasks_per_s']:>10.1f}{row['p50_ms']:>10.0f}"
+            f"{row['p95_ms']:>10.0f}{row['peak_mib']:>10.0f}{row['failed']:>8}"
+        )
+    dedicated, pooled = rows
+    print(f"\ndedicated / bare ceiling: {dedicated['tasks_per_s'] / bare['tasks_per_s']:.2f}  (aim >= 0.7)")
+    print(f"pooled tasks/s end to end: {pooled['tasks_per_s']:.1f}  (aim >= 100)")
+    for placement, p50 in sync.items():
+        print(
+            f"trivial async=false run p50 ({placement}): {p50:.0f} ms"
+            + ("  (aim < 150 ms)" if placement == "pooled" else "")
+        )
+
+
+if __name__ == "__main__":
+    main()
