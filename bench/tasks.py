@@ -76,7 +76,7 @@ def _ms(a: str, b: str) -> float:
 
 def _pct(values: list[float], q: float) -> float:
     ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
 async def _run_tasks(url: str, key: str, placement: str, count: int) -> dict[str, Any]:
@@ -101,21 +101,22 @@ async def _run_tasks(url: str, key: str, placement: str, count: int) -> dict[str
             pending = set(ids)
             records: dict[str, dict[str, Any]] = {}
             while pending:
-                page = await client.get(
-                    "/api/v1/tasks", params={"agent_id": agent_id, "status": "completed,failed", "limit": 100}
-                )
-                for item in page.json()["data"]:
-                    if item["task_id"] in pending:
-                        pending.discard(item["task_id"])
-                        records[item["task_id"]] = item
+                cursor = ""
+                while True:
+                    params = {"agent_id": agent_id, "status": "completed,failed", "limit": 100}
+                    page = (
+                        await client.get(
+                            "/api/v1/tasks", params=params | ({"cursor": cursor} if cursor else {})
+                        )
+                    ).json()
+                    for item in page["data"]:
+                        if item["task_id"] in pending:
+                            pending.discard(item["task_id"])
+                            records[item["task_id"]] = item
+                    cursor = page["next_cursor"]
+                    if not page["has_more"]:
+                        break
                 if pending:
-                    # The list shows the 100 newest finished tasks; look up the rest one by one when few remain.
-                    if len(pending) <= 20:
-                        for task_id in list(pending):
-                            item = (await client.get(f"/api/v1/tasks/{task_id}")).json()
-                            if item["status"] in ("completed", "failed"):
-                                pending.discard(task_id)
-                                records[task_id] = item
                     await asyncio.sleep(0.05)
             elapsed = time.perf_counter() - started
         latencies = [_ms(r["created_at"], r["updated_at"]) for r in records.values()]

@@ -29,6 +29,11 @@ def ingress_options(settings: Settings, env: dict[str, str]) -> dict[str, Any]:
         # Longer than the sync budget, so a draining replica can answer its held requests.
         "graceful_shutdown_timeout_s": settings.sync_budget_seconds + 10,
         "ray_actor_options": {"num_cpus": 0, "runtime_env": {"env_vars": env}},
+        # Access lines carry paths and ids only; below INFO they are off, as the rest of our logs.
+        "logging_config": {
+            "log_level": settings.log_level,
+            "enable_access_log": settings.log_level in ("DEBUG", "INFO"),
+        },
     }
 
 
