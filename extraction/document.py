@@ -69,8 +69,12 @@ class Element:
     field_name: str | None = None
     #: Tables: rows of cell texts, so field extraction can read key-value rows.
     rows: list[list[str]] | None = None
-    #: Lines inside this element with their own boxes, for citing a part of a block.
+    #: Lines inside this element with their own boxes, for citing a part of a block. For tables,
+    #: one entry per non-empty cell in row-major order, with the cell's box.
     lines: list[Line] = field(default_factory=list)
+    #: Id of the element this one is a finer-grained part of (a CSV row or a spreadsheet cell of its
+    #: table). Renderers and `Document.text` skip parts, since their container already holds the text.
+    parent: str | None = None
 
 
 @dataclass
@@ -85,11 +89,15 @@ class Line:
 @dataclass
 class Page:
     page: int
+    #: Size in the unit of the element boxes; 0 when the format has no geometry (Word, Excel,
+    #: text files), which the API reports by omitting width and height.
     width: float
     height: float
     #: Mean confidence of the page's text; None when the page has no text at all.
     confidence: float | None = None
     source: ConfidenceSource = "text_layer"
+    #: A name the format gives the page (a spreadsheet's sheet name), None otherwise.
+    label: str | None = None
 
 
 @dataclass
@@ -98,10 +106,26 @@ class Document:
     format: str
     pages: list[Page] = field(default_factory=list)
     elements: list[Element] = field(default_factory=list)
+    #: Pages of the whole source; a document parsed from a page range holds only some of them.
+    page_count: int = 0
 
     def page(self, number: int) -> Page | None:
         return next((p for p in self.pages if p.page == number), None)
 
     @property
     def text(self) -> str:
-        return "\n".join(e.text for e in self.elements if e.text)
+        return "\n".join(e.text for e in self.elements if e.text and e.parent is None)
+
+
+def assign_ids(elements: list[Element]) -> None:
+    """Number elements in order within each page, so ids depend only on the page's own content."""
+    counts: dict[int, int] = {}
+    for element in elements:
+        counts[element.page] = counts.get(element.page, 0) + 1
+        element.id = element_id(element.page, counts[element.page])
+
+
+def element_id(page: int, n: int) -> str:
+    """The id of the `n`-th element (1-based) of `page`: unique in a document and stable when page
+    ranges parsed apart are merged."""
+    return f"p{page}-e{n}"

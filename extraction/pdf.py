@@ -1,0 +1,352 @@
+"""PDF engine (PyMuPDF): text in reading order, headings, lists, tables, form fields, OCR of scans.
+
+Coordinates are page points (72 dpi) on the page as displayed, origin top left. A page range can
+be parsed on its own, so a long PDF is split across workers and merged in order; heading levels
+are ranked within the range parsed.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from extraction.confidence import weighted_confidence
+from extraction.document import Box, ConfidenceSource, Document, Element, ElementType, Line, Page, assign_ids
+from extraction.errors import InvalidDocument, PageRangeError, PasswordProtected
+from extraction.layout import ocr_elements, reading_order
+from extraction.limits import MAX_PAGES, MAX_RENDER_PIXELS, check_page_count
+from extraction.markdown import is_list_item, table_markdown
+from extraction.ocr import ocr_image
+from extraction.pdf_forms import form_fields
+from extraction.pdf_geometry import PdfDocument, PdfPage, center_in, load_pymupdf, to_box
+from extraction.pdf_tables import PdfTable, Span, find_tables
+
+#: Resolution at which pages without a text layer are rendered for OCR.
+OCR_DPI = 200
+#: A page with fewer visible characters than this in its text layer is treated as scanned.
+MIN_TEXT_LAYER_CHARS = 16
+#: Below this text quality the text layer is garbage (fonts without a Unicode mapping) and the
+#: page is read by OCR instead.
+MIN_TEXT_QUALITY = 0.5
+#: A line whose font is this much larger than the body text is a heading.
+HEADING_SIZE_RATIO = 1.15
+#: Bold lines at least this share of the body size are headings too (the smallest kind).
+BOLD_HEADING_RATIO = 0.95
+#: Headings are short: at most this many characters and lines.
+MAX_HEADING_CHARS = 200
+MAX_HEADING_LINES = 3
+#: Deepest heading level (Markdown has six).
+MAX_HEADING_LEVEL = 6
+
+_TEXT_FLAGS = 2 | 64  # TEXT_PRESERVE_WHITESPACE | TEXT_MEDIABOX_CLIP: ligatures expand, images skipped
+_BOLD_FLAG = 16
+_BOLD_FONT = re.compile(r"bold|black|heavy|semibold|demi", re.IGNORECASE)
+
+
+@dataclass
+class _Row:
+    """A visual line of text: the PDF's lines on one baseline inside one block, joined."""
+
+    text: str
+    box: Box
+    size: float
+    bold: bool
+
+
+@dataclass
+class _Block:
+    rows: list[_Row]
+    box: Box
+
+
+@dataclass
+class _Item:
+    """Something with a place in the reading order: a text block, a table or a form field."""
+
+    box: Box
+    block: _Block | None = None
+    table: PdfTable | None = None
+    field: Element | None = None
+
+
+@dataclass
+class _RawPage:
+    number: int
+    width: float
+    height: float
+    items: list[_Item] = field(default_factory=list)
+    ocr: list[Element] | None = None
+
+
+@dataclass(frozen=True)
+class _HeadingScale:
+    """Heading levels of the range parsed: the body size, and a level per larger rounded size
+    (largest = 1). Bold text at body size is the smallest kind of heading, one level below."""
+
+    body: float
+    levels: dict[float, int]
+
+    def is_heading_style(self, row: _Row) -> bool:
+        if not self.body:
+            return False
+        return row.size >= HEADING_SIZE_RATIO * self.body or (
+            row.bold and row.size >= BOLD_HEADING_RATIO * self.body
+        )
+
+    def level(self, size: float) -> int:
+        bold_level = min(len(self.levels) + 1, MAX_HEADING_LEVEL)
+        return self.levels.get(_rounded(size), bold_level)
+
+
+def pdf_page_count(data: bytes) -> int:
+    """Pages of the PDF in `data`; raises the same errors as `parse_pdf` for unreadable files."""
+    with _open(data, MAX_PAGES) as doc:
+        return int(doc.page_count)
+
+
+def parse_pdf(
+    data: bytes,
+    filename: str,
+    *,
+    first_page: int = 1,
+    last_page: int | None = None,
+    max_pages: int = MAX_PAGES,
+) -> Document:
+    """Parse pages `first_page`..`last_page` (1-based, inclusive; None = to the end) of a PDF.
+
+    Raises `InvalidDocument` (damaged), `PasswordProtected`, `DocumentTooLarge` (over
+    `max_pages`) and `PageRangeError` (a range outside the document).
+    """
+    with _open(data, max_pages) as doc:
+        count = int(doc.page_count)
+        last = count if last_page is None else min(last_page, count)
+        if first_page < 1 or first_page > last:
+            raise PageRangeError(f"page range {first_page}..{last_page} is outside 1..{count}")
+        raw_pages = [_read_page(doc, doc[number - 1], number) for number in range(first_page, last + 1)]
+    scale = _heading_scale(raw_pages)
+    document = Document(filename=filename, format="pdf", page_count=count)
+    for raw in raw_pages:
+        page, elements = _build_page(raw, scale)
+        document.pages.append(page)
+        document.elements.extend(elements)
+    return document
+
+
+def text_quality(text: str) -> float:
+    """Share of readable characters. U+FFFD and control characters mark glyphs whose font has no
+    Unicode mapping; they count twice, since a garbled word misleads more than a missing one."""
+    if not text:
+        return 1.0
+    bad = sum(1 for ch in text if ch == "\ufffd" or (ord(ch) < 32 and ch not in "\t\n\r"))
+    return max(0.0, 1.0 - 2.0 * bad / len(text))
+
+
+def _open(data: bytes, max_pages: int) -> PdfDocument:
+    pymupdf = load_pymupdf()
+    # MuPDF reports repairs of damaged files on stderr; the outcome is what matters here.
+    pymupdf.TOOLS.mupdf_display_errors(False)
+    pymupdf.TOOLS.mupdf_display_warnings(False)
+    try:
+        doc = pymupdf.open(stream=data, filetype="pdf")
+    except (pymupdf.FileDataError, pymupdf.EmptyFileError, RuntimeError, ValueError) as exc:
+        raise InvalidDocument("The PDF is damaged or is not a PDF, and cannot be opened.") from exc
+    try:
+        if doc.needs_pass:
+            raise PasswordProtected(
+                "The PDF is protected by a password; remove the password and upload it again."
+            )
+        if doc.page_count < 1:
+            raise InvalidDocument("The PDF has no pages: the file is damaged or truncated.")
+        check_page_count(int(doc.page_count), max_pages)
+    except BaseException:
+        doc.close()
+        raise
+    return doc
+
+
+def _read_page(doc: PdfDocument, page: PdfPage, number: int) -> _RawPage:
+    raw = _RawPage(number=number, width=float(page.rect.width), height=float(page.rect.height))
+    turn = page.rotation_matrix if page.rotation else None
+    try:
+        text = page.get_text("dict", flags=_TEXT_FLAGS)
+    except RuntimeError as exc:
+        raise InvalidDocument(f"Page {number} of the PDF is damaged and cannot be read.") from exc
+    fields, widget_areas = form_fields(doc, page, number, turn)
+    # Text extraction includes the widgets' appearance (their values drawn on the page), which the
+    # form field elements already carry with their names.
+    spans: list[Span] = [
+        (span["text"], box)
+        for block in text["blocks"]
+        for line in block.get("lines", ())
+        for span in line["spans"]
+        if span["text"].strip() and not center_in(box := to_box(span["bbox"], turn), widget_areas)
+    ]
+    drawings = page.get_cdrawings()
+    if _needs_ocr("".join(s[0] for s in spans)) and (drawings or page.get_images()):
+        raw.ocr = _ocr_page(page, number)
+    else:
+        tables = find_tables(page, drawings, spans, turn, raw.width * raw.height)
+        raw.items.extend(_Item(box=t.box, table=t) for t in tables)
+        exclude = [t.box for t in tables] + widget_areas
+        raw.items.extend(_Item(box=b.box, block=b) for b in _text_blocks(text, turn, exclude))
+    raw.items.extend(_Item(box=f.box, field=f) for f in fields if f.box)
+    return raw
+
+
+def _needs_ocr(visible_text: str) -> bool:
+    chars = sum(1 for ch in visible_text if not ch.isspace())
+    return chars < MIN_TEXT_LAYER_CHARS or text_quality(visible_text) < MIN_TEXT_QUALITY
+
+
+def _ocr_page(page: PdfPage, number: int) -> list[Element]:
+    from PIL import Image
+
+    pymupdf = load_pymupdf()
+    area = float(page.rect.width * page.rect.height) or 1.0
+    zoom = min(OCR_DPI / 72, math.sqrt(MAX_RENDER_PIXELS / area))
+    pix = page.get_pixmap(
+        matrix=pymupdf.Matrix(zoom, zoom), alpha=False, colorspace=pymupdf.csRGB, annots=False
+    )
+    image = Image.frombytes("RGB", (pix.width, pix.height), pix.samples)
+    return ocr_elements(ocr_image(image), number, scale=zoom)
+
+
+def _is_bold(span: dict[str, Any]) -> bool:
+    return bool(span["flags"] & _BOLD_FLAG) or bool(_BOLD_FONT.search(span["font"]))
+
+
+def _text_blocks(text: dict[str, Any], turn: Any, exclude: list[Box]) -> list[_Block]:
+    blocks: list[_Block] = []
+    for block in text["blocks"]:
+        rows: list[_Row] = []
+        for line in block.get("lines", ()):
+            spans = [s for s in line["spans"] if s["text"].strip()]
+            if not spans:
+                continue
+            box = to_box(line["bbox"], turn)
+            if exclude and center_in(box, exclude):
+                continue
+            content = "".join(s["text"] for s in line["spans"]).strip()
+            main = max(spans, key=lambda s: len(s["text"].strip()))
+            row = _Row(content, box, float(main["size"]), all(_is_bold(s) for s in spans))
+            if rows and _side_by_side(rows[-1].box, box):
+                rows[-1] = _join_rows(rows[-1], row)
+            else:
+                rows.append(row)
+        if rows:
+            blocks.append(_Block(rows, _union(r.box for r in rows)))
+    return blocks
+
+
+def _side_by_side(a: Box, b: Box) -> bool:
+    """On one baseline and apart (a bullet drawn apart from its text, a label and its value)."""
+    overlap = min(a.y1, b.y1) - max(a.y0, b.y0)
+    apart = b.x0 >= a.x1 - 1 or b.x1 <= a.x0 + 1
+    return apart and overlap > 0.5 * min(a.y1 - a.y0, b.y1 - b.y0)
+
+
+def _join_rows(a: _Row, b: _Row) -> _Row:
+    left, right = (a, b) if a.box.x0 <= b.box.x0 else (b, a)
+    main = a if len(a.text) >= len(b.text) else b
+    return _Row(f"{left.text} {right.text}", a.box.union(b.box), main.size, a.bold and b.bold)
+
+
+def _union(boxes: Any) -> Box:
+    iterator = iter(boxes)
+    box: Box = next(iterator)
+    for other in iterator:
+        box = box.union(other)
+    return box
+
+
+def _rounded(size: float) -> float:
+    return round(size * 2) / 2
+
+
+def _heading_scale(pages: list[_RawPage]) -> _HeadingScale:
+    rows = [row for page in pages for item in page.items if item.block for row in item.block.rows]
+    sizes: Counter[float] = Counter()
+    for row in rows:
+        sizes[_rounded(row.size)] += len(row.text)
+    body = sizes.most_common(1)[0][0] if sizes else 0.0
+    larger = sorted(
+        {_rounded(r.size) for r in rows if body and r.size >= HEADING_SIZE_RATIO * body}, reverse=True
+    )
+    return _HeadingScale(body, {size: min(i + 1, MAX_HEADING_LEVEL) for i, size in enumerate(larger)})
+
+
+def _build_page(raw: _RawPage, scale: _HeadingScale) -> tuple[Page, list[Element]]:
+    elements: list[Element] = list(raw.ocr or [])
+    for item in reading_order(raw.items, lambda item: item.box, raw.width):
+        if item.field is not None:
+            elements.append(item.field)
+        elif item.table is not None:
+            elements.append(_table_element(raw.number, item.table))
+        elif item.block is not None:
+            elements.extend(_block_elements(raw.number, item.block, scale))
+    assign_ids(elements)
+    source: ConfidenceSource = "ocr" if raw.ocr is not None else "text_layer"
+    if raw.ocr is None and any(e.type == "form_field" and e.text for e in elements):
+        source = "form_fields"
+    page = Page(raw.number, raw.width, raw.height, confidence=weighted_confidence(elements), source=source)
+    return page, elements
+
+
+def _table_element(number: int, table: PdfTable) -> Element:
+    quality = text_quality("".join(c.text for c in table.cells))
+    return Element(
+        id="",
+        type="table",
+        page=number,
+        text=table_markdown(table.rows),
+        box=table.box,
+        rows=table.rows,
+        lines=table.cells,
+        confidence=round(quality, 4),
+    )
+
+
+def _block_elements(number: int, block: _Block, scale: _HeadingScale) -> list[Element]:
+    """A block split at list markers and where heading and body styles alternate."""
+    segments: list[list[_Row]] = []
+    for row in block.rows:
+        if (
+            segments
+            and not is_list_item(row.text)
+            and scale.is_heading_style(row) == scale.is_heading_style(segments[-1][-1])
+        ):
+            segments[-1].append(row)
+        else:
+            segments.append([row])
+    elements: list[Element] = []
+    for rows in segments:
+        text = "\n".join(r.text for r in rows)
+        kind: ElementType = "text"
+        level: int | None = None
+        heading_style = all(scale.is_heading_style(r) for r in rows)
+        if is_list_item(rows[0].text) and not heading_style:
+            kind = "list"
+        elif (
+            heading_style
+            and len(rows) <= MAX_HEADING_LINES
+            and len(text) <= MAX_HEADING_CHARS
+            and any(ch.isalpha() for ch in text)
+        ):
+            kind, level = "title", scale.level(max(r.size for r in rows))
+        quality = round(text_quality(text), 4)
+        elements.append(
+            Element(
+                id="",
+                type=kind,
+                page=number,
+                text=text,
+                box=_union(r.box for r in rows),
+                confidence=quality,
+                level=level,
+                lines=[Line(r.text, r.box, quality) for r in rows],
+            )
+        )
+    return elements
