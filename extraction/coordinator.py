@@ -34,7 +34,7 @@ RAY_NAMESPACE = "agentry"
 MAX_CONCURRENT_CALLS = 1000
 
 
-@ray.remote(num_cpus=0, max_restarts=-1, max_concurrency=MAX_CONCURRENT_CALLS)
+@ray.remote(num_cpus=0, max_restarts=-1, max_concurrency=MAX_CONCURRENT_CALLS)  # type: ignore[call-overload]
 class ExtractionCoordinator:
     def __init__(self, model_factory: ModelFactory) -> None:
         self._settings = get_settings()

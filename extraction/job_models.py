@@ -32,6 +32,7 @@ class _JobRequest(BaseModel):
     #: The body field that holds an inline config for this kind of job.
     params_field: ClassVar[str]
 
+    input: str | list[str]
     config_id: str | None = Field(None, description="`config://<uuid>` of a saved config of this kind.")
 
     def inline_params(self) -> ParseParams | ExtractParams | ClassifyParams | None:
@@ -39,11 +40,10 @@ class _JobRequest(BaseModel):
         return params
 
     def inputs(self) -> list[str]:
-        value: str | list[str] = getattr(self, "input")
-        return [value] if isinstance(value, str) else list(value)
+        return [self.input] if isinstance(self.input, str) else list(self.input)
 
     def is_batch(self) -> bool:
-        return isinstance(getattr(self, "input"), list)
+        return isinstance(self.input, list)
 
     def _one_config(self, inline: object, name: str) -> None:
         if self.config_id is not None and inline is not None:

@@ -123,7 +123,11 @@ async def mark_started(redis: aioredis.Redis, record: JobRecord) -> JobRecord:
 
 
 async def finish_job(
-    redis: aioredis.Redis, record: JobRecord, *, result: dict[str, Any] | None = None, error: str | None = None
+    redis: aioredis.Redis,
+    record: JobRecord,
+    *,
+    result: dict[str, Any] | None = None,
+    error: str | None = None,
 ) -> JobRecord | None:
     """Move the job to completed (with `result`) or failed (with `error`) and wake its waiters.
 
@@ -145,7 +149,8 @@ async def finish_job(
             current.finished_at = now_iso()
             started = current.started_at or current.created_at
             current.processing_time = round(
-                max(0.0, (finished - datetime.fromisoformat(started.replace("Z", "+00:00"))).total_seconds()), 3
+                max(0.0, (finished - datetime.fromisoformat(started.replace("Z", "+00:00"))).total_seconds()),
+                3,
             )
             pipe.multi()
             pipe.set(key, current.model_dump_json())

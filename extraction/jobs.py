@@ -56,7 +56,11 @@ BATCH_RESOLVE_CONCURRENCY = 8
 
 Params = ParseParams | ExtractParams | ClassifyParams
 
-_DONE_MESSAGES = {"parse": "parse completed", "extract": "extraction completed", "classify": "classification completed"}
+_DONE_MESSAGES = {
+    "parse": "parse completed",
+    "extract": "extraction completed",
+    "classify": "classification completed",
+}
 
 
 class JobFailed(AgentryError):
@@ -112,7 +116,9 @@ async def resolve_params(
     if params is None:
         params = ParseParams()
     if params.prompt_mode == "model" and not model_configured(ctx.settings):
-        raise BadRequest("prompt_mode 'model' needs an extraction model, and none is configured (OPENAI_API_KEY)")
+        raise BadRequest(
+            "prompt_mode 'model' needs an extraction model, and none is configured (OPENAI_API_KEY)"
+        )
     return params, config_id
 
 
@@ -152,7 +158,9 @@ async def hand_over(ctx: ExtractionContext, workspace_id: str, job_id: str) -> N
     try:
         await handle.submit.remote(workspace_id, job_id)
     except RayActorError as exc:
-        log.warning("extraction coordinator unavailable (%s); job %s stays pending", type(exc).__name__, job_id)
+        log.warning(
+            "extraction coordinator unavailable (%s); job %s stays pending", type(exc).__name__, job_id
+        )
 
 
 def v2_response(record: JobRecord, result: dict[str, Any] | None = None) -> V2Response:

@@ -29,7 +29,6 @@ from ray.exceptions import (
     TaskCancelledError,
     WorkerCrashedError,
 )
-from ray.remote_function import RemoteFunction
 
 from extraction.document import Document
 from extraction.memory import TASK_MEMORY_BYTES, memory_cap
@@ -128,7 +127,8 @@ def page_ranges(page_count: int, per_range: int = PAGES_PER_RANGE) -> list[tuple
 
 
 def cluster_cpus() -> int:
-    return max(1, int(ray.cluster_resources().get("CPU", 1)))
+    resources: dict[str, float] = ray.cluster_resources()  # type: ignore[no-untyped-call]
+    return max(1, int(resources.get("CPU", 1)))
 
 
 def failure_of(exc: BaseException) -> JobFailure:
@@ -160,13 +160,13 @@ class WorkerPool:
         self._slots = asyncio.Semaphore(self.size)
 
     async def run_ref(
-        self, function: RemoteFunction, *args: Any, timeout_seconds: float | None = None
-    ) -> ray.ObjectRef:
+        self, function: Any, *args: Any, timeout_seconds: float | None = None
+    ) -> ray.ObjectRef[Any]:
         """Run the task to its end and return its result's ref (the value stays in the object store
         for the next task); raise `JobFailure` when it fails, crashes or overruns."""
         limit = timeout_seconds or self.timeout_seconds
         async with self._slots:
-            ref = function.remote(*args)
+            ref: ray.ObjectRef[Any] = function.remote(*args)
             try:
                 await asyncio.wait_for(asyncio.wrap_future(ref.future()), limit)
             except TimeoutError:
@@ -180,7 +180,7 @@ class WorkerPool:
                 raise failure_of(exc) from None
         return ref
 
-    async def run(self, function: RemoteFunction, *args: Any, timeout_seconds: float | None = None) -> Any:
+    async def run(self, function: Any, *args: Any, timeout_seconds: float | None = None) -> Any:
         ref = await self.run_ref(function, *args, timeout_seconds=timeout_seconds)
         return await ref
 

@@ -85,7 +85,7 @@ def address_problem(ip: IPAddress, *, allow_private: bool = False) -> str | None
         return f"{problem} (inside {ip})" if problem else None
     if ip in METADATA_ADDRESSES:
         return "a cloud metadata address"
-    if ip.is_unspecified or isinstance(ip, ipaddress.IPv4Address) and ip in _THIS_NETWORK:
+    if ip.is_unspecified or (isinstance(ip, ipaddress.IPv4Address) and ip in _THIS_NETWORK):
         return "an unspecified address"
     if ip.is_multicast:
         return "a multicast address"
@@ -97,7 +97,7 @@ def address_problem(ip: IPAddress, *, allow_private: bool = False) -> str | None
         return "a reserved address"
     if ip.is_global:
         return None
-    if ip.is_private or isinstance(ip, ipaddress.IPv4Address) and ip in _SHARED:
+    if ip.is_private or (isinstance(ip, ipaddress.IPv4Address) and ip in _SHARED):
         return None if allow_private else "a private address"
     return "a reserved address"
 

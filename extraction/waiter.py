@@ -10,6 +10,7 @@ someone waits.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
 import weakref
@@ -34,12 +35,11 @@ class JobWaiter:
         self._events: dict[str, set[asyncio.Event]] = {}
         self._listener: asyncio.Task[None] | None = None
 
-    async def wait(self, workspace_id: str, job_id: str, timeout: float | None) -> JobRecord | None:
-        """The job's record once it is no longer processing, or as it is when `timeout` runs out.
-
-        None when the job does not exist.
+    async def wait(self, workspace_id: str, job_id: str, seconds: float | None) -> JobRecord | None:
+        """The job's record once it is no longer processing, or as it is after `seconds` (None: no
+        limit); None when the job does not exist.
         """
-        deadline = None if timeout is None else time.monotonic() + timeout
+        deadline = None if seconds is None else time.monotonic() + seconds
         event = asyncio.Event()
         self._events.setdefault(job_id, set()).add(event)
         self._ensure_listener()
@@ -55,10 +55,8 @@ class JobWaiter:
                     if left <= 0:
                         return record
                     pause = min(pause, left)
-                try:
+                with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(event.wait(), pause)
-                except TimeoutError:
-                    pass
         finally:
             waiting = self._events.get(job_id)
             if waiting is not None:

@@ -39,7 +39,9 @@ def extraction_model(settings: Settings) -> ModelCaller | None:
     """The extraction model, or None when none is configured (prompt_mode `model` is then a 400)."""
     if not model_configured(settings):
         return None
-    name = settings.default_model if settings.default_model.startswith("openai:") else DEFAULT_EXTRACTION_MODEL
+    name = (
+        settings.default_model if settings.default_model.startswith("openai:") else DEFAULT_EXTRACTION_MODEL
+    )
     provider = resolve_provider(
         name,
         settings.default_model,
