@@ -29,6 +29,8 @@ class UploadedFile(BaseModel):
     format: str
     sha256: str
     created_at: str
+    #: A signed link to the bytes, valid for `core.files.DEFAULT_LINK_TTL_SECONDS` (GET only).
+    url: str | None = None
 
 
 class DeletedFile(BaseModel):

@@ -24,7 +24,7 @@ def _uploaded(record: files.FileRecord, message: str) -> UploadedFile:
     return UploadedFile(success=True, message=message, **record.resource())  # type: ignore[arg-type]
 
 
-@router.post("", response_model=UploadedFile)
+@router.post("", response_model=UploadedFile, response_model_exclude_none=True)
 async def upload_file(
     request: Request,
     principal: ExtractionPrincipalDep,
@@ -85,10 +85,15 @@ def _disposition(filename: str) -> str:
     return f"inline; filename=\"{fallback}\"; filename*=UTF-8''{quote(filename, safe='')}"
 
 
-@router.get("/{file_id:path}", response_model=UploadedFile)
-async def get_file(file_id: str, principal: ExtractionPrincipalDep, redis: RedisDep) -> UploadedFile:
-    """An uploaded file's metadata."""
-    return _uploaded(await files.get_file(redis, principal.workspace_id, file_id), "file found")
+@router.get("/{file_id:path}", response_model=UploadedFile, response_model_exclude_none=True)
+async def get_file(
+    file_id: str, request: Request, principal: ExtractionPrincipalDep, redis: RedisDep, settings: SettingsDep
+) -> UploadedFile:
+    """An uploaded file's metadata, with `url`: a signed link to its bytes that needs no key."""
+    record = await files.get_file(redis, principal.workspace_id, file_id)
+    reply = _uploaded(record, "file found")
+    reply.url = files.signed_url(str(request.base_url), record.id, secret=settings.resolved_secret())
+    return reply
 
 
 @router.delete("/{file_id:path}", response_model=DeletedFile)
