@@ -17,12 +17,19 @@ VALID = [
     {
         "name": "invoice",
         "type": "extract",
-        "params": {"output_format": "csv", "json_options": ["invoice_number", "total"], "prompt_mode": "rules"},
+        "params": {
+            "output_format": "csv",
+            "json_options": ["invoice_number", "total"],
+            "prompt_mode": "rules",
+        },
     },
     {
         "name": "sorter",
         "type": "classify",
-        "params": {"categories": ["invoice", {"name": "receipt", "description": "a till slip"}], "mode": "split"},
+        "params": {
+            "categories": ["invoice", {"name": "receipt", "description": "a till slip"}],
+            "mode": "split",
+        },
     },
 ]
 
@@ -51,7 +58,11 @@ def test_create_get_delete(api: httpx.Client, body: dict) -> None:
     assert (saved["name"], saved["type"]) == (body["name"], body["type"])
     assert body["params"].items() <= saved["params"].items() or body["type"] == "classify"
     assert saved["created_at"] == saved["updated_at"]
-    for form in (saved["config_id"], saved["config_id"].removeprefix("config://"), quote(saved["config_id"], safe="")):
+    for form in (
+        saved["config_id"],
+        saved["config_id"].removeprefix("config://"),
+        quote(saved["config_id"], safe=""),
+    ):
         assert api.get(f"/api/v2/configs/{form}").json() == saved
     deleted = api.delete(f"/api/v2/configs/{quote(saved['config_id'], safe='')}")
     assert deleted.json() == {"success": True, "config_id": saved["config_id"], "message": "config deleted"}
@@ -76,7 +87,9 @@ def test_bad_params_are_422_with_the_validation_body(api: httpx.Client, body: di
 def test_list_pages_newest_first(service: Service) -> None:
     with service.client(service.key()) as api:
         ids = [
-            api.post("/api/v2/configs", json={"name": f"c{i}", "type": "parse", "params": {}}).json()["config_id"]
+            api.post("/api/v2/configs", json={"name": f"c{i}", "type": "parse", "params": {}}).json()[
+                "config_id"
+            ]
             for i in range(5)
         ]
         first = api.get("/api/v2/configs", params={"limit": 3}).json()

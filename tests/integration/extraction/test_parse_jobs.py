@@ -29,7 +29,11 @@ def test_parse_sync_gives_markdown_elements_pages_and_confidence(api: httpx.Clie
     assert reply.status_code == 200, reply.text
     body = reply.json()
     assert body["success"] is True and body["status"] == "completed"
-    assert (body["file_id"], body["filename"], body["file_size"]) == (file["file_id"], "doc.pdf", file["file_size"])
+    assert (body["file_id"], body["filename"], body["file_size"]) == (
+        file["file_id"],
+        "doc.pdf",
+        file["file_size"],
+    )
     assert body["output_format"] == "markdown" and body["processing_time"] >= 0
     result = body["result"]
     assert "Revenue grew 12%" in result["content"] and "<!-- page 2 -->" in result["content"]
@@ -47,7 +51,9 @@ def test_parse_sync_gives_markdown_elements_pages_and_confidence(api: httpx.Clie
 
 def test_parse_async_returns_a_record_id_at_once_and_completes(api: httpx.Client) -> None:
     file = upload(api, documents.docx(["Heading text", "Body paragraph"]), "notes.docx")
-    queued = api.post("/api/v2/parse/async", json={"input": file["file_id"], "parse_config": {"output_format": "text"}})
+    queued = api.post(
+        "/api/v2/parse/async", json={"input": file["file_id"], "parse_config": {"output_format": "text"}}
+    )
     assert queued.status_code == 200, queued.text
     body = queued.json()
     assert body["success"] is True and body["status"] in ("processing", "completed") and body["record_id"]
@@ -72,7 +78,10 @@ def test_parse_options_json_metadata_and_page_markers(api: httpx.Client) -> None
         "/api/v2/parse/sync", json={"input": file["file_id"], "parse_config": {"output_format": "json"}}
     ).json()
     assert as_json["output_format"] == "json"
-    assert [e["text"] for e in httpx.Response(200, content=as_json["result"]["content"]).json()] == ["One", "Two"]
+    assert [e["text"] for e in httpx.Response(200, content=as_json["result"]["content"]).json()] == [
+        "One",
+        "Two",
+    ]
 
 
 def test_a_saved_config_is_used_in_place_of_an_inline_one(api: httpx.Client) -> None:
@@ -80,7 +89,9 @@ def test_a_saved_config_is_used_in_place_of_an_inline_one(api: httpx.Client) -> 
         "/api/v2/configs", json={"name": "plain", "type": "parse", "params": {"output_format": "text"}}
     ).json()
     file = upload(api, documents.pdf_text([["Configured"]]))
-    body = api.post("/api/v2/parse/sync", json={"input": file["file_id"], "config_id": config["config_id"]}).json()
+    body = api.post(
+        "/api/v2/parse/sync", json={"input": file["file_id"], "config_id": config["config_id"]}
+    ).json()
     assert body["config_id"] == config["config_id"] and body["output_format"] == "text"
     assert body["result"]["content"].strip() == "Configured"
     both = api.post(
@@ -91,9 +102,13 @@ def test_a_saved_config_is_used_in_place_of_an_inline_one(api: httpx.Client) -> 
     classify = api.post(
         "/api/v2/configs", json={"name": "c", "type": "classify", "params": {"categories": ["a", "b"]}}
     ).json()
-    wrong_type = api.post("/api/v2/parse/sync", json={"input": file["file_id"], "config_id": classify["config_id"]})
+    wrong_type = api.post(
+        "/api/v2/parse/sync", json={"input": file["file_id"], "config_id": classify["config_id"]}
+    )
     assert wrong_type.status_code == 400
-    missing = api.post("/api/v2/parse/sync", json={"input": file["file_id"], "config_id": f"config://{uuid.uuid4()}"})
+    missing = api.post(
+        "/api/v2/parse/sync", json={"input": file["file_id"], "config_id": f"config://{uuid.uuid4()}"}
+    )
     assert missing.status_code == 404
 
 
@@ -146,7 +161,9 @@ def test_malformed_requests(api: httpx.Client, body: dict, status: int) -> None:
 
 def test_prompt_mode_model_without_a_model_is_400(api: httpx.Client) -> None:
     file = upload(api, documents.pdf_text([["x"]]))
-    reply = api.post("/api/v2/parse/sync", json={"input": file["file_id"], "parse_config": {"prompt_mode": "model"}})
+    reply = api.post(
+        "/api/v2/parse/sync", json={"input": file["file_id"], "parse_config": {"prompt_mode": "model"}}
+    )
     assert reply.status_code == 400 and "model" in reply.json()["detail"]
 
 
@@ -171,7 +188,9 @@ def test_a_large_pdf_is_split_into_ranges_and_merged_in_order(api: httpx.Client)
     assert body["status"] == "completed", body
     result = body["result"]
     assert [p["page"] for p in result["pages"]] == list(range(1, pages + 1))
-    assert [e["text"] for e in result["elements"]] == [f"This is page number {n}" for n in range(1, pages + 1)]
+    assert [e["text"] for e in result["elements"]] == [
+        f"This is page number {n}" for n in range(1, pages + 1)
+    ]
     assert [e["id"] for e in result["elements"]][:2] == ["p1-e1", "p2-e1"]
     markers = [line for line in result["content"].splitlines() if line.startswith("<!-- page")]
     assert markers == [f"<!-- page {n} -->" for n in range(1, pages + 1)]
