@@ -159,6 +159,14 @@ def read_value(kind: Kind, text: str) -> Reading | None:
     value = _strip(text)
     if not value or text.rstrip().endswith(":") or not any(c.isalnum() for c in value):
         return None
-    if len(value.split()) > MAX_TEXT_WORDS:
+    if len(value.split()) > MAX_TEXT_WORDS or _unbalanced(value):
         return None
     return Reading(value, text)
+
+
+_PAIRS = (("(", ")"), ("[", "]"), ("\u201c", "\u201d"))
+
+
+def _unbalanced(text: str) -> bool:
+    """An unclosed bracket or quotation mark: a fragment cut out of a sentence, not a value."""
+    return any(text.count(left) != text.count(right) for left, right in _PAIRS) or text.count('"') % 2 == 1
