@@ -26,7 +26,7 @@ from extraction.citations import Citation, element_citation, units_citations
 from extraction.document import ConfidenceSource, Document, Element
 from extraction.heuristics import heuristic_candidates
 from extraction.layout import TextUnit, below, page_skews, right_of, text_units
-from extraction.normalize import SYNONYM_SCORE, match_label, parse_checkbox, total_rank
+from extraction.normalize import SYNONYM_SCORE, label_tokens, match_label, parse_checkbox, total_rank
 from extraction.value_kinds import Kind, Reading, kind_of, read_value
 
 #: A label must score at least this against the field name (normalize.match_label) to be used.
@@ -213,6 +213,7 @@ def _colon_candidates(unit: TextUnit, name: str, kind: Kind) -> Iterator[Candida
 
 
 _WORD_RE = re.compile(r"\S+")
+_PREPOSITIONS = frozenset({"on", "of", "at", "for", "from", "to", "per", "by", "@", "x"})
 #: Longest label, in words, looked for at the start of a line.
 _MAX_LABEL_WORDS = 6
 
@@ -223,7 +224,8 @@ def _inline_candidates(unit: TextUnit, name: str, kind: Kind) -> Iterator[Candid
     for n in range(1, min(_MAX_LABEL_WORDS, len(words) - 1) + 1):
         label = unit.text[: words[n - 1].end()]
         score = match_label(name, label)
-        if score < LABEL_THRESHOLD:
+        if score < LABEL_THRESHOLD or label_tokens(label)[-1:] in [(p,) for p in _PREPOSITIONS]:
+            # "Tax 15% on $ 112.90": what follows a preposition is its object, not the value.
             continue
         rest = unit.text[words[n].start() :]
         reading = read_value(kind, rest)

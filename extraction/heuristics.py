@@ -4,8 +4,8 @@
 - a company (issuer, merchant, vendor): the first line at the top of the first page that carries a
   company-form word (SDN BHD, Ltd, Inc, GmbH, Trading, ...), else the most prominent top line;
 - an address: the lines after that company line, up to a telephone, tax or registration line;
-- kinds with a distinctive format (email, web address, IBAN, BIC, telephone, currency): the first
-  value of that format;
+- kinds with a distinctive format (email, web address, IBAN, telephone, currency): the first value
+  of that format (not BIC: any eight capitals look like one);
 - contract fields: the governing-law jurisdiction, the term ("for a period of two (2) years"), the
   effective date ("effective as of ...") and the parties ("between X and Y").
 Each heuristic scores below any labelled value, so a label always wins when there is one.
@@ -84,7 +84,7 @@ def heuristic_candidates(doc: Document, units: list[TextUnit], name: str, kind: 
         yield from _effective_date(units)
     elif concept == "date" and kind == "date":
         yield from _first_date(units)
-    elif kind in ("email", "url", "iban", "bic", "currency", "currency_symbol", "phone"):
+    elif kind in ("email", "url", "iban", "currency", "currency_symbol", "phone"):
         yield from _first_of_format(units, kind)
 
 
@@ -203,6 +203,10 @@ def _company(units: list[TextUnit]) -> Iterator[Candidate]:
     if lines:
         raw = " ".join(u.text.strip() for u in lines)
         value = _TRAILING_REGISTRATION_RE.sub("", raw).strip(" :;,")
+        # A sender line "QualityHosting AG - Uferweg 40-42 - D-63571 Gelnhausen" names the company first.
+        head = re.split(r"\s+[-–|•]\s+", value)[0]
+        if head != value and _LEGAL_FORM_RE.search(head):
+            value = head
         yield Candidate.of(value, HEURISTIC_PRIOR, lines, raw, "company_top")
 
 

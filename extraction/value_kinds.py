@@ -76,6 +76,8 @@ _URL_RE = re.compile(
     re.IGNORECASE,
 )
 _PHONE_RE = re.compile(r"(?<![\w])\+?\(?\d[\d\s().\-/]{5,}\d(?![\w])")
+_AMOUNT_TOKEN_RE = re.compile(r"^\d+[.,]\d{2}$")
+_URL_PATH_RE = re.compile(r"(?<=[^/:])/.*$")
 _IBAN_RE = re.compile(r"\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]){8,30}\b")
 _BIC_RE = re.compile(r"\b[A-Z]{6}[A-Z0-9]{2}(?:[A-Z0-9]{3})?\b")
 #: ISO 4217 codes common on invoices and receipts.
@@ -89,7 +91,7 @@ CURRENCY_SYMBOLS: dict[str, str] = {
     "$": "USD", "US$": "USD", "€": "EUR", "£": "GBP", "¥": "JPY", "₹": "INR", "Rs": "INR", "Rs.": "INR",
     "RM": "MYR", "S$": "SGD", "A$": "AUD", "C$": "CAD", "CHF": "CHF", "₩": "KRW", "฿": "THB",
 }
-_SYMBOL_RE = re.compile(r"(US\$|S\$|A\$|C\$|[$€£¥₹₩฿]|\bRs\.?(?=\s?\d)|\bRM(?=\s?\d))")
+_SYMBOL_RE = re.compile(r"(US\$|S\$|A\$|C\$|[$€£¥₹₩฿]|\bRs\.?(?=\s?-?\d)|\bRM(?=\s?-?\d))")
 _EDGE = " \t:;,.#-–—|*()[]\"'“”"
 
 
@@ -141,8 +143,13 @@ def read_value(kind: Kind, text: str) -> Reading | None:
         if m is None:
             return None
         value = m.group(0).strip().rstrip(".)")
-        if kind == "phone" and sum(c.isdigit() for c in value) < 7:
+        if kind == "phone" and (
+            sum(c.isdigit() for c in value) < 7 or any(_AMOUNT_TOKEN_RE.match(t) for t in value.split())
+        ):
             return None
+        if kind == "url":
+            # A website is the site: "aws.amazon.com/contact-us/" names aws.amazon.com.
+            value = _URL_PATH_RE.sub("", value)
         return Reading(value, m.group(0))
     if kind == "currency":
         code = _CURRENCY_CODE_RE.search(text)
