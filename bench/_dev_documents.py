@@ -10,6 +10,7 @@ with `--dev-loader`); the figures it gives are not the product's figures.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from extraction.document import Box, Document, Element, Line, Page
 
@@ -39,7 +40,12 @@ def _ocr_lines(image: Path, csv_path: Path) -> Document:
         text = parts[8].strip()
         elements.append(
             Element(
-                id=f"e{number}", type="text", page=1, text=text, box=box, source="ocr",
+                id=f"e{number}",
+                type="text",
+                page=1,
+                text=text,
+                box=box,
+                source="ocr",
                 lines=[Line(text=text, box=box)],
             )
         )
@@ -55,7 +61,7 @@ def _decode_pdf_string(token: str) -> str:
     return token.strip("()")
 
 
-def _radio_options(pdf, widget) -> list[str]:
+def _radio_options(pdf: Any, widget: Any) -> list[str]:
     import re
 
     parent = pdf.xref_get_key(widget.xref, "Parent")
@@ -67,13 +73,14 @@ def _radio_options(pdf, widget) -> list[str]:
     return [_decode_pdf_string(t) for t in re.findall(r"<[0-9A-Fa-f]*>|\((?:[^()\\]|\\.)*\)", value)]
 
 
-def _widget_value(pdf, widget) -> str:
+def _widget_value(pdf: Any, widget: Any) -> str:
     import pymupdf
 
+    pymupdf_any: Any = pymupdf
     value = widget.field_value
-    if widget.field_type == pymupdf.PDF_WIDGET_TYPE_CHECKBOX:
+    if widget.field_type == pymupdf_any.PDF_WIDGET_TYPE_CHECKBOX:
         return "false" if value in (None, "", "Off", False) else "true"
-    if widget.field_type == pymupdf.PDF_WIDGET_TYPE_RADIOBUTTON:
+    if widget.field_type == pymupdf_any.PDF_WIDGET_TYPE_RADIOBUTTON:
         state = pdf.xref_get_key(widget.xref, "AS")[1].lstrip("/")
         if state in ("", "Off", "null"):
             return "Off"
@@ -85,7 +92,8 @@ def _widget_value(pdf, widget) -> str:
 def _pdf(path: Path) -> Document:
     import pymupdf
 
-    pdf = pymupdf.open(path)
+    pymupdf_any: Any = pymupdf
+    pdf: Any = pymupdf_any.open(path)
     pages: list[Page] = []
     elements: list[Element] = []
     for index, page in enumerate(pdf):
@@ -102,19 +110,30 @@ def _pdf(path: Path) -> Document:
             if lines:
                 elements.append(
                     Element(
-                        id=f"p{number}b{len(elements)}", type="text", page=number,
-                        text="\n".join(line.text for line in lines), box=Box(*block["bbox"]), lines=lines,
+                        id=f"p{number}b{len(elements)}",
+                        type="text",
+                        page=number,
+                        text="\n".join(line.text for line in lines),
+                        box=Box(*block["bbox"]),
+                        lines=lines,
                     )
                 )
         for widget in page.widgets() or []:
-            if widget.field_type in (pymupdf.PDF_WIDGET_TYPE_BUTTON, pymupdf.PDF_WIDGET_TYPE_SIGNATURE):
+            if widget.field_type in (
+                pymupdf_any.PDF_WIDGET_TYPE_BUTTON,
+                pymupdf_any.PDF_WIDGET_TYPE_SIGNATURE,
+            ):
                 continue
             r = widget.rect
             elements.append(
                 Element(
-                    id=f"p{number}w{len(elements)}", type="form_field", page=number,
-                    text=_widget_value(pdf, widget), box=Box(r.x0, r.y0, r.x1, r.y1),
-                    field_name=widget.field_name, source="form_fields",
+                    id=f"p{number}w{len(elements)}",
+                    type="form_field",
+                    page=number,
+                    text=_widget_value(pdf, widget),
+                    box=Box(r.x0, r.y0, r.x1, r.y1),
+                    field_name=widget.field_name,
+                    source="form_fields",
                 )
             )
     return Document(path.name, "pdf", pages, elements)

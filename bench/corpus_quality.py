@@ -119,7 +119,9 @@ def print_report(report: Report, *, show_misses: bool) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     mode = parser.add_mutually_exclusive_group(required=True)
     mode.add_argument("--url", help="base URL of a running service, e.g. http://127.0.0.1:8000")
     mode.add_argument("--in-process", action="store_true")

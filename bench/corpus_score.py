@@ -22,7 +22,9 @@ from typing import Any
 #: Two-digit years below this are 20xx, the others 19xx.
 TWO_DIGIT_YEAR_PIVOT = 70
 #: Field-name words that make a field numeric ("a value holding one number is compared to the cent").
-AMOUNT_NAME_WORDS = frozenset({"total", "amount", "subtotal", "tax", "price", "cost", "sum", "balance", "fee"})
+AMOUNT_NAME_WORDS = frozenset(
+    {"total", "amount", "subtotal", "tax", "price", "cost", "sum", "balance", "fee"}
+)
 #: The set whose values write spaces and colons as `_`.
 KLEISTER_SET = "nda"
 
@@ -134,7 +136,10 @@ def canonical(value: Any, *, numeric: bool, checkbox: bool, kleister: bool) -> t
     if iso := as_date(text):
         return ("date", iso)
     # The amount is read before the end punctuation is stripped, so a leading minus survives.
-    if numeric and (amount := as_amount(" ".join(unicodedata.normalize("NFKC", str(value)).split()))) is not None:
+    if (
+        numeric
+        and (amount := as_amount(" ".join(unicodedata.normalize("NFKC", str(value)).split()))) is not None
+    ):
         return ("num", str(amount))
     return ("text", text)
 

@@ -15,10 +15,11 @@ A field that nothing finds is None: never a guess.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Iterator
-from decimal import Decimal
 from dataclasses import dataclass, field
+from decimal import Decimal
 from typing import Any
 
 from extraction.candidate import Candidate
@@ -117,9 +118,7 @@ def _choose(candidates: list[Candidate], kind: Kind) -> Candidate:
 
 def _from_form_fields(doc: Document, name: str, file_name: str) -> FieldResult | None:
     scored = [
-        (match_label(name, e.field_name), e)
-        for e in doc.elements
-        if e.type == "form_field" and e.field_name
+        (match_label(name, e.field_name), e) for e in doc.elements if e.type == "form_field" and e.field_name
     ]
     scored = [(s, e) for s, e in scored if s >= FORM_FIELD_THRESHOLD]
     if not scored:
@@ -158,7 +157,7 @@ def _chosen_widget(widgets: list[Element]) -> tuple[Any, Element] | None:
     return None
 
 
-_COLON_RE = re.compile(r"\s*[:：]\s*")
+_COLON_RE = re.compile("\\s*[:\uff1a]\\s*")
 
 
 def _label_candidates(
@@ -243,8 +242,15 @@ def _table_candidates(doc: Document, name: str, kind: Kind) -> Iterator[Candidat
         if element.type != "table" or not element.rows:
             continue
         unit = TextUnit(
-            element.text, element.page, element, element.box, element.confidence, element.source, -1,
-            element.line_start, element.line_end,
+            element.text,
+            element.page,
+            element,
+            element.box,
+            element.confidence,
+            element.source,
+            -1,
+            element.line_start,
+            element.line_end,
         )
         rows = [[c.strip() for c in row] for row in element.rows]
         for row in rows:
@@ -256,7 +262,7 @@ def _table_candidates(doc: Document, name: str, kind: Kind) -> Iterator[Candidat
             reading = next((r for c in row[1:] if c and (r := read_value(kind, c)) is not None), None)
             if reading is not None:
                 yield _candidate(reading, score, "table_row", [unit], row[0])
-        for top, below_row in zip(rows, rows[1:], strict=False):
+        for top, below_row in itertools.pairwise(rows):
             for column, header in enumerate(top):
                 if column >= len(below_row) or not below_row[column]:
                     continue

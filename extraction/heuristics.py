@@ -36,9 +36,31 @@ MAX_ADDRESS_LINES = 6
 #: Words of company names that say what kind of business it is, rather than which one.
 _BUSINESS_WORDS = frozenset(
     [
-        "enterprise", "enterprises", "trading", "traders", "group", "holdings", "industries", "restaurant",
-        "restaurants", "restoran", "store", "stores", "mart", "supermarket", "hardware", "bakery", "cafe",
-        "pharmacy", "services", "solutions", "international", "company", "corporation", "sdn", "bhd",
+        "enterprise",
+        "enterprises",
+        "trading",
+        "traders",
+        "group",
+        "holdings",
+        "industries",
+        "restaurant",
+        "restaurants",
+        "restoran",
+        "store",
+        "stores",
+        "mart",
+        "supermarket",
+        "hardware",
+        "bakery",
+        "cafe",
+        "pharmacy",
+        "services",
+        "solutions",
+        "international",
+        "company",
+        "corporation",
+        "sdn",
+        "bhd",
     ]
 )
 #: Legal forms that end a company's name.
@@ -50,9 +72,38 @@ _LEGAL_FORM_RE = re.compile(
 #: Words that start or fill address lines, in the languages of the documents seen so far.
 _STREET_WORDS = frozenset(
     [
-        "jalan", "jln", "lorong", "persiaran", "taman", "street", "st", "road", "rd", "avenue", "ave",
-        "lane", "boulevard", "blvd", "drive", "way", "plaza", "floor", "flr", "block", "blk", "lot",
-        "level", "suite", "unit", "rue", "avenida", "strasse", "str", "via", "calle", "building",
+        "jalan",
+        "jln",
+        "lorong",
+        "persiaran",
+        "taman",
+        "street",
+        "st",
+        "road",
+        "rd",
+        "avenue",
+        "ave",
+        "lane",
+        "boulevard",
+        "blvd",
+        "drive",
+        "way",
+        "plaza",
+        "floor",
+        "flr",
+        "block",
+        "blk",
+        "lot",
+        "level",
+        "suite",
+        "unit",
+        "rue",
+        "avenida",
+        "strasse",
+        "str",
+        "via",
+        "calle",
+        "building",
     ]
 )
 _ADDRESS_START_RE = re.compile(r"^(?:no\b|no\.|lot\b|level\b|unit\b|suite\b|block\b|\d)", re.IGNORECASE)
@@ -129,6 +180,10 @@ def _top_units(units: list[TextUnit]) -> list[TextUnit]:
     return page_units[:TOP_LINES]
 
 
+def _height(unit: TextUnit) -> float:
+    return unit.box.y1 - unit.box.y0 if unit.box is not None else 0.0
+
+
 def _is_registration(text: str) -> bool:
     return bool(_REGISTRATION_RE.match(text.strip()))
 
@@ -188,7 +243,7 @@ def _company_lines(units: list[TextUnit]) -> tuple[list[TextUnit], int | None, l
     elif start is not None:
         chosen = names[-1]
     else:
-        chosen = max(names, key=lambda i: ((region[i].box.y1 - region[i].box.y0) if region[i].box else 0.0, -i))
+        chosen = max(names, key=lambda i: (_height(region[i]), -i))
     first = chosen
     while first - 1 in names and _continues(region[first - 1].text, region[first].text):
         first -= 1
@@ -204,7 +259,7 @@ def _company(units: list[TextUnit]) -> Iterator[Candidate]:
         raw = " ".join(u.text.strip() for u in lines)
         value = _TRAILING_REGISTRATION_RE.sub("", raw).strip(" :;,")
         # A sender line "QualityHosting AG - Uferweg 40-42 - D-63571 Gelnhausen" names the company first.
-        head = re.split(r"\s+[-–|•]\s+", value)[0]
+        head = re.split("\\s+[-\u2013|\u2022]\\s+", value)[0]
         if head != value and _LEGAL_FORM_RE.search(head):
             value = head
         yield Candidate.of(value, HEURISTIC_PRIOR, lines, raw, "company_top")
@@ -251,7 +306,8 @@ def _units_in(spans: list[tuple[int, int, TextUnit]], start: int, end: int) -> l
 _PLACE = r"([A-Z][a-z]+(?:\s+[A-Z][a-z]+)?)"
 _JURISDICTION_RES = [
     re.compile(
-        r"(?i:laws?|courts?)\b[^.;]{0,40}?\b(?i:of)\s+(?i:the\s+)?(?i:state|commonwealth|province)\s+of\s+" + _PLACE
+        r"(?i:laws?|courts?)\b[^.;]{0,40}?\b(?i:of)\s+(?i:the\s+)?(?i:state|commonwealth|province)\s+of\s+"
+        + _PLACE
     ),
     re.compile(
         r"(?i:governed|construed|interpreted)\b[^.;]{0,120}?\b(?i:laws?)\s+of\s+"
@@ -272,10 +328,32 @@ def _jurisdiction(units: list[TextUnit]) -> Iterator[Candidate]:
 
 
 _NUMBER_WORDS = {
-    "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
-    "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15, "sixteen": 16,
-    "seventeen": 17, "eighteen": 18, "nineteen": 19, "twenty": 20, "twenty-four": 24, "thirty": 30,
-    "thirty-six": 36, "forty-five": 45, "sixty": 60, "ninety": 90,
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "eleven": 11,
+    "twelve": 12,
+    "thirteen": 13,
+    "fourteen": 14,
+    "fifteen": 15,
+    "sixteen": 16,
+    "seventeen": 17,
+    "eighteen": 18,
+    "nineteen": 19,
+    "twenty": 20,
+    "twenty-four": 24,
+    "thirty": 30,
+    "thirty-six": 36,
+    "forty-five": 45,
+    "sixty": 60,
+    "ninety": 90,
 }
 _DURATION_RE = re.compile(
     r"\b(?:([a-z]+(?:-[a-z]+)?)\s*\(\s*(\d+)\s*\)|(\d+)|([a-z]+(?:-[a-z]+)?))[\s-]+(year|month|day)s?\b",
@@ -283,7 +361,9 @@ _DURATION_RE = re.compile(
 )
 _TERM_CUE_RE = re.compile(r"(?i:terminat|expir|surviv|term\b|in\s+effect|in\s+force|remain|continue)")
 _TERM_ANCHOR_RE = re.compile(r"^\s*(?i:from|after|following|of\s+the\s+date|commencing)")
-_NOT_TERM_RE = re.compile(r"^\s*(?i:\(?written\)?\s+notice|prior|notice|business|before|of\s+(?:receipt|disclosure))")
+_NOT_TERM_RE = re.compile(
+    r"^\s*(?i:\(?written\)?\s+notice|prior|notice|business|before|of\s+(?:receipt|disclosure))"
+)
 #: How far before a duration a word such as "terminate" is looked for.
 TERM_CUE_WINDOW = 120
 
@@ -343,11 +423,13 @@ def _effective_date(units: list[TextUnit]) -> Iterator[Candidate]:
     ):
         if found:
             first = found[0]
-            yield Candidate.of(first.value, prior, _units_in(spans, first.start, first.end), first.raw, strategy)
+            yield Candidate.of(
+                first.value, prior, _units_in(spans, first.start, first.end), first.raw, strategy
+            )
             return
 
 
-_ENTITY = r"([A-Z0-9][\w.&'’-]*(?:,?\s+(?:[A-Z0-9&][\w.&'’-]*|of|and|de|du|the))*)"
+_ENTITY = "([A-Z0-9][\\w.&'\u2019-]*(?:,?\\s+(?:[A-Z0-9&][\\w.&'\u2019-]*|of|and|de|du|the))*)"
 _BETWEEN_RE = re.compile(r"\bbetween\s+(?:and\s+among\s+)?" + _ENTITY + r"[^;]{0,300}?\band\s+" + _ENTITY)
 
 

@@ -71,7 +71,9 @@ def text_units(doc: Document) -> list[TextUnit]:
     def add(element: Element, text: str, box: Box | None, confidence: float, **lines: Any) -> None:
         if text.strip():
             units.append(
-                TextUnit(text.strip(), element.page, element, box, confidence, element.source, len(units), **lines)
+                TextUnit(
+                    text.strip(), element.page, element, box, confidence, element.source, len(units), **lines
+                )
             )
 
     for element in doc.elements:

@@ -121,7 +121,7 @@ def find_dates(text: str) -> list[Match]:
     return sorted(found, key=lambda f: f.start)
 
 
-_EDGE_JUNK = " \t\r\n.,;:()[]{}\"'“”‘’"
+_EDGE_JUNK = " \t\r\n.,;:()[]{}\"'\u201c\u201d\u2018\u2019"
 
 
 def parse_date(text: str) -> str | None:
@@ -137,15 +137,17 @@ def parse_date(text: str) -> str | None:
 #: thousands count only with a decimal part ("1 234,56"), so "DE 232 446 240" stays three numbers.
 #: Percentages, and numbers inside dates, times or codes ("25/12", "8:13", "1851-A") are not amounts.
 _NUMBER_RE = re.compile(
-    r"(?<![\w.,/-])(?<!\d:)(?P<sign>[-−])?\s?(?P<cur>[$€£¥₹]|RM|Rs\.?|USD|EUR|GBP|MYR|INR)?\s?"
-    r"(?P<num>\d{1,3}(?:[,.'’]\d{3})+(?:[.,]\d{1,3})?|\d{1,3}(?:[ \u00a0\u202f]\d{3})+[.,]\d{1,2}"
+    "(?<![\\w.,/-])(?<!\\d:)(?P<sign>[-\u2212])?"
+    r"\s?(?P<cur>[$€£¥₹]|RM|Rs\.?|USD|EUR|GBP|MYR|INR)?\s?"
+    "(?P<num>\\d{1,3}(?:[,.'\u2019]\\d{3})+"
+    r"(?:[.,]\d{1,3})?|\d{1,3}(?:[ \u00a0\u202f]\d{3})+[.,]\d{1,2}"
     r"|\d+(?:[.,]\d{1,3})?)(?![\d%/:]|[.,]\d|\s?%|-\w)",
     re.IGNORECASE,
 )
 
 
 def _to_decimal(number: str) -> Decimal | None:
-    number = number.replace("'", "").replace("’", "").replace(" ", "").replace("\u00a0", "").replace("\u202f", "")
+    number = re.sub("['\u2019 \u00a0\u202f]", "", number)
     separators = [c for c in number if c in ".,"]
     if not separators:
         digits = number
@@ -160,10 +162,7 @@ def _to_decimal(number: str) -> Decimal | None:
         head, tail = number.rsplit(separators[0], 1)
         # A lone comma before exactly three digits groups thousands ("1,234"); a lone point is
         # always decimal, since receipts print prices such as "9.000".
-        if separators[0] == "," and len(tail) == 3:
-            digits = head + tail
-        else:
-            digits = f"{head}.{tail}"
+        digits = head + tail if separators[0] == "," and len(tail) == 3 else f"{head}.{tail}"
     try:
         return Decimal(digits)
     except InvalidOperation:

@@ -14,8 +14,17 @@ from typing import Literal
 from extraction.normalize import concept_of, find_amounts, find_dates, label_tokens
 
 Kind = Literal[
-    "date", "amount", "email", "url", "phone", "iban", "bic", "currency", "currency_symbol",
-    "identifier", "text",
+    "date",
+    "amount",
+    "email",
+    "url",
+    "phone",
+    "iban",
+    "bic",
+    "currency",
+    "currency_symbol",
+    "identifier",
+    "text",
 ]
 
 _DATE_CONCEPTS = frozenset(
@@ -23,7 +32,20 @@ _DATE_CONCEPTS = frozenset(
 )
 _AMOUNT_CONCEPTS = frozenset({"total", "subtotal", "tax", "discount", "rounding"})
 _AMOUNT_WORDS = frozenset(
-    {"amount", "total", "subtotal", "price", "cost", "fee", "fees", "balance", "sum", "tax", "charge", "charges"}
+    {
+        "amount",
+        "total",
+        "subtotal",
+        "price",
+        "cost",
+        "fee",
+        "fees",
+        "balance",
+        "sum",
+        "tax",
+        "charge",
+        "charges",
+    }
 )
 _IDENTIFIER_WORDS = frozenset({"number", "no", "nr", "num", "id", "ref", "reference", "siren", "siret"})
 _KIND_OF_CONCEPT: dict[str, Kind] = {
@@ -82,17 +104,61 @@ _IBAN_RE = re.compile(r"\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]){8,30}\b")
 _BIC_RE = re.compile(r"\b[A-Z]{6}[A-Z0-9]{2}(?:[A-Z0-9]{3})?\b")
 #: ISO 4217 codes common on invoices and receipts.
 CURRENCY_CODES = frozenset(
-    "USD EUR GBP JPY CNY INR MYR SGD AUD CAD CHF HKD NZD SEK NOK DKK PLN CZK HUF ZAR BRL MXN IDR THB "
-    "PHP VND KRW AED SAR TRY RUB".split()
+    [
+        "USD",
+        "EUR",
+        "GBP",
+        "JPY",
+        "CNY",
+        "INR",
+        "MYR",
+        "SGD",
+        "AUD",
+        "CAD",
+        "CHF",
+        "HKD",
+        "NZD",
+        "SEK",
+        "NOK",
+        "DKK",
+        "PLN",
+        "CZK",
+        "HUF",
+        "ZAR",
+        "BRL",
+        "MXN",
+        "IDR",
+        "THB",
+        "PHP",
+        "VND",
+        "KRW",
+        "AED",
+        "SAR",
+        "TRY",
+        "RUB",
+    ]
 )
 _CURRENCY_CODE_RE = re.compile(r"\b(" + "|".join(sorted(CURRENCY_CODES)) + r")\b")
 #: Symbols and local abbreviations that name one currency without doubt in practice.
 CURRENCY_SYMBOLS: dict[str, str] = {
-    "$": "USD", "US$": "USD", "€": "EUR", "£": "GBP", "¥": "JPY", "₹": "INR", "Rs": "INR", "Rs.": "INR",
-    "RM": "MYR", "S$": "SGD", "A$": "AUD", "C$": "CAD", "CHF": "CHF", "₩": "KRW", "฿": "THB",
+    "$": "USD",
+    "US$": "USD",
+    "€": "EUR",
+    "£": "GBP",
+    "¥": "JPY",
+    "₹": "INR",
+    "Rs": "INR",
+    "Rs.": "INR",
+    "RM": "MYR",
+    "S$": "SGD",
+    "A$": "AUD",
+    "C$": "CAD",
+    "CHF": "CHF",
+    "₩": "KRW",
+    "฿": "THB",
 }
 _SYMBOL_RE = re.compile(r"(US\$|S\$|A\$|C\$|[$€£¥₹₩฿]|\bRs\.?(?=\s?-?\d)|\bRM(?=\s?-?\d))")
-_EDGE = " \t:;,.#-–—|*()[]\"'“”"
+_EDGE = " \t:;,.#-\u2013\u2014|*()[]\"'\u201c\u201d"
 
 
 def _strip(text: str) -> str:
@@ -101,8 +167,10 @@ def _strip(text: str) -> str:
 
 def _identifier(text: str) -> str | None:
     words = text.replace("N°", " ").replace("n°", " ").replace("№", " ").split()
-    while words and not any(c.isdigit() for c in words[0]) and label_tokens(words[0]) in (
-        ("no",), ("nr",), ("n",), ("number",), ("num",), ()
+    while (
+        words
+        and not any(c.isdigit() for c in words[0])
+        and label_tokens(words[0]) in (("no",), ("nr",), ("n",), ("number",), ("num",), ())
     ):
         words.pop(0)
     if not words or not any(c.isdigit() for c in " ".join(words)):
@@ -138,7 +206,9 @@ def read_value(kind: Kind, text: str) -> Reading | None:
             return Reading(amounts[0].value, amounts[0].raw)
         return None
     if kind in ("email", "url", "phone", "iban", "bic"):
-        pattern = {"email": _EMAIL_RE, "url": _URL_RE, "phone": _PHONE_RE, "iban": _IBAN_RE, "bic": _BIC_RE}[kind]
+        pattern = {"email": _EMAIL_RE, "url": _URL_RE, "phone": _PHONE_RE, "iban": _IBAN_RE, "bic": _BIC_RE}[
+            kind
+        ]
         m = pattern.search(text)
         if m is None:
             return None
@@ -161,8 +231,8 @@ def read_value(kind: Kind, text: str) -> Reading | None:
         symbol = _SYMBOL_RE.search(text)
         return Reading(symbol.group(1), symbol.group(1)) if symbol else None
     if kind == "identifier":
-        value = _identifier(text)
-        return Reading(value, text) if value else None
+        identifier = _identifier(text)
+        return Reading(identifier, text) if identifier else None
     value = _strip(text)
     if not value or text.rstrip().endswith(":") or not any(c.isalnum() for c in value):
         return None
