@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from extraction.document import ConfidenceSource
-from extraction.layout import TextUnit
+from extraction.text_lines import TextUnit
 
 
 @dataclass

@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from extraction.document import Box, Document, Element
-from extraction.layout import TextUnit
+from extraction.text_lines import TextUnit
 
 Citation = dict[str, Any]
 

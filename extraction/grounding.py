@@ -21,7 +21,7 @@ from typing import Any
 from extraction.citations import Citation, dedupe, element_citation, unit_citation, units_citations
 from extraction.document import Document, Element
 from extraction.fields import FieldResult
-from extraction.layout import TextUnit, text_units
+from extraction.text_lines import TextUnit, text_units
 from extraction.normalize import (
     find_amounts,
     find_dates,

@@ -18,7 +18,7 @@ from collections.abc import Iterator
 
 from extraction.candidate import Candidate
 from extraction.document import Document
-from extraction.layout import TextUnit
+from extraction.text_lines import TextUnit
 from extraction.normalize import concept_of, find_dates, label_tokens
 from extraction.value_kinds import Kind, read_value
 
@@ -140,11 +140,13 @@ def heuristic_candidates(doc: Document, units: list[TextUnit], name: str, kind: 
 
 
 def _first_date(units: list[TextUnit]) -> Iterator[Candidate]:
+    """The first date that no label claims for something else (a due date, a birth date)."""
     for unit in units:
-        dates = find_dates(unit.text)
-        if dates:
-            yield Candidate.of(dates[0].value, HEURISTIC_PRIOR, [unit], dates[0].raw, "first_date")
-            return
+        for found in find_dates(unit.text):
+            claimed_by = concept_of(unit.text[: found.start])
+            if claimed_by in (None, "date"):
+                yield Candidate.of(found.value, HEURISTIC_PRIOR, [unit], found.raw, "first_date")
+                return
 
 
 def _first_of_format(units: list[TextUnit], kind: Kind) -> Iterator[Candidate]:

@@ -52,7 +52,7 @@ _ORDINAL = r"(?:st|nd|rd|th|er|e)?"
 
 _DATE_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ("ymd", re.compile(r"(?<![\d.,/-])(\d{4})([-/.])(\d{1,2})\2(\d{1,2})(?![\d])")),
-    ("dmy", re.compile(r"(?<![\d.,/-])(\d{1,2})([-/.])(\d{1,2})\2(\d{4}|\d{2})(?![\d]|[.,]\d)")),
+    ("dmy", re.compile(r"(?<![\d.,/])(\d{1,2})([-/.])(\d{1,2})\2(\d{4}|\d{2})(?![\d]|[.,]\d)")),
     (
         "d_month_y",
         re.compile(
