@@ -90,7 +90,12 @@ def in_process_predictor(force_dev_loader: bool) -> tuple[Predictor, str]:
         label = "DEV LOADER (bench/_dev_documents.py: corpus OCR lines and raw PyMuPDF), not the engines"
 
     def predict(doc: dict[str, Any], path: Path) -> dict[str, Any]:
-        document = parse(path)
+        try:
+            document = parse(path)
+        except Exception as exc:
+            # As over HTTP: a document that cannot be parsed predicts null for every field.
+            print(f"  {doc['id']}: parse failed ({type(exc).__name__}); every field counts as null")
+            return {}
         results = extract_fields(document, doc["field_names"], file_name=path.name)
         return {name: result.value for name, result in results.items()}
 

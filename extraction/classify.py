@@ -38,7 +38,7 @@ DESCRIPTION_WEIGHT = 1.0
 #: Extra score per occurrence of the whole category name as a phrase, counting at most three.
 PHRASE_BONUS = 2.0
 #: A document word at least this similar (0..100) to a term counts, at this share of an exact match.
-FUZZY_MIN_RATIO = 90
+FUZZY_MIN_RATIO = 85
 FUZZY_SHARE = 0.8
 #: Evidence at which the rules' strength reaches about two thirds of its maximum.
 STRENGTH_SCALE = 4.0

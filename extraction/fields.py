@@ -26,8 +26,8 @@ from extraction.candidate import Candidate
 from extraction.citations import Citation, element_citation, units_citations
 from extraction.document import ConfidenceSource, Document, Element
 from extraction.heuristics import heuristic_candidates
-from extraction.text_lines import TextUnit, below, page_skews, right_of, text_units
 from extraction.normalize import SYNONYM_SCORE, label_tokens, match_label, parse_checkbox, total_rank
+from extraction.text_lines import TextUnit, below, page_skews, right_of, text_units
 from extraction.value_kinds import Kind, Reading, kind_of, read_value
 
 #: A label must score at least this against the field name (normalize.match_label) to be used.

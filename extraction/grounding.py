@@ -21,7 +21,6 @@ from typing import Any
 from extraction.citations import Citation, dedupe, element_citation, unit_citation, units_citations
 from extraction.document import Document, Element
 from extraction.fields import FieldResult
-from extraction.text_lines import TextUnit, text_units
 from extraction.normalize import (
     find_amounts,
     find_dates,
@@ -30,6 +29,7 @@ from extraction.normalize import (
     parse_checkbox,
     parse_date,
 )
+from extraction.text_lines import TextUnit, text_units
 from extraction.value_kinds import read_value
 
 #: Confidence of a model value found as written, and found only after normalisation.

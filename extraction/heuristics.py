@@ -18,8 +18,8 @@ from collections.abc import Iterator
 
 from extraction.candidate import Candidate
 from extraction.document import Document
-from extraction.text_lines import TextUnit
 from extraction.normalize import concept_of, find_dates, label_tokens
+from extraction.text_lines import TextUnit
 from extraction.value_kinds import Kind, read_value
 
 #: Prior of a heuristic value: below every labelled strategy (fields.PRIORS).

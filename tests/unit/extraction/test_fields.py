@@ -3,13 +3,13 @@ from __future__ import annotations
 import pytest
 from doc_builders import DocBuilder, sheet_document, text_document
 
-from extraction.document import Box
+from extraction.document import Box, Document
 from extraction.fields import FieldResult, extract_fields
 
 pytestmark = pytest.mark.unit
 
 
-def extract(doc, *names: str) -> dict[str, FieldResult]:
+def extract(doc: Document, *names: str) -> dict[str, FieldResult]:
     return extract_fields(doc, list(names), file_name="doc.pdf")
 
 

@@ -113,7 +113,7 @@ def test_checkbox_words(text: str | bool | None, state: bool | None) -> None:
 
 
 def test_normalize_text() -> None:
-    assert normalize_text("  Ｋite\u00a0 PHARMA ") == "kite pharma"
+    assert normalize_text("  \uff2bite\u00a0 PHARMA ") == "kite pharma"
 
 
 @pytest.mark.parametrize(
