@@ -39,7 +39,13 @@ ConfigType = Literal["parse", "extract", "classify"]
 #: fields empty), `rules` (no model call), `model` (model only).
 PromptMode = Literal["auto", "rules", "model"]
 
-Name = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_NAME_CHARS)]
+#: A field or category name: one line of text (it heads a CSV column and keys a JSON object).
+Name = Annotated[
+    str,
+    StringConstraints(
+        strip_whitespace=True, min_length=1, max_length=MAX_NAME_CHARS, pattern=r"^[^\x00-\x1f\x7f]+$"
+    ),
+]
 Instructions = Annotated[str, StringConstraints(max_length=MAX_INSTRUCTIONS_CHARS)]
 
 
@@ -66,7 +72,7 @@ class ParseParams(Params):
 
 
 class CsvOptions(Params):
-    delimiter: Literal[",", ";", "\t", "|"] = ","
+    #: Start the CSV with a row of the field names.
     include_header: bool = True
 
 

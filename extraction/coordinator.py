@@ -38,6 +38,7 @@ MAX_CONCURRENT_CALLS = 1000
 class ExtractionCoordinator:
     def __init__(self, model_factory: ModelFactory) -> None:
         self._settings = get_settings()
+        self._model_factory = model_factory
         self._model = model_factory(self._settings)
         self._jobs: dict[str, asyncio.Task[None]] = {}
         self._redis: Any = None
@@ -102,6 +103,7 @@ class ExtractionCoordinator:
             file_size=file.file_size,
             sha256=file.sha256,
             model_available=self._model is not None,
+            model_factory=self._model_factory,
         )
         return await run_document(spec, data, pool=self._pool, model=self._model)
 

@@ -21,6 +21,11 @@ class ModelUnavailable(Exception):
         self.message = message
 
 
+class ModelReplyError(ValueError):
+    """The model could not be used for this document (it failed, or answered with something else
+    than what was asked); the job fails with this message."""
+
+
 class ModelCaller(Protocol):
     async def __call__(self, messages: list[dict[str, Any]]) -> str:
         """The model's reply text to OpenAI-style chat `messages`; raises `ModelUnavailable`."""

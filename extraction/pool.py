@@ -32,7 +32,7 @@ from ray.exceptions import (
 
 from extraction.document import Document
 from extraction.memory import TASK_MEMORY_BYTES, memory_cap
-from extraction.model import ModelCaller, ModelUnavailable
+from extraction.model import ModelCaller, ModelFactory, ModelReplyError, ModelUnavailable
 
 log = logging.getLogger(__name__)
 
@@ -76,6 +76,8 @@ class DocumentSpec:
     sha256: str = ""
     #: Whether a model may be asked (prompt_mode `auto` asks it only when the rules leave gaps).
     model_available: bool = False
+    #: Builds the model inside a worker, for steps that call it themselves (classification).
+    model_factory: ModelFactory | None = None
 
 
 @dataclass(frozen=True)
@@ -137,7 +139,7 @@ def failure_of(exc: BaseException) -> JobFailure:
 
     if isinstance(exc, RayTaskError):
         cause = exc.cause
-        if isinstance(cause, DocumentError):
+        if isinstance(cause, DocumentError | ModelReplyError):
             return JobFailure(str(cause))
         if isinstance(cause, MemoryError):
             return JobFailure(OUT_OF_MEMORY_MESSAGE)

@@ -7,6 +7,7 @@ that holds no CPU) and calls `finish` again with the reply, which is then ground
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 from collections import Counter
@@ -14,6 +15,7 @@ from typing import Any
 
 from core.configs import ClassifyParams, ExtractParams, ParseParams
 from extraction.document import Document
+from extraction.model import ModelReplyError, ModelUnavailable
 from extraction.pool import DocumentSpec, ModelReply, Stage
 
 _PAGE_MARKER = re.compile(r"^<!-- page \d+ -->\n\n?", re.MULTILINE)
@@ -28,7 +30,7 @@ def finish(spec: DocumentSpec, parts: list[Document], reply: ModelReply | None) 
     if spec.kind == "extract":
         return extract_stage(doc, ExtractParams.model_validate(spec.params), spec, reply)
     if spec.kind == "classify":
-        return classify_stage(doc, ClassifyParams.model_validate(spec.params), spec, reply)
+        return classify_stage(doc, ClassifyParams.model_validate(spec.params), spec)
     raise ValueError(f"unknown job kind {spec.kind!r}")
 
 
@@ -97,12 +99,9 @@ def extract_stage(
             return Stage(
                 model_messages=build_model_prompt(_model_text(doc), names, params.custom_instructions)
             )
-        values = parse_model_json(reply.text, names)
-        return Stage(
-            result=extract_result(
-                doc, ground_model_values(doc, values, file_name=spec.filename), params, spec
-            )
-        )
+        values = _model_values(parse_model_json, reply.text, names)
+        grounded = ground_model_values(doc, values, file_name=spec.filename)
+        return Stage(result=extract_result(doc, grounded, params, spec))
     found: dict[str, FieldResult] = (
         reply.pending if reply is not None else extract_fields(doc, names, file_name=spec.filename)
     )
@@ -111,33 +110,46 @@ def extract_stage(
         if reply is None:
             messages = build_model_prompt(_model_text(doc), missing, params.custom_instructions)
             return Stage(model_messages=messages, pending=found)
-        grounded = ground_model_values(doc, parse_model_json(reply.text, missing), file_name=spec.filename)
+        values = _model_values(parse_model_json, reply.text, missing)
+        grounded = ground_model_values(doc, values, file_name=spec.filename)
         for name in missing:
-            if name in grounded and grounded[name].value is not None:
+            if grounded[name].value is not None:
                 found[name] = grounded[name]
     return Stage(result=extract_result(doc, found, params, spec))
+
+
+def _model_values(parse: Any, text: str, names: list[str]) -> dict[str, Any]:
+    try:
+        values: dict[str, Any] = parse(text, names)
+    except ValueError:
+        raise ModelReplyError("the extraction model's reply held no JSON object") from None
+    return values
 
 
 def extract_result(
     doc: Document, found: dict[str, Any], params: ExtractParams, spec: DocumentSpec
 ) -> dict[str, Any]:
     """CONTRACT.md section 7: {content, data, fields, pages, overall_confidence, page_confidence,
-    confidence_source}; an absent field has value null."""
+    confidence_source}; an absent field has value null. `overall_confidence` is the mean of the
+    fields' confidences (an absent field counts 0); `confidence_source` is where most found values
+    came from (the document's own source when none was found)."""
     from extraction.engines import pages_payload
     from extraction.output import fields_to_csv, fields_to_json_content
 
     names = list(params.json_options)
+    data = {name: found[name].value for name in names}
     if params.output_format == "csv":
-        content = fields_to_csv(
-            found, names, delimiter=params.csv_options.delimiter, header=params.csv_options.include_header
-        )
+        content = fields_to_csv([data], names)
+        if not params.csv_options.include_header:
+            # Field names hold no line breaks (core.configs), so the header is exactly one line.
+            content = content.split("\n", 1)[1]
     else:
-        content = fields_to_json_content(found, names)
+        content = fields_to_json_content(data)
     document = _confidence(doc)
     sources = Counter(str(found[n].source) for n in names if found[n].value is not None and found[n].source)
     result: dict[str, Any] = {
         "content": content,
-        "data": {name: found[name].value for name in names},
+        "data": data,
         "fields": {name: found[name].to_dict() for name in names},
         "pages": pages_payload(doc),
         "overall_confidence": round(sum(found[n].confidence for n in names) / len(names), 4),
@@ -149,14 +161,40 @@ def extract_result(
     return result
 
 
-def classify_stage(
-    doc: Document, params: ClassifyParams, spec: DocumentSpec, reply: ModelReply | None
-) -> Stage:
-    """CONTRACT.md section 7: {classification, content (its JSON text)}."""
+def classify_stage(doc: Document, params: ClassifyParams, spec: DocumentSpec) -> Stage:
+    """CONTRACT.md section 7: {classification, content (its JSON text)}.
+
+    The classifier asks the model itself, page by page in `split` mode, whenever its rules are not
+    confident; so the model is called from inside this task (`auto` and `model` alike), through a
+    model built here from the worker's settings.
+    """
     from extraction.classify import classify_document
 
-    categories = [{"name": c.name, "description": c.description} for c in params.category_list()]
-    classification = classify_document(doc, categories, params.mode)
+    categories: list[Any] = [
+        {"name": c.name, "description": c.description} if c.description else c.name
+        for c in params.category_list()
+    ]
+    hook = _model_hook(spec) if params.prompt_mode != "rules" else None
+    classification = classify_document(doc, categories, params.mode, model=hook)
     return Stage(
         result={"classification": classification, "content": json.dumps(classification, ensure_ascii=False)}
     )
+
+
+def _model_hook(spec: DocumentSpec) -> Any:
+    """A blocking `messages -> text` call of the configured model, or None without one."""
+    if spec.model_factory is None:
+        return None
+    from core.settings import get_settings
+
+    model = spec.model_factory(get_settings())
+    if model is None:
+        return None
+
+    def ask(messages: list[dict[str, str]]) -> str:
+        try:
+            return asyncio.run(model(list(messages)))
+        except ModelUnavailable as exc:
+            raise ModelReplyError(exc.message) from None
+
+    return ask
