@@ -28,7 +28,10 @@ def test_extract_sync_reads_form_values_with_citations(api: httpx.Client, form_f
     names = ["invoice_number", "customer_name", "total_amount", "due_date"]
     reply = api.post(
         "/api/v2/extract/sync",
-        json={"input": form_file["file_id"], "extraction_config": {"json_options": names, "prompt_mode": "rules"}},
+        json={
+            "input": form_file["file_id"],
+            "extraction_config": {"json_options": names, "prompt_mode": "rules"},
+        },
     )
     assert reply.status_code == 200, reply.text
     body = reply.json()
@@ -54,7 +57,9 @@ def test_extract_sync_reads_form_values_with_citations(api: httpx.Client, form_f
 def test_extract_label_value_text_as_csv(api: httpx.Client) -> None:
     file = upload(
         api,
-        documents.pdf_text([["ACME Supplies", "Invoice Number: A-778", "Invoice Date: 2024-03-01", "Total: 99.95"]]),
+        documents.pdf_text(
+            [["ACME Supplies", "Invoice Number: A-778", "Invoice Date: 2024-03-01", "Total: 99.95"]]
+        ),
     )
     body = api.post(
         "/api/v2/extract/sync",
@@ -86,7 +91,9 @@ def test_extract_async_with_a_saved_config(api: httpx.Client, form_file: dict) -
         "/api/v2/configs",
         json={"name": "form", "type": "extract", "params": {"json_options": ["total_amount"]}},
     ).json()
-    queued = api.post("/api/v2/extract/async", json={"input": form_file["file_id"], "config_id": config["config_id"]})
+    queued = api.post(
+        "/api/v2/extract/async", json={"input": form_file["file_id"], "config_id": config["config_id"]}
+    )
     assert queued.status_code == 200, queued.text
 
     def finished() -> dict | None:
@@ -104,7 +111,10 @@ def test_extract_async_with_a_saved_config(api: httpx.Client, form_file: dict) -
     [
         {"input": "file://00000000-0000-4000-8000-000000000000"},
         {"input": "file://00000000-0000-4000-8000-000000000000", "extraction_config": {"json_options": []}},
-        {"input": "file://00000000-0000-4000-8000-000000000000", "extraction_config": {"json_options": ["a\nb"]}},
+        {
+            "input": "file://00000000-0000-4000-8000-000000000000",
+            "extraction_config": {"json_options": ["a\nb"]},
+        },
         {"input": "file://00000000-0000-4000-8000-000000000000", "classify_config": {"categories": ["a"]}},
     ],
 )
@@ -116,7 +126,10 @@ def test_extract_without_fields_is_422(api: httpx.Client, body: dict) -> None:
 def test_extract_prompt_mode_model_without_a_model_is_400(api: httpx.Client, form_file: dict) -> None:
     reply = api.post(
         "/api/v2/extract/sync",
-        json={"input": form_file["file_id"], "extraction_config": {"json_options": ["a"], "prompt_mode": "model"}},
+        json={
+            "input": form_file["file_id"],
+            "extraction_config": {"json_options": ["a"], "prompt_mode": "model"},
+        },
     )
     assert reply.status_code == 400
 
@@ -131,10 +144,13 @@ CATEGORIES = [
 def test_classify_document_mode(api: httpx.Client) -> None:
     file = upload(
         api,
-        documents.pdf_text([["INVOICE", "Invoice number 77", "Amount due 120.00", "Please pay this invoice"]]),
+        documents.pdf_text(
+            [["INVOICE", "Invoice number 77", "Amount due 120.00", "Please pay this invoice"]]
+        ),
     )
     reply = api.post(
-        "/api/v2/classify/sync", json={"input": file["file_id"], "classify_config": {"categories": CATEGORIES}}
+        "/api/v2/classify/sync",
+        json={"input": file["file_id"], "classify_config": {"categories": CATEGORIES}},
     )
     assert reply.status_code == 200, reply.text
     body = reply.json()
@@ -159,7 +175,9 @@ def test_classify_split_mode(api: httpx.Client) -> None:
         "/api/v2/configs",
         json={"name": "splitter", "type": "classify", "params": {"categories": CATEGORIES, "mode": "split"}},
     ).json()
-    body = api.post("/api/v2/classify/sync", json={"input": file["file_id"], "config_id": config["config_id"]}).json()
+    body = api.post(
+        "/api/v2/classify/sync", json={"input": file["file_id"], "config_id": config["config_id"]}
+    ).json()
     assert body["status"] == "completed", body
     segments = body["result"]["classification"]["segments"]
     assert [(s["category"], s["start_page"], s["end_page"]) for s in segments] == [
