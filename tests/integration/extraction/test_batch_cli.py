@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.integration.extraction import documents
+from tests.support import documents
 
 pytestmark = pytest.mark.integration
 

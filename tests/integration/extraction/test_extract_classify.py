@@ -9,8 +9,8 @@ import json
 import httpx
 import pytest
 
-from tests.integration.extraction import documents
 from tests.integration.extraction.conftest import upload
+from tests.support import documents
 from tests.support.service import wait_for
 
 pytestmark = pytest.mark.integration

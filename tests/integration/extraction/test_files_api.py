@@ -14,8 +14,8 @@ import pytest
 
 from core.files import signed_url
 from tests.integration.conftest import Service
-from tests.integration.extraction import documents
 from tests.integration.extraction.conftest import upload
+from tests.support import documents
 
 pytestmark = pytest.mark.integration
 

@@ -28,8 +28,8 @@ from extraction.pool import (
     WorkerPool,
     timeout_message,
 )
-from tests.integration.extraction import documents
 from tests.integration.extraction.conftest import upload
+from tests.support import documents
 from tests.support.service import wait_for
 
 pytestmark = pytest.mark.integration

@@ -20,7 +20,7 @@ from extraction.engines import parse_bytes
 from extraction.model import ModelReplyError
 from extraction.pool import DocumentSpec, ModelReply
 from extraction.results import finish
-from tests.integration.extraction import documents
+from tests.support import documents
 from tests.support.openai_server import OpenAICompatibleServer, completion
 
 pytestmark = pytest.mark.integration

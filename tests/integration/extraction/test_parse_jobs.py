@@ -8,8 +8,8 @@ import httpx
 import pytest
 
 from tests.integration.conftest import Service
-from tests.integration.extraction import documents
 from tests.integration.extraction.conftest import upload
+from tests.support import documents
 from tests.support.service import wait_for
 
 pytestmark = pytest.mark.integration

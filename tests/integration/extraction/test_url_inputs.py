@@ -13,8 +13,8 @@ import pytest
 
 from core.errors import BadRequest, PayloadTooLarge
 from extraction.urls import fetch_url
-from tests.integration.extraction import documents
 from tests.integration.extraction.conftest import LocalSite
+from tests.support import documents
 
 pytestmark = pytest.mark.integration
 
