@@ -6,6 +6,7 @@ One engine per process, created on first use: loading the models takes about hal
 
 from __future__ import annotations
 
+import itertools
 import statistics
 import threading
 from dataclasses import dataclass
@@ -79,7 +80,7 @@ def _respace(text: str, char_boxes: Any, chars: Any) -> str:
     if len(kept) < 3:
         return text
     median_width = statistics.median(spans[i][1] - spans[i][0] for i in kept)
-    gaps = [spans[b][0] - spans[a][1] for a, b in zip(kept, kept[1:], strict=False) if b - a == 1]
+    gaps = [spans[b][0] - spans[a][1] for a, b in itertools.pairwise(kept) if b - a == 1]
     threshold = max(
         SPACE_GAP_RATIO * median_width, SPACE_GAP_SPREAD * max(statistics.median(gaps) if gaps else 0, 1)
     )

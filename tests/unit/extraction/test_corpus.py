@@ -43,7 +43,7 @@ def test_receipts_are_read_by_ocr(name, words):
     text = document.text.upper()
     for word in words:
         assert word in text
-    overall, pages, source = document_confidence(document)
+    overall, _, source = document_confidence(document)
     assert source == "ocr" and 0.7 < overall < 1.0
     page = document.pages[0]
     for item in elements_payload(document):

@@ -23,7 +23,7 @@ pytestmark = pytest.mark.unit
         ("bmp", lambda: builders.image_bytes(builders.text_image(("A",)), "BMP")),
         ("webp", lambda: builders.image_bytes(builders.text_image(("A",)), "WEBP")),
         ("csv", lambda: b"name,total\nAda,3\nBob,4\n"),
-        ("text", lambda: "Dear reader,\nthis is a letter.\n".encode()),
+        ("text", lambda: b"Dear reader,\nthis is a letter.\n"),
     ],
 )
 def test_every_format_is_recognised_from_its_bytes(fmt, make):
