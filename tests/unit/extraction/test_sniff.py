@@ -83,6 +83,8 @@ def test_damaged_zip_is_invalid():
 def test_text_encodings():
     assert sniff_format("Caf\u00e9 cr\u00e8me br\u00fbl\u00e9e".encode("utf-8-sig")) == "text"
     assert sniff_format("Caf\u00e9 cr\u00e8me, na\u00efve fa\u00e7ade".encode("latin-1")) == "text"
+    assert sniff_format("Notepad \u00e9crit en UTF-16\r\n".encode("utf-16")) == "text"
+    assert sniff_format(("x,y\n1,2\n" * 10000).encode("utf-16")) == "csv"
     # "BM" at the start of a text file is not a bitmap.
     assert sniff_format(b"BM is a set of initials, nothing more.\n") == "text"
 

@@ -67,6 +67,11 @@ def test_csv_rows_and_table_with_line_ranges():
     assert document.text.count("Ada") == 1
 
 
+def test_utf16_text():
+    document = parse_bytes("premi\u00e8re ligne\r\nseconde".encode("utf-16"), "notes.txt")
+    assert document.elements[0].text == "premi\u00e8re ligne\nseconde"
+
+
 def test_semicolon_csv():
     document = parse_bytes(b"a;b\n1;2\n3;4\n", "x.csv")
     assert document.elements[0].rows == [["a", "b"], ["1", "2"], ["3", "4"]]
