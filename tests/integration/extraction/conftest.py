@@ -12,6 +12,7 @@ import httpx
 import pytest
 
 from tests.integration.conftest import Service
+from tests.support.service import wait_for
 
 
 @pytest.fixture(scope="module")
@@ -23,6 +24,24 @@ def key(service: Service) -> str:
 def api(service: Service, key: str) -> Iterator[httpx.Client]:
     with service.client(key) as client:
         yield client
+
+
+def settle(api: httpx.Client, reply: httpx.Response, timeout: float = 180) -> dict:
+    """The body of a sync reply once its job has ended.
+
+    A sync call whose job outlives the wait budget answers `processing` with its `record_id`, and
+    clients then poll the job; the tests do the same, so a slow, shared machine cannot fail them.
+    """
+    assert reply.status_code == 200, reply.text
+    body: dict = reply.json()
+    if body["status"] != "processing":
+        return body
+
+    def ended() -> dict | None:
+        current: dict = api.get(f"/api/v2/jobs/{body['record_id']}").json()
+        return current if current["status"] != "processing" else None
+
+    return wait_for(ended, timeout=timeout, interval=0.25, what=f"job {body['record_id']}")
 
 
 def upload(api: httpx.Client, data: bytes, filename: str = "doc.pdf") -> dict:

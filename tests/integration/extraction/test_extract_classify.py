@@ -9,7 +9,7 @@ import json
 import httpx
 import pytest
 
-from tests.integration.extraction.conftest import upload
+from tests.integration.extraction.conftest import settle, upload
 from tests.support import documents
 from tests.support.service import wait_for
 
@@ -33,8 +33,7 @@ def test_extract_sync_reads_form_values_with_citations(api: httpx.Client, form_f
             "extraction_config": {"json_options": names, "prompt_mode": "rules"},
         },
     )
-    assert reply.status_code == 200, reply.text
-    body = reply.json()
+    body = settle(api, reply)
     assert body["status"] == "completed" and body["output_format"] == "json", body
     result = body["result"]
     assert result["data"]["invoice_number"] == "INV-2024-0042"
@@ -61,28 +60,34 @@ def test_extract_label_value_text_as_csv(api: httpx.Client) -> None:
             [["ACME Supplies", "Invoice Number: A-778", "Invoice Date: 2024-03-01", "Total: 99.95"]]
         ),
     )
-    body = api.post(
-        "/api/v2/extract/sync",
-        json={
-            "input": file["file_id"],
-            "extraction_config": {"output_format": "csv", "json_options": ["invoice_number", "total"]},
-        },
-    ).json()
+    body = settle(
+        api,
+        api.post(
+            "/api/v2/extract/sync",
+            json={
+                "input": file["file_id"],
+                "extraction_config": {"output_format": "csv", "json_options": ["invoice_number", "total"]},
+            },
+        ),
+    )
     assert body["status"] == "completed" and body["output_format"] == "csv", body
     rows = list(csv.reader(io.StringIO(body["result"]["content"])))
     assert rows[0] == ["invoice_number", "total"]
     assert rows[1][0] == "A-778" and float(rows[1][1]) == 99.95
-    headless = api.post(
-        "/api/v2/extract/sync",
-        json={
-            "input": file["file_id"],
-            "extraction_config": {
-                "output_format": "csv",
-                "json_options": ["invoice_number", "total"],
-                "csv_options": {"include_header": False},
+    headless = settle(
+        api,
+        api.post(
+            "/api/v2/extract/sync",
+            json={
+                "input": file["file_id"],
+                "extraction_config": {
+                    "output_format": "csv",
+                    "json_options": ["invoice_number", "total"],
+                    "csv_options": {"include_header": False},
+                },
             },
-        },
-    ).json()
+        ),
+    )
     assert list(csv.reader(io.StringIO(headless["result"]["content"]))) == rows[1:]
 
 
@@ -152,8 +157,7 @@ def test_classify_document_mode(api: httpx.Client) -> None:
         "/api/v2/classify/sync",
         json={"input": file["file_id"], "classify_config": {"categories": CATEGORIES}},
     )
-    assert reply.status_code == 200, reply.text
-    body = reply.json()
+    body = settle(api, reply)
     assert body["status"] == "completed" and body["output_format"] == "json"
     classification = body["result"]["classification"]
     assert classification["category"] == "invoice" and 0 < classification["confidence"] <= 1
@@ -175,9 +179,10 @@ def test_classify_split_mode(api: httpx.Client) -> None:
         "/api/v2/configs",
         json={"name": "splitter", "type": "classify", "params": {"categories": CATEGORIES, "mode": "split"}},
     ).json()
-    body = api.post(
-        "/api/v2/classify/sync", json={"input": file["file_id"], "config_id": config["config_id"]}
-    ).json()
+    body = settle(
+        api,
+        api.post("/api/v2/classify/sync", json={"input": file["file_id"], "config_id": config["config_id"]}),
+    )
     assert body["status"] == "completed", body
     segments = body["result"]["classification"]["segments"]
     assert [(s["category"], s["start_page"], s["end_page"]) for s in segments] == [

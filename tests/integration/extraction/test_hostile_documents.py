@@ -28,7 +28,7 @@ from extraction.pool import (
     WorkerPool,
     timeout_message,
 )
-from tests.integration.extraction.conftest import upload
+from tests.integration.extraction.conftest import settle, upload
 from tests.support import documents
 from tests.support.service import wait_for
 
@@ -37,7 +37,7 @@ pytestmark = pytest.mark.integration
 
 def parse_works(api: httpx.Client) -> None:
     file = upload(api, documents.pdf_text([["Still standing"]]))
-    body = api.post("/api/v2/parse/sync", json={"input": file["file_id"]}).json()
+    body = settle(api, api.post("/api/v2/parse/sync", json={"input": file["file_id"]}))
     assert body["status"] == "completed" and "Still standing" in body["result"]["content"]
     assert api.get("/healthz").status_code == 200
 
@@ -45,7 +45,7 @@ def parse_works(api: httpx.Client) -> None:
 def test_zip_bomb_fails_its_job_clearly(api: httpx.Client) -> None:
     file = upload(api, documents.zip_bomb_docx(256 * 1024 * 1024), "bomb.docx")
     assert file["format"] == "docx" and file["file_size"] < 2 * 1024 * 1024
-    body = api.post("/api/v2/parse/sync", json={"input": file["file_id"]}).json()
+    body = settle(api, api.post("/api/v2/parse/sync", json={"input": file["file_id"]}))
     assert body["status"] == "failed" and body["success"] is False
     assert "ZIP bomb" in body["message"] and "result" not in body
     parse_works(api)
@@ -58,7 +58,7 @@ def test_image_decompression_bomb_fails_its_job_clearly(api: httpx.Client) -> No
     Image.new("1", (30_000, 30_000), 1).save(out, format="PNG", optimize=True)
     file = upload(api, out.getvalue(), "huge.png")
     assert file["format"] == "png"
-    body = api.post("/api/v2/parse/sync", json={"input": file["file_id"]}).json()
+    body = settle(api, api.post("/api/v2/parse/sync", json={"input": file["file_id"]}))
     assert body["status"] == "failed" and "pixels" in body["message"]
     parse_works(api)
 
@@ -66,7 +66,7 @@ def test_image_decompression_bomb_fails_its_job_clearly(api: httpx.Client) -> No
 def test_damaged_pdf_fails_its_job(api: httpx.Client) -> None:
     data = documents.pdf_text([["Truncated"]])
     file = upload(api, data[: len(data) // 3], "broken.pdf")
-    body = api.post("/api/v2/parse/sync", json={"input": file["file_id"]}).json()
+    body = settle(api, api.post("/api/v2/parse/sync", json={"input": file["file_id"]}))
     assert body["status"] in ("failed", "completed")
     if body["status"] == "failed":
         assert body["message"] and "Traceback" not in body["message"]
@@ -112,16 +112,19 @@ def test_the_memory_cap_turns_a_runaway_allocation_into_a_clear_failure(api: htt
 
 
 def test_jobs_survive_a_coordinator_restart(api: httpx.Client) -> None:
-    file = upload(api, documents.pdf_text([[f"Resilient page {n}"] for n in range(1, 121)]))
-    queued = api.post("/api/v2/parse/async", json={"input": file["file_id"]}).json()
-    assert api.get(f"/api/v2/jobs/{queued['record_id']}").json()["status"] == "processing"
+    # Long enough (40 page ranges) that the job is surely still running when its driver dies.
+    pages = 800
+    file = upload(api, documents.pdf_text([[f"Resilient page {n}"] for n in range(1, pages + 1)]))
     coordinator = ray.get_actor(COORDINATOR_NAME, namespace=RAY_NAMESPACE)
+    queued = api.post("/api/v2/parse/async", json={"input": file["file_id"]}).json()
     ray.kill(coordinator, no_restart=False)
+    assert api.get(f"/api/v2/jobs/{queued['record_id']}").json()["status"] == "processing"
 
     def finished() -> dict | None:
         body = api.get(f"/api/v2/jobs/{queued['record_id']}").json()
         return body if body["status"] != "processing" else None
 
-    body = wait_for(finished, timeout=120, interval=0.5, what="the resumed job")
+    body = wait_for(finished, timeout=240, interval=0.5, what="the resumed job")
     assert body["status"] == "completed", body
-    assert len(body["result"]["pages"]) == 120
+    assert len(body["result"]["pages"]) == pages
+    parse_works(api)

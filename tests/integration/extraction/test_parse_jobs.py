@@ -8,7 +8,7 @@ import httpx
 import pytest
 
 from tests.integration.conftest import Service
-from tests.integration.extraction.conftest import upload
+from tests.integration.extraction.conftest import settle, upload
 from tests.support import documents
 from tests.support.service import wait_for
 
@@ -25,9 +25,7 @@ def poll(api: httpx.Client, record_id: str, timeout: float = 60) -> dict:
 
 def test_parse_sync_gives_markdown_elements_pages_and_confidence(api: httpx.Client) -> None:
     file = upload(api, documents.pdf_text([["Quarterly report", "Revenue grew 12%"], ["Page two text"]]))
-    reply = api.post("/api/v2/parse/sync", json={"input": file["file_id"]})
-    assert reply.status_code == 200, reply.text
-    body = reply.json()
+    body = settle(api, api.post("/api/v2/parse/sync", json={"input": file["file_id"]}))
     assert body["success"] is True and body["status"] == "completed"
     assert (body["file_id"], body["filename"], body["file_size"]) == (
         file["file_id"],
@@ -64,19 +62,25 @@ def test_parse_async_returns_a_record_id_at_once_and_completes(api: httpx.Client
 
 def test_parse_options_json_metadata_and_page_markers(api: httpx.Client) -> None:
     file = upload(api, documents.pdf_text([["One"], ["Two"]]))
-    plain = api.post(
-        "/api/v2/parse/sync",
-        json={
-            "input": file["file_id"],
-            "parse_config": {"markdown_options": {"page_markers": False}, "include_metadata": True},
-        },
-    ).json()
+    plain = settle(
+        api,
+        api.post(
+            "/api/v2/parse/sync",
+            json={
+                "input": file["file_id"],
+                "parse_config": {"markdown_options": {"page_markers": False}, "include_metadata": True},
+            },
+        ),
+    )
     assert "<!--" not in plain["result"]["content"] and "Two" in plain["result"]["content"]
     assert plain["result"]["metadata"]["page_count"] == 2
     assert plain["result"]["metadata"]["sha256"] == file["sha256"]
-    as_json = api.post(
-        "/api/v2/parse/sync", json={"input": file["file_id"], "parse_config": {"output_format": "json"}}
-    ).json()
+    as_json = settle(
+        api,
+        api.post(
+            "/api/v2/parse/sync", json={"input": file["file_id"], "parse_config": {"output_format": "json"}}
+        ),
+    )
     assert as_json["output_format"] == "json"
     assert [e["text"] for e in httpx.Response(200, content=as_json["result"]["content"]).json()] == [
         "One",
@@ -89,9 +93,9 @@ def test_a_saved_config_is_used_in_place_of_an_inline_one(api: httpx.Client) -> 
         "/api/v2/configs", json={"name": "plain", "type": "parse", "params": {"output_format": "text"}}
     ).json()
     file = upload(api, documents.pdf_text([["Configured"]]))
-    body = api.post(
-        "/api/v2/parse/sync", json={"input": file["file_id"], "config_id": config["config_id"]}
-    ).json()
+    body = settle(
+        api, api.post("/api/v2/parse/sync", json={"input": file["file_id"], "config_id": config["config_id"]})
+    )
     assert body["config_id"] == config["config_id"] and body["output_format"] == "text"
     assert body["result"]["content"].strip() == "Configured"
     both = api.post(
@@ -184,7 +188,7 @@ def test_jobs_and_batches_of_another_workspace_are_403(service: Service, api: ht
 def test_a_large_pdf_is_split_into_ranges_and_merged_in_order(api: httpx.Client) -> None:
     pages = 47
     file = upload(api, documents.pdf_text([[f"This is page number {n}"] for n in range(1, pages + 1)]))
-    body = api.post("/api/v2/parse/sync", json={"input": file["file_id"]}).json()
+    body = settle(api, api.post("/api/v2/parse/sync", json={"input": file["file_id"]}))
     assert body["status"] == "completed", body
     result = body["result"]
     assert [p["page"] for p in result["pages"]] == list(range(1, pages + 1))
