@@ -63,8 +63,9 @@ class MarkdownOptions(Params):
 class ParseParams(Params):
     #: `markdown` (default), `text` (plain text) or `json` (the elements as JSON text).
     output_format: Literal["markdown", "text", "json"] = "markdown"
+    #: Accepted as SPEC.md lists it; parsing reads the document itself and asks no model, so
+    #: neither this nor `prompt_mode` changes a parse (`model` still needs a configured model).
     custom_instructions: Instructions | None = None
-    #: Parsing reads the document itself; `model` is accepted only where a model is configured.
     prompt_mode: PromptMode = "auto"
     markdown_options: MarkdownOptions = Field(default_factory=MarkdownOptions)
     #: Add `result.metadata` (format, page count, file size, sha256).
@@ -102,7 +103,7 @@ class ClassifyParams(Params):
     #: Each item is a name or `{name, description}` (CONTRACT.md section 7).
     categories: list[Category | Name] = Field(min_length=1, max_length=MAX_CATEGORIES)
     mode: Literal["document", "split"] = "document"
-    custom_instructions: Instructions | None = None
+    #: `rules` never asks the model; `auto` and `model` let it decide what the rules are unsure of.
     prompt_mode: PromptMode = "auto"
 
     @field_validator("categories")

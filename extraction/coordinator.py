@@ -130,3 +130,8 @@ def coordinator(settings: Settings, model_factory: ModelFactory) -> Any:
     ).remote(model_factory)
     _handles["coordinator"] = handle
     return handle
+
+
+def forget_coordinator() -> None:
+    """Drop the cached handle, so the next `coordinator()` finds (or recreates) the live actor."""
+    _handles.pop("coordinator", None)

@@ -33,7 +33,7 @@ from core.errors import AgentryError, BadRequest, ServiceUnavailable, Unprocessa
 from core.ids import new_id
 from core.settings import Settings
 from extraction import job_store
-from extraction.coordinator import coordinator
+from extraction.coordinator import coordinator, forget_coordinator
 from extraction.formats import sniff_upload
 from extraction.job_models import (
     SYNC_REQUESTS,
@@ -152,15 +152,21 @@ async def _start(
 
 
 async def hand_over(ctx: ExtractionContext, workspace_id: str, job_id: str) -> None:
-    """Give the job to the coordinator. It stays pending in Redis whatever happens here, so a
-    coordinator that is restarting picks it up when it is back."""
-    handle = coordinator(ctx.settings, ctx.model_factory)
-    try:
-        await handle.submit.remote(workspace_id, job_id)
-    except RayActorError as exc:
-        log.warning(
-            "extraction coordinator unavailable (%s); job %s stays pending", type(exc).__name__, job_id
-        )
+    """Give the job to the coordinator. It stays pending in Redis whatever happens here: a
+    coordinator that is restarting picks it up when it is back, and one that is gone for good is
+    created again (and resumes the pending jobs) on the second try or on the next call."""
+    for attempt in (1, 2):
+        try:
+            await coordinator(ctx.settings, ctx.model_factory).submit.remote(workspace_id, job_id)
+            return
+        except RayActorError as exc:
+            forget_coordinator()
+            log.warning(
+                "extraction coordinator unavailable (%s, attempt %d); job %s stays pending",
+                type(exc).__name__,
+                attempt,
+                job_id,
+            )
 
 
 def v2_response(record: JobRecord, result: dict[str, Any] | None = None) -> V2Response:

@@ -128,3 +128,9 @@ def test_jobs_survive_a_coordinator_restart(api: httpx.Client) -> None:
     assert body["status"] == "completed", body
     assert len(body["result"]["pages"]) == pages
     parse_works(api)
+
+
+def test_a_coordinator_gone_for_good_is_created_again(api: httpx.Client) -> None:
+    ray.kill(ray.get_actor(COORDINATOR_NAME, namespace=RAY_NAMESPACE), no_restart=True)
+    parse_works(api)
+    assert ray.get_actor(COORDINATOR_NAME, namespace=RAY_NAMESPACE) is not None
