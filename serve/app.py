@@ -27,14 +27,9 @@ def build_app() -> FastAPI:
     )
     install_error_handlers(app)
     app.add_middleware(EdgeMiddleware, budget_seconds=_sync_budget)
-    for router in (
-        health.router,
-        agents.router,
-        audit.router,
-        files.router,
-        extraction.router,
-        configs.router,
-    ):
+    for router in (health.router, agents.router, audit.router):
+        app.include_router(router)
+    for router in (files.router, extraction.router, configs.router):
         app.include_router(router)
     return app
 
