@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from functools import lru_cache
 from typing import Annotated
 
 from fastapi import Depends
@@ -10,16 +9,11 @@ from fastapi import Depends
 from actors.models.extraction import extraction_model
 from core.blobs import BlobStore
 from extraction.jobs import ExtractionContext
-from serve.deps import RedisDep, SettingsDep
+from serve.deps import EdgeDep, RedisDep, SettingsDep
 
 
-@lru_cache(maxsize=4)
-def _blob_store(url: str) -> BlobStore:
-    return BlobStore(url)
-
-
-def get_blobs(settings: SettingsDep) -> BlobStore:
-    return _blob_store(settings.resolved_blob_url)
+def get_blobs(edge: EdgeDep) -> BlobStore:
+    return edge.blobs
 
 
 BlobsDep = Annotated[BlobStore, Depends(get_blobs)]
