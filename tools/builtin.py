@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from tools.ask_user import ASK_USER
+from tools.delegate import DELEGATE_TASKS
 from tools.registry import ToolRegistry, ToolSpec
 
 
 def native_tools() -> list[ToolSpec]:
-    return [ASK_USER]
+    return [ASK_USER, DELEGATE_TASKS]
 
 
 def build_registry() -> ToolRegistry:
