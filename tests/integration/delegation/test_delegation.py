@@ -148,9 +148,9 @@ def test_guards_apply_with_and_without_async(api: httpx.Client, service: Service
                 )
             parent_id = start(api, agent["id"])
             wait_status(api, parent_id, timeout=60)
-            result = [
+            result = next(
                 r for r in of_type(feed(api, parent_id), "tool_result") if r["tool_name"] == "delegate_tasks"
-            ][0]
+            )
             assert result["status"] == "error", (name, is_async, result)
             assert children(api, parent_id) == []
     too_many = create_agent(
@@ -203,7 +203,7 @@ def test_depth_limit(api: httpx.Client) -> None:
         chain.append(kids[0]["task_id"])
     assert [task(api, t)["spawn_depth"] for t in chain] == [0, 1, 2, 3]
     deepest = feed(api, chain[-1])
-    error = [r for r in of_type(deepest, "tool_result") if r["tool_name"] == "delegate_tasks"][0]["error"]
+    error = next(r for r in of_type(deepest, "tool_result") if r["tool_name"] == "delegate_tasks")["error"]
     assert "depth" in error
 
 
