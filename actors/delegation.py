@@ -98,9 +98,7 @@ async def resume_parent(redis: aioredis.Redis, settings: Settings, workspace_id:
         )
     batch_id = group.get("batch_id") or ""
     if batch_id:
-        from actors.batches import rollup
-
-        output = await rollup(redis, workspace_id, batch_id, children)
+        output = await delegation.batch_rollup(redis, workspace_id, batch_id, children)
         header = (
             f"Batch {batch_id} finished: {output['completed']} of {output['total_items']} items completed."
         )

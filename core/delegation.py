@@ -128,7 +128,9 @@ async def spawn(
     ws = parent.workspace_id
     group_id = new_id() if timeout_seconds is not None else None
     waited = [c.task_id for c in children] + list(attach or [])
+    record = {"group_id": group_id, "children": [{"task_id": c.task_id, "title": c.title} for c in children]}
     async with redis.pipeline(transaction=True) as pipe:
+        pipe.hset(keys.task_delegations(ws, parent.id), call_id, json.dumps(record))
         for child in children:
             tasks.add_create(pipe, child)
             if child.item_key:
@@ -161,6 +163,12 @@ async def spawn(
     for child in children:
         await emit(redis, "new_message", ws=ws, task=child.task_id)
     return group_id
+
+
+async def previous_call(redis: aioredis.Redis, parent: Task, call_id: str) -> dict[str, Any] | None:
+    """What an earlier run of the same delegate_tasks call spawned (a runner restarted mid-step)."""
+    raw = await redis.hget(keys.task_delegations(parent.workspace_id, parent.id), call_id)
+    return json.loads(raw) if raw else None
 
 
 async def emit(redis: aioredis.Redis, kind: str, **fields: str) -> None:
@@ -262,3 +270,24 @@ async def roster(redis: aioredis.Redis, workspace_id: str, caller_group_id: str)
             }
         )
     return entries
+
+
+async def batch_rollup(
+    redis: aioredis.Redis, workspace_id: str, batch_id: str, children: list[dict[str, Any]]
+) -> dict[str, Any]:
+    """One compact result for a source batch: totals, plus only the children that did not complete."""
+    batch: dict[str, str] = await redis.hgetall(keys.batch_run(workspace_id, batch_id))
+    completed = sum(1 for c in children if c["status"] == "completed")
+    return {
+        "status": "completed",
+        "batch_id": batch_id,
+        "group_id": batch.get("group_id", ""),
+        "strategy": STRATEGY,
+        "total_items": int(batch.get("total_items", 0)),
+        "created_children": int(batch.get("created_children", 0)),
+        "skipped_count": int(batch.get("skipped_count", 0)),
+        "attached_count": int(batch.get("attached_count", 0)),
+        "pages_fetched": int(batch.get("pages_fetched", 0)),
+        "completed": completed,
+        "children": [c for c in children if c["status"] != "completed"],
+    }

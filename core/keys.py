@@ -132,6 +132,11 @@ def task_items(workspace_id: str, task_id: str) -> str:
     return ws(workspace_id, "task", task_id, "items")
 
 
+def task_delegations(workspace_id: str, task_id: str) -> str:
+    """Call id -> what that delegate_tasks call spawned, so a re-run call never spawns twice."""
+    return ws(workspace_id, "task", task_id, "delegations")
+
+
 def await_group(workspace_id: str, group_id: str) -> str:
     return ws(workspace_id, "await", group_id)
 

@@ -171,6 +171,12 @@ async def delegate_tasks(arguments: dict[str, Any], ctx: ToolContext) -> Any:
         raise ToolError("give at least one task entry (agent_group_id and prompt)")
     parent = await load_parent(ctx)
     is_async = bool(arguments.get("async"))
+    earlier = await delegation.previous_call(ctx.redis, parent, ctx.call_id)
+    if earlier is not None:
+        # This call already spawned its children before its runner died: never spawn them twice.
+        if earlier["group_id"]:
+            raise PauseForChildren(earlier["group_id"])
+        return {"status": "spawned_async", "group_id": "", "strategy": "", "children": earlier["children"]}
     planned: list[tuple[Target, str, str | None]] = []
     for entry in entries:
         target = await check_target(ctx, parent, entry["agent_group_id"])
