@@ -21,13 +21,13 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-import httpx  # noqa: E402
-import ray  # noqa: E402
+import httpx
+import ray
 
-from bench.tasks import PeakMemory, _free_port  # noqa: E402
-from core.settings import load_settings  # noqa: E402
-from serve.service import start_service, stop_service  # noqa: E402
-from tests.support.service import new_key  # noqa: E402
+from bench.tasks import PeakMemory, _free_port
+from core.settings import load_settings
+from serve.service import start_service, stop_service
+from tests.support.service import new_key
 
 
 class LiveActors:
