@@ -18,6 +18,8 @@ from core.bootstrap import DEV_KEY_FILE
 from core.errors import AgentryError, SettingsError
 from core.settings import Settings, load_settings
 from core.store import async_client, resolve_redis_url
+from tools.practice.sandbox import add_arguments as add_sandbox_arguments
+from tools.practice.sandbox import run_from_args as run_sandbox_from_args
 
 T = TypeVar("T")
 
@@ -162,6 +164,11 @@ def build_parser() -> argparse.ArgumentParser:
     revoke = keys_commands.add_parser("revoke", help="revoke a key by id")
     revoke.add_argument("key_id")
 
+    sandbox = commands.add_parser(
+        "practice-sandbox", help="run the practice-management sandbox (a stand-in for tests and demos)"
+    )
+    add_sandbox_arguments(sandbox)
+
     extract = commands.add_parser("extract", help="extract fields from many files on the Ray cluster")
     extract.add_argument("paths", nargs="+", metavar="PATH_OR_GLOB")
     extract.add_argument(
@@ -185,6 +192,9 @@ def main(argv: list[str] | None = None) -> int:
             return cmd_up(settings, args)
         if args.command == "extract":
             return cmd_extract(settings, args)
+        if args.command == "practice-sandbox":
+            run_sandbox_from_args(args)
+            return 0
         return cmd_keys(settings, args)
     except SettingsError as exc:
         print(f"agentry: {exc.message}", file=sys.stderr)

@@ -323,9 +323,8 @@ def run_sandbox(
     uvicorn.run(build_sandbox_app(config), host=host, port=port, log_level="info", access_log=False)
 
 
-def main(argv: Sequence[str] | None = None) -> None:
-    """Command line of `python -m tools.practice.sandbox` (same options as `agentry practice-sandbox`)."""
-    parser = argparse.ArgumentParser(prog="python -m tools.practice.sandbox", description=__doc__)
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of `agentry practice-sandbox` (and `python -m tools.practice.sandbox`)."""
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, required=True)
     parser.add_argument("--client-id", required=True)
@@ -335,7 +334,9 @@ def main(argv: Sequence[str] | None = None) -> None:
         "--token-ttl", type=int, default=DEFAULT_TOKEN_TTL_SECONDS, help="token lifetime, seconds"
     )
     parser.add_argument("--store", default=None, help="JSON file that keeps the records across restarts")
-    args = parser.parse_args(argv)
+
+
+def run_from_args(args: argparse.Namespace) -> None:
     run_sandbox(
         host=args.host,
         port=args.port,
@@ -345,6 +346,12 @@ def main(argv: Sequence[str] | None = None) -> None:
         token_ttl=args.token_ttl,
         store_file=args.store,
     )
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m tools.practice.sandbox", description=__doc__)
+    add_arguments(parser)
+    run_from_args(parser.parse_args(argv))
 
 
 if __name__ == "__main__":
