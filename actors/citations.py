@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -88,7 +88,7 @@ class Located:
 
 
 def assemble(
-    leaves: list[tuple[str, Leaf]],
+    leaves: Sequence[tuple[str, Leaf]],
     known: dict[ValueKey, list[dict[str, Any]]],
     located: list[Located],
     documents: list[ProcessedDocument],
