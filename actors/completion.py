@@ -1,4 +1,5 @@
-"""Ending a task well: its summary, structured output and data fields, written with the transition."""
+"""Ending a task well: its summary, structured output, data fields and citations, written with the
+transition."""
 
 from __future__ import annotations
 
@@ -7,7 +8,9 @@ from typing import Any
 
 import redis.asyncio as aioredis
 
+from actors.citations import ground_structured
 from actors.models.base import ModelResponse
+from actors.models.extraction import extraction_model
 from actors.policy import AgentPolicy
 from core import tasks
 from core.settings import Settings
@@ -61,6 +64,12 @@ async def complete(
     fields: dict[str, str] = {"summary": response.text or ""}
     values = data_field_values(steps)
     fields["data_fields"] = dumps(data_fields_payload(task, policy, values))
+    if policy.keep_citations and task.has_structured:
+        citations = await ground_structured(
+            redis, settings, task.workspace_id, task.id, task.structured, model_factory=extraction_model
+        )
+        if citations is not None:
+            fields["citations"] = dumps(citations)
     applied, _ = await tasks.transition(
         redis,
         task,

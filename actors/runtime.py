@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 import httpx
 import redis.asyncio as aioredis
 
+from actors.models.extraction import extraction_model
 from core.settings import Settings, get_settings
 from core.store import async_client, resolve_redis_url
 from tools.builtin import build_registry
@@ -37,7 +38,7 @@ def runtime() -> Runtime:
         settings = get_settings()
         url, _ = resolve_redis_url(settings)
         redis = async_client(url)
-        registry = build_registry()
+        registry = build_registry(extraction_model)
         http = httpx.AsyncClient(timeout=httpx.Timeout(120.0, connect=10.0))
         runner = TaskRunner(settings=settings, redis=redis, registry=registry, http=http)
         _runtime = Runtime(settings=settings, redis=redis, registry=registry, http=http, runner=runner)

@@ -92,6 +92,11 @@ def task_steps(workspace_id: str, task_id: str) -> str:
     return ws(workspace_id, "task", task_id, "steps")
 
 
+def task_documents(workspace_id: str, task_id: str) -> str:
+    """The documents the task's tools processed and the citations their results gave."""
+    return ws(workspace_id, "task", task_id, "documents")
+
+
 def task_lease(workspace_id: str, task_id: str) -> str:
     return ws(workspace_id, "task", task_id, "lease")
 

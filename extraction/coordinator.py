@@ -10,6 +10,7 @@ resumes every job still listed as pending in Redis.
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 from typing import Any
 
@@ -23,7 +24,15 @@ from core.store import async_client, resolve_redis_url
 from extraction import job_store
 from extraction.job_models import JobRecord
 from extraction.model import ModelFactory
-from extraction.pool import INTERNAL_MESSAGE, DocumentSpec, JobFailure, WorkerPool, run_document
+from extraction.parsed_cache import ParsedCache
+from extraction.pool import (
+    INTERNAL_MESSAGE,
+    DocumentSpec,
+    JobFailure,
+    WorkerPool,
+    locate_document,
+    run_document,
+)
 
 log = logging.getLogger(__name__)
 
@@ -44,11 +53,25 @@ class ExtractionCoordinator:
         self._redis: Any = None
         self._pool: WorkerPool | None = None
         self._blobs = BlobStore(self._settings.resolved_blob_url)
+        self._parsed = ParsedCache()
 
     async def submit(self, workspace_id: str, job_id: str) -> None:
         """Start driving the job (a job already being driven is left alone)."""
         await self._start()
         self._drive(workspace_id, job_id)
+
+    async def locate(self, workspace_id: str, file_id: str, values: list[Any]) -> dict[str, Any]:
+        """`{pages, citations}` of `values` in the workspace's file (`extraction.locate`).
+
+        Raises the file's `AgentryError` (404 when it is gone) or `JobFailure`.
+        """
+        await self._start()
+        assert self._pool is not None
+        file = await files.get_file(self._redis, workspace_id, file_id)
+        data = functools.partial(files.read_bytes, self._blobs, file)
+        return await locate_document(
+            self._spec("parse", {}, file), data, values, pool=self._pool, cache=self._parsed
+        )
 
     async def running(self) -> int:
         """How many jobs are being driven now (also: the coordinator is up and has resumed)."""
@@ -94,10 +117,14 @@ class ExtractionCoordinator:
     async def _work(self, record: JobRecord) -> dict[str, Any]:
         assert self._pool is not None
         file = await files.get_file(self._redis, record.workspace_id, record.file_id)
-        data = await files.read_bytes(self._blobs, file)
-        spec = DocumentSpec(
-            kind=record.kind,
-            params=record.params,
+        data = functools.partial(files.read_bytes, self._blobs, file)
+        spec = self._spec(record.kind, record.params, file)
+        return await run_document(spec, data, pool=self._pool, model=self._model, cache=self._parsed)
+
+    def _spec(self, kind: str, params: dict[str, Any], file: files.FileRecord) -> DocumentSpec:
+        return DocumentSpec(
+            kind=kind,
+            params=params,
             filename=file.filename,
             format=file.format,
             file_size=file.file_size,
@@ -105,7 +132,6 @@ class ExtractionCoordinator:
             model_available=self._model is not None,
             model_factory=self._model_factory,
         )
-        return await run_document(spec, data, pool=self._pool, model=self._model)
 
 
 _handles: dict[str, Any] = {}

@@ -12,6 +12,8 @@ Entry points:
   budget runs out, still `processing`);
 - `run_job(redis, settings, workspace_id, kind, body, model_factory=...)`: for agent tools: the
   job's `result`, or `JobFailed`;
+- `locate_in_file(settings, workspace_id, file_id, values, model_factory=...)`: where values occur
+  in a stored file (the citations of an agent's structured output);
 - `job_response`, `batch_response`: the current state of a job or batch.
 """
 
@@ -46,6 +48,7 @@ from extraction.job_models import (
     V2Response,
 )
 from extraction.model import ModelFactory, model_configured
+from extraction.pool import INTERNAL_MESSAGE, JobFailure
 from extraction.urls import fetch_url
 from extraction.waiter import waiter_for
 
@@ -293,3 +296,35 @@ async def run_job(
     if result is None:
         raise JobFailed("the job's result is no longer available")
     return result
+
+
+async def locate_in_file(
+    settings: Settings,
+    workspace_id: str,
+    file_id: str,
+    values: list[Any],
+    *,
+    model_factory: ModelFactory,
+    timeout_seconds: float,
+) -> dict[str, Any]:
+    """`{pages, citations}`: the file's pages and, for each value in order, every place it occurs
+    (`extraction.locate`), searched on the worker pool in the file's (cached) parse.
+
+    Raises the file's `AgentryError` (404 when it is gone), `JobFailed` when the document cannot
+    be processed, and `ServiceUnavailable` when the pool cannot answer within `timeout_seconds`.
+    """
+    for attempt in (1, 2):
+        try:
+            call = coordinator(settings, model_factory).locate.remote(workspace_id, file_id, values)
+            result: dict[str, Any] = await asyncio.wait_for(call, timeout_seconds)
+            return result
+        except TimeoutError:
+            raise ServiceUnavailable(f"looking for values in file {file_id} took too long") from None
+        except RayActorError as exc:
+            forget_coordinator()
+            log.warning("extraction coordinator unavailable (%s, attempt %d)", type(exc).__name__, attempt)
+        except JobFailure as exc:
+            # Raised in the coordinator, it arrives wrapped by Ray; the original holds the message.
+            cause = getattr(exc, "cause", None) or exc
+            raise JobFailed(getattr(cause, "message", None) or INTERNAL_MESSAGE) from None
+    raise ServiceUnavailable("the extraction coordinator is unavailable")

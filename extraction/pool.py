@@ -12,13 +12,15 @@ a task's time limit starts when it can actually run. A task that blows up fails 
 - every worker is replaced after `WORKER_MAX_CALLS` tasks, which bounds what native libraries
   leak or fragment over time.
 
-A large PDF is split into page ranges parsed in parallel and merged in page order.
+A large PDF is split into page ranges parsed in parallel and merged in page order. The parsed ranges
+may be kept in a `ParsedCache`, so a later job or value search on the same file skips the parse.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -33,6 +35,7 @@ from ray.exceptions import (
 from extraction.document import Document
 from extraction.memory import TASK_MEMORY_BYTES, memory_cap
 from extraction.model import ModelCaller, ModelFactory, ModelReplyError, ModelUnavailable
+from extraction.parsed_cache import ParsedCache
 
 log = logging.getLogger(__name__)
 
@@ -58,6 +61,10 @@ class JobFailure(Exception):
     def __init__(self, message: str) -> None:
         super().__init__(message)
         self.message = message
+
+
+#: A document's bytes, already in the object store, or read only when the document must be parsed.
+DocumentBytes = bytes | ray.ObjectRef[bytes] | Callable[[], Awaitable[bytes]]
 
 
 def timeout_message(seconds: float) -> str:
@@ -119,6 +126,16 @@ def finish_document(spec: DocumentSpec, reply: ModelReply | None, *parts: Docume
 
     with memory_cap():
         return finish(spec, list(parts), reply)
+
+
+@ray.remote(**TASK_OPTIONS)
+def locate_in_document(file_name: str, values: list[Any], *parts: Document) -> dict[str, Any]:
+    from extraction.engines import merge_documents
+    from extraction.locate import locate_values
+
+    with memory_cap():
+        doc = parts[0] if len(parts) == 1 else merge_documents(list(parts))
+        return locate_values(doc, values, file_name=file_name)
 
 
 def page_ranges(page_count: int, per_range: int = PAGES_PER_RANGE) -> list[tuple[int, int | None]]:
@@ -187,10 +204,20 @@ class WorkerPool:
         return await ref
 
 
-async def run_document(
-    spec: DocumentSpec, data: bytes | ray.ObjectRef, *, pool: WorkerPool, model: ModelCaller | None
-) -> dict[str, Any]:
-    """The job's `result` for one document; raises `JobFailure`."""
+async def parse_parts(
+    spec: DocumentSpec,
+    data: DocumentBytes,
+    *,
+    pool: WorkerPool,
+    cache: ParsedCache | None = None,
+) -> list[ray.ObjectRef[Document]]:
+    """The refs of the document's parsed page ranges (from `cache` when it holds them); raises
+    `JobFailure`."""
+    key = ParsedCache.key(spec.sha256, spec.filename)
+    if cache is not None and (cached := cache.get(key)) is not None:
+        return cached
+    if callable(data):
+        data = await data()
     data_ref = data if isinstance(data, ray.ObjectRef) else ray.put(data)
     ranges: list[tuple[int, int | None]] = [(1, None)]
     if spec.format == "pdf":
@@ -205,6 +232,33 @@ async def run_document(
     except BaseExceptionGroup as failures:
         raise _first_failure(failures) from None
     parts = [task.result() for task in parsing]
+    if cache is not None:
+        cache.put(key, parts)
+    return parts
+
+
+async def run_document(
+    spec: DocumentSpec,
+    data: DocumentBytes,
+    *,
+    pool: WorkerPool,
+    model: ModelCaller | None,
+    cache: ParsedCache | None = None,
+) -> dict[str, Any]:
+    """The job's `result` for one document; raises `JobFailure`."""
+    parts = await parse_parts(spec, data, pool=pool, cache=cache)
+    try:
+        return await _finish(spec, parts, pool=pool, model=model)
+    except JobFailure:
+        # A cached parse whose objects were lost fails here too: the next job parses afresh.
+        if cache is not None:
+            cache.drop(ParsedCache.key(spec.sha256, spec.filename))
+        raise
+
+
+async def _finish(
+    spec: DocumentSpec, parts: list[ray.ObjectRef[Document]], *, pool: WorkerPool, model: ModelCaller | None
+) -> dict[str, Any]:
     stage: Stage = await pool.run(finish_document, spec, None, *parts)
     if stage.model_messages is not None:
         if model is None:
@@ -217,6 +271,25 @@ async def run_document(
     if stage.result is None:
         raise JobFailure(INTERNAL_MESSAGE)
     return stage.result
+
+
+async def locate_document(
+    spec: DocumentSpec,
+    data: DocumentBytes,
+    values: list[Any],
+    *,
+    pool: WorkerPool,
+    cache: ParsedCache | None = None,
+) -> dict[str, Any]:
+    """`extraction.locate.locate_values` on the document: its pages and each value's citations."""
+    parts = await parse_parts(spec, data, pool=pool, cache=cache)
+    try:
+        result: dict[str, Any] = await pool.run(locate_in_document, spec.filename, values, *parts)
+    except JobFailure:
+        if cache is not None:
+            cache.drop(ParsedCache.key(spec.sha256, spec.filename))
+        raise
+    return result
 
 
 def _first_failure(group: BaseExceptionGroup[BaseException]) -> BaseException:

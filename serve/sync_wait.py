@@ -9,6 +9,7 @@ from typing import Any
 import redis.asyncio as aioredis
 
 from core import tasks
+from core.document_links import with_document_links
 from core.settings import Settings
 from core.state_machine import TaskStatus
 from core.sync_reply import build_reply
@@ -45,6 +46,8 @@ async def hold(
                 outcome = "budget_expired"
             if outcome is not None:
                 feed = await tasks.read_feed(redis, current.workspace_id, current.id)
+                if include_citations and selector == "structured":
+                    current = await with_document_links(redis, settings, current)
                 reply = build_reply(
                     current,
                     feed,

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+from extraction.model import ModelFactory
 from tools.ask_user import ASK_USER
 from tools.delegate import DELEGATE_TASKS
+from tools.documents.specs import document_tools
 from tools.registry import ToolRegistry, ToolSpec
 
 
-def native_tools() -> list[ToolSpec]:
-    return [ASK_USER, DELEGATE_TASKS]
+def native_tools(model_factory: ModelFactory) -> list[ToolSpec]:
+    """Every native tool; `model_factory` builds the extraction model the document tools' jobs use."""
+    return [ASK_USER, DELEGATE_TASKS, *document_tools(model_factory)]
 
 
-def build_registry() -> ToolRegistry:
-    return ToolRegistry(native_tools())
+def build_registry(model_factory: ModelFactory) -> ToolRegistry:
+    return ToolRegistry(native_tools(model_factory))

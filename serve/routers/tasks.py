@@ -9,11 +9,12 @@ from pydantic import BaseModel, ConfigDict
 
 from actors import interaction
 from core import agents, audit, keys, results, tasks
+from core.document_links import with_document_links
 from core.models import PageOf
 from core.pagination import check_limit, member_id, newest_first
 from core.task_queries import TaskFilter, list_tasks
 from serve.attachments import attach_files
-from serve.deps import EdgeDep, PrincipalDep, RedisDep
+from serve.deps import EdgeDep, PrincipalDep, RedisDep, SettingsDep
 from serve.params import strict_bool
 from serve.run_body import read_run_body
 
@@ -93,11 +94,13 @@ async def get_feed(task_id: str, principal: PrincipalDep, redis: RedisDep) -> di
 
 @router.get("/{task_id}/structured-response")
 async def get_structured(
-    task_id: str, request: Request, principal: PrincipalDep, redis: RedisDep
+    task_id: str, request: Request, principal: PrincipalDep, redis: RedisDep, settings: SettingsDep
 ) -> dict[str, Any]:
     """Machine-readable output shaped by the output schema, optionally with citations."""
     include_citations = strict_bool(request, "include_citations", False)
     task = await tasks.load_task(redis, principal.workspace_id, task_id)
+    if include_citations:
+        task = await with_document_links(redis, settings, task)
     config = (await agents.load_version(redis, task.agent_workspace_id, task.spec.agent_id)).config
     return results.structured_envelope(task, config, include_citations=include_citations)
 

@@ -1,0 +1,1 @@
+"""The document tools of agents: `parse_document`, `extract_document` and `classify_document`."""
