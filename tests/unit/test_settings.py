@@ -10,8 +10,9 @@ pytestmark = pytest.mark.unit
 
 def test_defaults_match_the_contract(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:
     monkeypatch.chdir(tmp_path)
-    for name in ("REDIS_URL", "AGENTRY_PORT", "ORCHESTRATOR_DEFAULT_ON_FAILURE", "AGENTRY_DATA_DIR"):
-        monkeypatch.delenv(name, raising=False)
+    for field in Settings.model_fields.values():
+        for name in getattr(field.validation_alias, "choices", ()):
+            monkeypatch.delenv(str(name), raising=False)
     s = load_settings()
     assert (s.host, s.port) == ("127.0.0.1", 8000)
     assert s.redis_url is None and s.ray_address is None
