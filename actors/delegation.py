@@ -104,8 +104,8 @@ async def resume_parent(redis: aioredis.Redis, settings: Settings, workspace_id:
         )
         shown = output["children"]
     else:
-        for child in children:
-            child.pop("item_key")
+        for entry in children:
+            entry.pop("item_key")
         output = {
             "status": "completed",
             "group_id": group_id,

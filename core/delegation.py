@@ -15,7 +15,7 @@ from typing import Any
 import redis.asyncio as aioredis
 
 from core import agents, keys, tasks
-from core.errors import NotFound
+from core.errors import Forbidden, NotFound
 from core.ids import new_id, now_iso
 from core.models import AgentGroup, AgentVersion
 from core.tasks import Task, TaskSpec
@@ -63,7 +63,7 @@ async def resolve_target(redis: aioredis.Redis, workspace_id: str, group_id: str
     try:
         group = await agents.load_group(redis, workspace_id, group_id)
         return Target(group, await agents.latest(redis, workspace_id, group), workspace_id, public=False)
-    except (NotFound, agents.Forbidden):
+    except (NotFound, Forbidden):
         pass
     owner = await redis.get(keys.owner(group_id))
     if not owner or not await redis.sismember(keys.public_agent_groups(), f"{owner}:{group_id}"):
@@ -247,7 +247,7 @@ async def roster(redis: aioredis.Redis, workspace_id: str, caller_group_id: str)
         try:
             group = await agents.load_group(redis, owner, group_id)
             version = await agents.latest(redis, owner, group)
-        except (NotFound, agents.Forbidden):
+        except (NotFound, Forbidden):
             continue
         if not group.is_active or version.config.get("delegation_enabled") is False:
             continue

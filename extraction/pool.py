@@ -22,7 +22,7 @@ import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeAlias
 
 import ray
 from ray.exceptions import (
@@ -64,7 +64,7 @@ class JobFailure(Exception):
 
 
 #: A document's bytes, already in the object store, or read only when the document must be parsed.
-DocumentBytes = bytes | ray.ObjectRef[bytes] | Callable[[], Awaitable[bytes]]
+DocumentBytes: TypeAlias = "bytes | ray.ObjectRef[bytes] | Callable[[], Awaitable[bytes]]"
 
 
 def timeout_message(seconds: float) -> str:

@@ -46,11 +46,11 @@ def deploy(settings: Settings, env: dict[str, str]) -> None:
         }
     )
     serve.run(
-        Ingress.options(**ingress_options(settings, env)).bind(),
+        Ingress.options(**ingress_options(settings, env)).bind(),  # type: ignore[attr-defined]
         name=APP_NAME,
         route_prefix="/",
         blocking=False,
     )
 
 
-application = Ingress.bind()
+application = Ingress.bind()  # type: ignore[attr-defined]
