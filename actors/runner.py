@@ -271,6 +271,9 @@ class TaskRunner:
         if awaiting_review:
             call = awaiting_review[0]
             pending = {"call_id": call.id, "tool_name": call.name, "arguments": call.arguments, "step": step}
+            preview = await self._review_preview(task, policy, step, call)
+            if preview is not None:
+                pending["preview"] = preview
             pause = {"kind": "review", "tool_name": call.name, "pending_tool_call": pending}
             await tasks.transition(
                 self.redis,
@@ -291,6 +294,29 @@ class TaskRunner:
             return StepOutcome.STOP
         return StepOutcome.CONTINUE
 
+    def _context(self, task: Task, policy: AgentPolicy, step: int, call: ToolCall) -> ToolContext:
+        return ToolContext(
+            workspace_id=task.workspace_id,
+            task_id=task.id,
+            step_id=f"{task.id}:{step}",
+            call_id=call.id,
+            agent_config=policy.config,
+            settings=self.settings,
+            redis=self.redis,
+            injected={},
+        )
+
+    async def _review_preview(
+        self, task: Task, policy: AgentPolicy, step: int, call: ToolCall
+    ) -> dict[str, Any] | None:
+        """The tool's preview of a call paused for review, or why it cannot be previewed."""
+        try:
+            return await self.registry.preview(
+                call.name, call.arguments, self._context(task, policy, step, call)
+            )
+        except ToolError as exc:
+            return {"error": exc.message}
+
     async def _run_one(
         self,
         task: Task,
@@ -305,16 +331,7 @@ class TaskRunner:
             comment = (steps.get(f"s{step}:review:{call.id}") or {}).get("comment")
             note = f": {comment}" if comment else ""
             return await self._record_result(task, step, call, error=f"a reviewer rejected this call{note}")
-        ctx = ToolContext(
-            workspace_id=task.workspace_id,
-            task_id=task.id,
-            step_id=f"{task.id}:{step}",
-            call_id=call.id,
-            agent_config=policy.config,
-            settings=self.settings,
-            redis=self.redis,
-            injected={},
-        )
+        ctx = self._context(task, policy, step, call)
         try:
             if call.name not in resolve_tool_names(
                 policy.config, disable_delegation=task.spec.disable_delegation, available=tuple(self.registry)

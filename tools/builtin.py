@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from tools.ask_user import ASK_USER
+from tools.practice.patient_tools import PRACTICE_GET_PATIENT, PRACTICE_SAVE_PATIENT
 from tools.registry import ToolRegistry, ToolSpec
 
 
 def native_tools() -> list[ToolSpec]:
-    return [ASK_USER]
+    return [ASK_USER, PRACTICE_SAVE_PATIENT, PRACTICE_GET_PATIENT]
 
 
 def build_registry() -> ToolRegistry:
