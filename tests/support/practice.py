@@ -1,0 +1,68 @@
+"""Helpers of the practice integration tests: connecting a workspace, reading the sandbox, patient agents."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import httpx
+
+from tests.support.agents import scripted
+from tools.practice.client import SAVE_PATIENT_PATH, TOKEN_PATH
+from tools.practice.sandbox import RunningSandbox
+
+CLIENT_ID = "agentry-test-client"
+CLIENT_SECRET = "sandbox-secret-7f3a9c1e"
+ACCOUNTS = ("acct-1", "acct-2")
+CONNECTOR_PATH = "/api/v1/integrations/practice"
+
+PATIENT: dict[str, Any] = {
+    "account_id": "acct-1",
+    "first_name": "Ada",
+    "last_name": "Lovelace",
+    "dob": "12/10/1815",
+    "city": "London",
+    "ins_name": "Babbage Mutual",
+    "policy_number": "P-1",
+}
+
+
+def connect(api: httpx.Client, sandbox: RunningSandbox, **overrides: Any) -> httpx.Response:
+    body: dict[str, Any] = {"client_id": CLIENT_ID, "client_secret": CLIENT_SECRET, "base_url": sandbox.url}
+    return api.put(CONNECTOR_PATH, json=body | overrides)
+
+
+def connected(api: httpx.Client, sandbox: RunningSandbox, **overrides: Any) -> dict[str, Any]:
+    response = connect(api, sandbox, **overrides)
+    assert response.status_code == 200, response.text
+    return dict(response.json())
+
+
+def requests_to(sandbox: RunningSandbox, path: str) -> list[dict[str, Any]]:
+    return list(httpx.get(f"{sandbox.url}/v2/sandbox/requests", params={"path": path}).json()["requests"])
+
+
+def saves(sandbox: RunningSandbox) -> list[dict[str, Any]]:
+    return requests_to(sandbox, SAVE_PATIENT_PATH)
+
+
+def mints(sandbox: RunningSandbox) -> list[dict[str, Any]]:
+    return requests_to(sandbox, TOKEN_PATH)
+
+
+def patients(sandbox: RunningSandbox, account_id: str) -> dict[str, Any]:
+    return dict(httpx.get(f"{sandbox.url}/v2/sandbox/patients", params={"account_id": account_id}).json())
+
+
+def add_fault(sandbox: RunningSandbox, **fault: Any) -> None:
+    httpx.post(f"{sandbox.url}/v2/sandbox/faults", json=fault).raise_for_status()
+
+
+def call(name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    return {"name": name, "arguments": arguments}
+
+
+def patient_agent(*calls: dict[str, Any], **config: Any) -> dict[str, Any]:
+    """A scripted agent that makes each call in its own step, then answers."""
+    tools = config.pop("tools", ["practice_save_patient", "practice_get_patient"])
+    turns = [{"tool_calls": [c]} for c in calls]
+    return scripted(*turns, {"answer": "done"}, tools=tools, **config)
