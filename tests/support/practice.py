@@ -6,7 +6,7 @@ from typing import Any
 
 import httpx
 
-from tests.support.agents import scripted
+from tests.support.agents import create_agent, feed, of_type, scripted, start, wait_status
 from tools.practice.client import SAVE_PATIENT_PATH, TOKEN_PATH
 from tools.practice.sandbox import RunningSandbox
 
@@ -66,3 +66,13 @@ def patient_agent(*calls: dict[str, Any], **config: Any) -> dict[str, Any]:
     tools = config.pop("tools", ["practice_save_patient", "practice_get_patient"])
     turns = [{"tool_calls": [c]} for c in calls]
     return scripted(*turns, {"answer": "done"}, tools=tools, **config)
+
+
+def run_to_end(
+    api: httpx.Client, config: dict[str, Any], query: str = "save the patient"
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """Create an agent with `config`, run it to a terminal state; the task and its tool results."""
+    agent = create_agent(api, config)
+    task_id = start(api, agent["id"], query)
+    done = wait_status(api, task_id)
+    return done, of_type(feed(api, task_id), "tool_result")
