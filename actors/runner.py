@@ -46,6 +46,8 @@ MAX_STEPS = 200
 class StepOutcome:
     CONTINUE = "continue"
     STOP = "stop"
+    #: A tool call failed with retries left: run the same step again (its unrecorded calls rerun).
+    RETRY = "retry"
 
 
 class TaskRunner:
@@ -256,7 +258,7 @@ class TaskRunner:
                     tool_name=names[0],
                     tool_names=names if len(names) > 1 else None,
                 )
-            return StepOutcome.STOP if task.retries_used + 1 > policy.max_retries else StepOutcome.CONTINUE
+            return StepOutcome.STOP if task.retries_used + 1 > policy.max_retries else StepOutcome.RETRY
         if pauses:
             call, question = pauses[0]
             pause = {"kind": "ask_user", "question": question, "call_id": call.id, "step": step}

@@ -238,3 +238,27 @@ def test_writes_reads_and_refusals_are_audited_without_patient_data(
     assert entries["practice.patient_save_refused"]["details"]["account_id"] == "acct-2"
     created = dt.datetime.fromisoformat(entries["practice.patient_saved"]["created_at"])
     assert created <= dt.datetime.now(dt.UTC)
+
+
+def test_unreachable_system_fails_the_step_and_the_runtime_retries_the_call(
+    ws_api: httpx.Client, sandbox: RunningSandbox
+) -> None:
+    connected(ws_api, sandbox)
+    before = len(saves(sandbox))
+    # One more 5xx than the client's own attempts: the call fails retryably once, then the step reruns it.
+    add_fault(sandbox, status=502, body="", content_type="text/plain", count=3, path=SAVE_PATIENT_PATH)
+    done, results = run_to_end(ws_api, patient_agent(call(SAVE, PATIENT)))
+    assert done["status"] == "completed", done
+    assert [(r["call_id"], r["status"]) for r in results] == [(results[0]["call_id"], "ok")]
+    assert results[0]["output"]["status"] == "saved"
+    assert [r["body"] for r in saves(sandbox)[before:]] == [ENVELOPE] * 4
+
+
+def test_unreachable_system_past_the_retries_fails_the_task(
+    ws_api: httpx.Client, sandbox: RunningSandbox
+) -> None:
+    connected(ws_api, sandbox)
+    add_fault(sandbox, status=503, body="", content_type="text/plain", count=3, path=SAVE_PATIENT_PATH)
+    done, results = run_to_end(ws_api, patient_agent(call(SAVE, PATIENT), settings={"max_retries": 0}))
+    assert done["status"] == "failed" and results == []
+    assert "practice_save_patient" in done["error"] and "503" in done["error"]
