@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import datetime as dt
 from typing import Any
 
 import httpx
 
+from core import apikeys, keys
+from core.ids import iso
 from tests.support.agents import create_agent, feed, of_type, scripted, start, wait_status
+from tests.support.service import run_async
 from tools.practice.client import SAVE_PATIENT_PATH, TOKEN_PATH
 from tools.practice.sandbox import RunningSandbox
 
@@ -76,3 +80,29 @@ def run_to_end(
     task_id = start(api, agent["id"], query)
     done = wait_status(api, task_id)
     return done, of_type(feed(api, task_id), "tool_result")
+
+
+def workspace_of(redis_url: str, api: httpx.Client) -> str:
+    """The workspace id behind an API client's key."""
+
+    async def work(redis: Any) -> str:
+        return (await apikeys.authenticate(redis, api.headers["Authorization"])).workspace_id
+
+    return str(run_async(redis_url, work))
+
+
+def age_token(redis_url: str, workspace_id: str, seconds_left: float) -> None:
+    """Make the stored token of an hour's lifetime look `seconds_left` from expiry, as if time had passed."""
+    now = dt.datetime.now(dt.UTC)
+    expires = now + dt.timedelta(seconds=seconds_left)
+
+    async def work(redis: Any) -> None:
+        await redis.hset(
+            keys.practice_connection(workspace_id),
+            mapping={
+                "token_expires_at": iso(expires),
+                "token_minted_at": iso(expires - dt.timedelta(hours=1)),
+            },
+        )
+
+    run_async(redis_url, work)

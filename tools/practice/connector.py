@@ -54,7 +54,8 @@ Environment = Literal["staging", "production"]
 DEFAULT_ENVIRONMENT: Environment = "staging"
 
 #: A token that expires within this many seconds is replaced before a call uses it (issue 6: refreshed
-#: by the platform ahead of expiry).
+#: by the platform ahead of expiry). A token that lives shorter than twice this is replaced in the
+#: second half of its life instead, so a short-lived token is not re-minted on every call.
 TOKEN_REFRESH_MARGIN_SECONDS = 60.0
 #: The longest a token mint can take: every attempt of the client timing out, plus its back-offs.
 MAX_MINT_SECONDS = DEFAULT_MAX_ATTEMPTS * DEFAULT_TIMEOUT_SECONDS + DEFAULT_RETRY_BACKOFF_SECONDS * (
@@ -71,7 +72,7 @@ MAX_CONNECTOR_FIELD_CHARS = 2000
 _SEAL_PURPOSE = "practice-connector"
 _STORE_TOKEN = """
 if redis.call('HGET', KEYS[1], 'connection_id') == ARGV[1] then
-  redis.call('HSET', KEYS[1], 'access_token', ARGV[2], 'token_expires_at', ARGV[3])
+  redis.call('HSET', KEYS[1], 'access_token', ARGV[2], 'token_expires_at', ARGV[3], 'token_minted_at', ARGV[4])
   return 1
 end
 return 0
@@ -143,6 +144,14 @@ class PracticeConnection:
     allowed_account_ids: str
     practice_url: str
     token: Token | None
+    token_minted_at: dt.datetime | None = None
+
+    def refresh_margin(self) -> float:
+        """Seconds before expiry at which the token is replaced (see TOKEN_REFRESH_MARGIN_SECONDS)."""
+        if self.token is None or self.token_minted_at is None:
+            return TOKEN_REFRESH_MARGIN_SECONDS
+        lifetime = (self.token.expires_at - self.token_minted_at).total_seconds()
+        return max(0.0, min(TOKEN_REFRESH_MARGIN_SECONDS, lifetime / 2))
 
 
 def _box(settings: Settings) -> SecretBox:
@@ -230,6 +239,7 @@ async def connect(
     try:
         async with PracticeClient(url) as client:
             token = await client.mint_token(request.client_id, secret)
+        minted_at = now_iso()
     except PracticeError as error:
         raise BadRequest(f"the practice integration could not connect: {error.message}") from None
     box = _box(settings)
@@ -242,7 +252,8 @@ async def connect(
         "practice_url": url,
         "access_token": box.seal(token.access_token),
         "token_expires_at": iso(token.expires_at),
-        "connected_at": now_iso(),
+        "token_minted_at": minted_at,
+        "connected_at": minted_at,
     }
     key = keys.practice_connection(workspace_id)
     async with redis.pipeline(transaction=True) as pipe:
@@ -268,7 +279,7 @@ async def disconnect(redis: aioredis.Redis, workspace_id: str, *, key_id: str | 
     return ConnectionStatus(connected=False)
 
 
-def _parse_expiry(value: str | None) -> dt.datetime | None:
+def _parse_moment(value: str | None) -> dt.datetime | None:
     if not value:
         return None
     try:
@@ -297,7 +308,7 @@ async def load_connection(
         raise ConnectorUnreadable(
             "the practice integration's stored credentials cannot be read; reconnect the integration"
         ) from None
-    expires_at = _parse_expiry(raw.get("token_expires_at"))
+    expires_at = _parse_moment(raw.get("token_expires_at"))
     token = Token(access_token, expires_at) if access_token and expires_at else None
     return PracticeConnection(
         workspace_id=workspace_id,
@@ -308,11 +319,14 @@ async def load_connection(
         allowed_account_ids=raw.get("allowed_account_ids", ""),
         practice_url=raw.get("practice_url", ""),
         token=token,
+        token_minted_at=_parse_moment(raw.get("token_minted_at")),
     )
 
 
-def _usable(token: Token | None, rejected: str | None) -> str | None:
-    if token is None or token.access_token == rejected or token.expires_within(TOKEN_REFRESH_MARGIN_SECONDS):
+def _fresh(connection: PracticeConnection, rejected: str | None) -> str | None:
+    """The stored token when it is neither `rejected` nor due for refresh."""
+    token = connection.token
+    if token is None or token.access_token == rejected or token.expires_within(connection.refresh_margin()):
         return None
     return token.access_token
 
@@ -325,9 +339,10 @@ async def _token(
     *,
     rejected: str | None,
 ) -> str:
-    """A token to call with: the stored one while it is fresh and not `rejected`, else a newly minted one."""
-    if usable := _usable(connection.token, rejected):
-        return usable
+    """A token to call with: the stored one while it is fresh and not `rejected`, else a new one."""
+    if fresh := _fresh(connection, rejected):
+        return fresh
+    seen = connection.token.access_token if connection.token else None
     lock = RedisLock(
         redis,
         keys.practice_token_lock(connection.workspace_id),
@@ -339,24 +354,29 @@ async def _token(
     except LockTimeout:
         raise PracticeUnavailableError("timed out waiting for the practice access token") from None
     try:
-        # Another call may have minted while this one waited: use its token rather than mint again.
         current = await load_connection(redis, settings, connection.workspace_id)
         if current is None or current.connection_id != connection.connection_id:
             raise ConnectorChanged("the practice integration was changed or removed during the call")
-        if usable := _usable(current.token, rejected):
-            return usable
-        token = await client.mint_token(current.client_id, current.client_secret)
+        token = current.token
+        # A token another call minted while this one waited is used as it is: minting again would
+        # only replace one new token with another.
+        if token is not None and token.access_token not in (seen, rejected) and not token.expires_within(0):
+            return token.access_token
+        if fresh := _fresh(current, rejected):
+            return fresh
+        minted = await client.mint_token(current.client_id, current.client_secret)
         stored = await redis.eval(
             _STORE_TOKEN,
             1,
             keys.practice_connection(connection.workspace_id),
             connection.connection_id,
-            _box(settings).seal(token.access_token),
-            iso(token.expires_at),
+            _box(settings).seal(minted.access_token),
+            iso(minted.expires_at),
+            now_iso(),
         )
         if not stored:
             raise ConnectorChanged("the practice integration was changed or removed during the call")
-        return token.access_token
+        return minted.access_token
     finally:
         await lock.release()
 

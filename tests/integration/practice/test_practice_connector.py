@@ -8,7 +8,7 @@ from typing import Any
 import httpx
 import pytest
 
-from core import apikeys, keys
+from core import keys
 from core.secretbox import SecretBox
 from tests.integration.conftest import Service
 from tests.support.practice import (
@@ -19,6 +19,7 @@ from tests.support.practice import (
     connect,
     connected,
     mints,
+    workspace_of,
 )
 from tests.support.service import free_port, run_async
 from tools.practice import PracticeClient, build_save_envelope, parse_save_input
@@ -27,13 +28,6 @@ from tools.practice.sandbox import RunningSandbox
 pytestmark = pytest.mark.integration
 
 STATUS_FIELDS = {"connected", "environment", "allowed_account_ids", "token_expires_at"}
-
-
-def workspace_of(service: Service, api: httpx.Client) -> str:
-    async def work(redis: Any) -> str:
-        return (await apikeys.authenticate(redis, api.headers["Authorization"])).workspace_id
-
-    return str(run_async(service.redis_url, work))
 
 
 def stored(service: Service, workspace_id: str) -> dict[str, str]:
@@ -63,7 +57,7 @@ def test_secrets_are_sealed_at_rest_and_the_stored_token_works(
     service: Service, ws_api: httpx.Client, sandbox: RunningSandbox
 ) -> None:
     connected(ws_api, sandbox)
-    record = stored(service, workspace_of(service, ws_api))
+    record = stored(service, workspace_of(service.redis_url, ws_api))
     assert record["client_id"] == CLIENT_ID
     assert all(CLIENT_SECRET not in value for value in record.values())
     box = SecretBox(service.settings.resolved_secret(), "practice-connector")
@@ -84,7 +78,7 @@ def test_refused_grant_is_400_and_keeps_the_earlier_connection(
     service: Service, ws_api: httpx.Client, sandbox: RunningSandbox
 ) -> None:
     first = connected(ws_api, sandbox, allowed_account_ids="acct-1")
-    workspace_id = workspace_of(service, ws_api)
+    workspace_id = workspace_of(service.redis_url, ws_api)
     record = stored(service, workspace_id)
     refused = connect(ws_api, sandbox, client_secret="wrong-secret", environment="production")
     assert refused.status_code == 400 and set(refused.json()) == {"error"}

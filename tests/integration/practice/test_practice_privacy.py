@@ -12,9 +12,10 @@ import pytest
 import ray
 
 from core import apikeys, keys
+from core.secretbox import SecretBox
 from tests.integration.conftest import Service
 from tests.support.agents import feed
-from tests.support.practice import add_fault, call, connected, patient_agent, run_to_end
+from tests.support.practice import CLIENT_SECRET, add_fault, call, connected, patient_agent, run_to_end
 from tests.support.service import run_async, wait_for
 from tools.practice import SAVE_PATIENT_PATH
 from tools.practice.sandbox import RunningSandbox
@@ -91,6 +92,16 @@ def test_canary_patient_reaches_the_feed_but_no_log_and_no_audit_entry(
     )
     leaks = sorted({match.group(0) for match in CANARY_PATTERN.finditer(service_log_text())})
     assert leaks == []
+
+    # The connector's secret and token never reach the transcript or a log either.
+    box = SecretBox(service.settings.resolved_secret(), "practice-connector")
+
+    async def stored_token(redis: Any) -> str:
+        workspace_id = (await apikeys.authenticate(redis, ws_api.headers["Authorization"])).workspace_id
+        return box.open(await redis.hget(keys.practice_connection(workspace_id), "access_token"))
+
+    credentials = (CLIENT_SECRET, run_async(service.redis_url, stored_token))
+    assert not any(secret in transcript or secret in service_log_text() for secret in credentials)
 
     entries = ws_api.get("/api/v1/audit").json()["data"]
     assert {e["action"] for e in entries} >= {"practice.patient_saved", "practice.patient_read"}

@@ -8,14 +8,13 @@ import hashlib
 import httpx
 import pytest
 
+from tests.integration.conftest import Service
 from tests.support.agents import create_agent, feed, of_type, start, task, wait_status
 from tests.support.practice import (
-    ACCOUNTS,
-    CLIENT_ID,
-    CLIENT_SECRET,
     CONNECTOR_PATH,
     PATIENT,
     add_fault,
+    age_token,
     call,
     connected,
     mints,
@@ -23,9 +22,10 @@ from tests.support.practice import (
     patients,
     run_to_end,
     saves,
+    workspace_of,
 )
 from tools.practice import SAVE_PATIENT_PATH, build_save_envelope, derive_pcref, parse_save_input
-from tools.practice.sandbox import RunningSandbox, SandboxConfig
+from tools.practice.sandbox import RunningSandbox
 
 pytestmark = pytest.mark.integration
 
@@ -153,15 +153,19 @@ def test_invalid_token_gets_one_reactive_remint(ws_api: httpx.Client, sandbox: R
     assert len(saves(sandbox)) == before_saves + 2 and len(mints(sandbox)) == before_mints + 1
 
 
-def test_token_about_to_expire_is_refreshed_before_the_call(ws_api: httpx.Client) -> None:
-    short = SandboxConfig(client_id=CLIENT_ID, client_secret=CLIENT_SECRET, accounts=ACCOUNTS, token_ttl=45)
-    with RunningSandbox(short) as sandbox:
-        first_expiry = connected(ws_api, sandbox)["token_expires_at"]
-        _, results = run_to_end(ws_api, patient_agent(call(SAVE, PATIENT), call(SAVE, PATIENT)))
-        assert [r["output"]["status"] for r in results] == ["saved", "saved"]
-        # Each call found the token within the refresh margin and minted first: no call was refused.
-        assert len(mints(sandbox)) == 3 and len(saves(sandbox)) == 2
-        assert ws_api.get(CONNECTOR_PATH).json()["token_expires_at"] > first_expiry
+def test_token_about_to_expire_is_refreshed_before_the_call(
+    service: Service, ws_api: httpx.Client, sandbox: RunningSandbox
+) -> None:
+    connected(ws_api, sandbox)
+    age_token(service.redis_url, workspace_of(service.redis_url, ws_api), seconds_left=30)
+    aged = ws_api.get(CONNECTOR_PATH).json()["token_expires_at"]
+    before_saves, before_mints = len(saves(sandbox)), len(mints(sandbox))
+    _, results = run_to_end(ws_api, patient_agent(call(SAVE, PATIENT), call(SAVE, PATIENT)))
+    assert [r["output"]["status"] for r in results] == ["saved", "saved"]
+    # The first call minted before it saved, so no call was refused; the second used the new token.
+    assert len(mints(sandbox)) == before_mints + 1 and len(saves(sandbox)) == before_saves + 2
+    renewed = dt.datetime.fromisoformat(ws_api.get(CONNECTOR_PATH).json()["token_expires_at"])
+    assert renewed - dt.datetime.fromisoformat(aged) > dt.timedelta(minutes=50)
 
 
 def test_review_pauses_each_write_with_the_exact_envelope(
