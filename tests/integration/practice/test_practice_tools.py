@@ -9,7 +9,7 @@ import httpx
 import pytest
 
 from tests.integration.conftest import Service
-from tests.support.agents import create_agent, feed, of_type, start, task, wait_status
+from tests.support.agents import create_agent, feed, of_type, run_sync, start, task, wait_status
 from tests.support.practice import (
     CONNECTOR_PATH,
     PATIENT,
@@ -266,3 +266,13 @@ def test_unreachable_system_past_the_retries_fails_the_task(
     done, results = run_to_end(ws_api, patient_agent(call(SAVE, PATIENT), settings={"max_retries": 0}))
     assert done["status"] == "failed" and results == []
     assert "practice_save_patient" in done["error"] and "503" in done["error"]
+
+
+def test_sync_run_answers_with_the_save_output(ws_api: httpx.Client, sandbox: RunningSandbox) -> None:
+    connected(ws_api, sandbox)
+    agent = create_agent(ws_api, patient_agent(call(SAVE, PATIENT)))
+    response = run_sync(ws_api, agent["id"], result=f"tool:{SAVE}")
+    assert response.status_code == 200, response.text
+    body = response.json()
+    assert body["status"] == "completed" and body["result_status"] == "completed"
+    assert body["result"]["status"] == "saved" and body["result"]["patient_pcref"] == PCREF
