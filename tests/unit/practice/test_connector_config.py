@@ -6,7 +6,7 @@ from pydantic import ValidationError
 from core.errors import BadRequest
 from core.settings import Settings
 from tools.practice import CREDENTIAL_FIELDS
-from tools.practice.connector import ConnectRequest, resolve_practice_url
+from tools.practice.connector import ConnectRequest, _require_public_host, resolve_practice_url
 from tools.practice.patient_tools import PRACTICE_GET_PATIENT, PRACTICE_SAVE_PATIENT
 
 pytestmark = pytest.mark.unit
@@ -83,3 +83,22 @@ def test_practice_tools_show_the_model_no_credential() -> None:
         assert schema["parameters"]["additionalProperties"] is False
     assert PRACTICE_SAVE_PATIENT.mutating and PRACTICE_SAVE_PATIENT.review_preview is not None
     assert not PRACTICE_GET_PATIENT.mutating and PRACTICE_GET_PATIENT.review_preview is None
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "http://127.0.0.1:9100",
+        "http://localhost",
+        "https://10.1.2.3",
+        "http://169.254.169.254",
+        "http://[::1]:80",
+    ],
+)
+async def test_base_url_on_a_private_address_is_refused(url: str) -> None:
+    with pytest.raises(BadRequest, match="private or local"):
+        await _require_public_host(url)
+
+
+async def test_base_url_on_a_public_address_is_accepted() -> None:
+    await _require_public_host("https://93.184.216.34/")
