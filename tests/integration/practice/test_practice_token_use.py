@@ -9,7 +9,6 @@ from typing import Any
 
 import httpx
 import pytest
-from pydantic import SecretStr
 
 from core import keys
 from tests.integration.conftest import Service
@@ -31,7 +30,9 @@ pytestmark = pytest.mark.integration
 
 
 def request(sandbox: RunningSandbox) -> ConnectRequest:
-    return ConnectRequest(client_id=CLIENT_ID, client_secret=SecretStr(CLIENT_SECRET), base_url=sandbox.url)
+    return ConnectRequest.model_validate(
+        {"client_id": CLIENT_ID, "client_secret": CLIENT_SECRET, "base_url": sandbox.url}
+    )
 
 
 async def read_missing(client: PracticeClient, token: str) -> Any:
