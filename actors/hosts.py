@@ -11,12 +11,20 @@ from actors.runtime import runtime
 class TaskActor:
     """One running task, in its own worker process; it exits when the task pauses or ends."""
 
+    def __init__(self) -> None:
+        # A relaunch may call `run` again on an actor that is still starting; the lease lets one
+        # of them work, and the actor exits only once no call is left.
+        self.active = 0
+
     async def run(self, workspace_id: str, task_id: str) -> None:
+        self.active += 1
         try:
             await runtime().runner.run(workspace_id, task_id)
         finally:
-            # Detached actors outlive their creator: a paused task must hold no process.
-            ray.actor.exit_actor()
+            self.active -= 1
+            if self.active == 0:
+                # Detached actors outlive their creator: a paused task must hold no process.
+                ray.actor.exit_actor()
 
 
 @ray.remote(num_cpus=0)

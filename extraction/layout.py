@@ -34,6 +34,12 @@ def reading_order(items: Sequence[T], box_of: Callable[[T], Box], page_width: fl
     return [items[k] for k in _order(list(range(len(items))), boxes, page_width)]
 
 
+def columns(boxes: Sequence[Box], page_width: float) -> list[list[int]] | None:
+    """Indexes of `boxes` grouped into columns, left to right, when vertical gutters split them
+    into groups each at least `MIN_COLUMN_SHARE` of the page wide; None otherwise."""
+    return _columns(list(range(len(boxes))), list(boxes), page_width)
+
+
 def _order(idx: list[int], boxes: list[Box], page_width: float) -> list[int]:
     if len(idx) < 2:
         return idx

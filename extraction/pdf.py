@@ -16,7 +16,7 @@ from typing import Any
 from extraction.confidence import weighted_confidence
 from extraction.document import Box, ConfidenceSource, Document, Element, ElementType, Line, Page, assign_ids
 from extraction.errors import InvalidDocument, PageRangeError, PasswordProtected
-from extraction.layout import ocr_elements, reading_order
+from extraction.layout import columns, ocr_elements, reading_order
 from extraction.limits import MAX_PAGES, MAX_RENDER_PIXELS, check_page_count
 from extraction.markdown import is_list_item, table_markdown
 from extraction.ocr import ocr_image
@@ -31,8 +31,9 @@ MIN_TEXT_LAYER_CHARS = 16
 #: Below this text quality the text layer is garbage (fonts without a Unicode mapping) and the
 #: page is read by OCR instead.
 MIN_TEXT_QUALITY = 0.5
-#: A line whose font is this much larger than the body text is a heading.
-HEADING_SIZE_RATIO = 1.15
+#: A line whose font is this much larger than the body text is a heading. Invoices set key
+#: values a size or two above the body (10 pt on 8 pt), which are not headings.
+HEADING_SIZE_RATIO = 1.3
 #: Bold lines at least this share of the body size are headings too (the smallest kind).
 BOLD_HEADING_RATIO = 0.95
 #: Headings are short: at most this many characters and lines.
@@ -126,6 +127,10 @@ def parse_pdf(
         if first_page < 1 or first_page > last:
             raise PageRangeError(f"page range {first_page}..{last_page} is outside 1..{count}")
         raw_pages = [_read_page(doc, doc[number - 1], number) for number in range(first_page, last + 1)]
+        if doc.is_repaired and not any(raw.items or raw.ocr for raw in raw_pages):
+            # MuPDF rebuilds a truncated file's structure, but pages whose content was cut off come
+            # back blank; an all-blank repaired file is reported as damaged, not as empty.
+            raise InvalidDocument("The PDF is damaged or truncated: no content could be recovered.")
     scale = _heading_scale(raw_pages)
     document = Document(filename=filename, format="pdf", page_count=count)
     for raw in raw_pages:
@@ -191,7 +196,7 @@ def _read_page(doc: PdfDocument, page: PdfPage, number: int) -> _RawPage:
         tables = find_tables(page, drawings, spans, turn, raw.width * raw.height)
         raw.items.extend(_Item(box=t.box, table=t) for t in tables)
         exclude = [t.box for t in tables] + widget_areas
-        raw.items.extend(_Item(box=b.box, block=b) for b in _text_blocks(text, turn, exclude))
+        raw.items.extend(_Item(box=b.box, block=b) for b in _text_blocks(text, turn, exclude, raw.width))
     raw.items.extend(_Item(box=f.box, field=f) for f in fields if f.box)
     return raw
 
@@ -218,27 +223,34 @@ def _is_bold(span: dict[str, Any]) -> bool:
     return bool(span["flags"] & _BOLD_FLAG) or bool(_BOLD_FONT.search(span["font"]))
 
 
-def _text_blocks(text: dict[str, Any], turn: Any, exclude: list[Box]) -> list[_Block]:
+def _text_blocks(text: dict[str, Any], turn: Any, exclude: list[Box], page_width: float) -> list[_Block]:
     blocks: list[_Block] = []
     for block in text["blocks"]:
-        rows: list[_Row] = []
-        for line in block.get("lines", ()):
-            spans = [s for s in line["spans"] if s["text"].strip()]
-            if not spans:
-                continue
-            box = to_box(line["bbox"], turn)
-            if exclude and center_in(box, exclude):
-                continue
-            content = "".join(s["text"] for s in line["spans"]).strip()
-            main = max(spans, key=lambda s: len(s["text"].strip()))
-            row = _Row(content, box, float(main["size"]), all(_is_bold(s) for s in spans))
-            if rows and _side_by_side(rows[-1].box, box):
-                rows[-1] = _join_rows(rows[-1], row)
-            else:
-                rows.append(row)
-        if rows:
-            blocks.append(_Block(rows, _union(r.box for r in rows)))
+        rows = [row for line in block.get("lines", ()) if (row := _row(line, turn, exclude))]
+        # MuPDF may put lines of two columns that share a baseline into one block.
+        groups = columns([r.box for r in rows], page_width) or [list(range(len(rows)))]
+        for group in groups:
+            merged: list[_Row] = []
+            for k in sorted(group):
+                if merged and _side_by_side(merged[-1].box, rows[k].box):
+                    merged[-1] = _join_rows(merged[-1], rows[k])
+                else:
+                    merged.append(rows[k])
+            if merged:
+                blocks.append(_Block(merged, _union(r.box for r in merged)))
     return blocks
+
+
+def _row(line: dict[str, Any], turn: Any, exclude: list[Box]) -> _Row | None:
+    spans = [s for s in line["spans"] if s["text"].strip()]
+    if not spans:
+        return None
+    box = to_box(line["bbox"], turn)
+    if exclude and center_in(box, exclude):
+        return None
+    content = "".join(s["text"] for s in line["spans"]).strip()
+    main = max(spans, key=lambda s: len(s["text"].strip()))
+    return _Row(content, box, float(main["size"]), all(_is_bold(s) for s in spans))
 
 
 def _side_by_side(a: Box, b: Box) -> bool:

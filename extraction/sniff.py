@@ -6,6 +6,7 @@ a renamed file is read correctly and a disguised one is refused.
 
 from __future__ import annotations
 
+import codecs
 import csv
 import io
 import zipfile
@@ -40,7 +41,8 @@ CSV_MIN_ROWS = 2
 #: Rows examined for a consistent column count.
 CSV_CHECK_ROWS = 50
 
-_CSV_DELIMITERS = ",;\t|"
+#: Delimiters a CSV file may use.
+CSV_DELIMITERS = ",;\t|"
 # The folder that holds each Office Open XML package's main parts.
 _OFFICE_FOLDERS: tuple[tuple[str, Format], ...] = (("word/", "docx"), ("xl/", "xlsx"), ("ppt/", "pptx"))
 # BITMAPINFOHEADER sizes of the BMP variants Pillow reads; a text file starting with "BM" has none.
@@ -99,7 +101,7 @@ def looks_like_csv(text: str) -> bool:
         # Judge complete lines only: the cut may leave the last row short.
         sample = sample[: sample.rfind("\n") + 1]
     try:
-        dialect = csv.Sniffer().sniff(sample, delimiters=_CSV_DELIMITERS)
+        dialect = csv.Sniffer().sniff(sample, delimiters=CSV_DELIMITERS)
     except csv.Error:
         return False
     try:
@@ -114,7 +116,8 @@ def looks_like_csv(text: str) -> bool:
 
 
 def _text_sample(data: bytes) -> bytes:
-    if len(data) <= CSV_SAMPLE_BYTES:
+    if len(data) <= CSV_SAMPLE_BYTES or data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        # UTF-16 is judged whole: a cut could split its two-byte characters.
         return data
     sample = data[:CSV_SAMPLE_BYTES]
     # Cutting after a newline byte never splits a UTF-8 character and never leaves a partial row.

@@ -14,11 +14,11 @@ import re
 from extraction.document import Document, Element, ElementType, Page, element_id
 from extraction.errors import InvalidDocument
 from extraction.markdown import table_markdown
+from extraction.sniff import CSV_DELIMITERS, CSV_SAMPLE_BYTES
 from extraction.textcodec import decode_text
 
 _HEADING = re.compile(r"^(#{1,6})\s+(.*\S)\s*#*\s*$")
 _LIST_ITEM = re.compile(r"^\s*(?:[-*+\u2022]|\d{1,3}[.)])\s+\S")
-_CSV_DELIMITERS = ",;\t|"
 # The line breaks the csv module counts, so text and CSV line numbers agree with each other.
 _LINE_BREAK = re.compile(r"\r\n|\n|\r")
 
@@ -82,7 +82,7 @@ def parse_csv(data: bytes, filename: str) -> Document:
     text = _decode(data)
     try:
         dialect: type[csv.Dialect] | csv.Dialect = csv.Sniffer().sniff(
-            text[:65536], delimiters=_CSV_DELIMITERS
+            text[:CSV_SAMPLE_BYTES], delimiters=CSV_DELIMITERS
         )
     except csv.Error:
         dialect = csv.excel

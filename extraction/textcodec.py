@@ -16,10 +16,18 @@ _ALLOWED_CONTROLS = frozenset("\t\n\r\f\v")
 def decode_text(data: bytes) -> str | None:
     """The text the bytes hold, or None when they are not clearly text.
 
-    UTF-8 (with or without a byte-order mark) is taken as is. Anything else is tried as
+    UTF-8 (with or without a byte-order mark) and UTF-16 with a byte-order mark are taken as
+    they are. Anything else is tried as
     Windows-1252, then Latin-1, and kept only when it has no NUL bytes and reads as printable text:
     a binary file decodes without error in Latin-1, so decoding alone proves nothing.
     """
+    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        # Windows editors save "Unicode" text as UTF-16 with a byte-order mark.
+        try:
+            wide = data.decode("utf-16")
+        except UnicodeDecodeError:
+            return None
+        return wide if _printable_share(wide) >= MIN_PRINTABLE_SHARE else None
     if b"\x00" in data:
         return None
     try:

@@ -7,7 +7,7 @@ from fastapi import FastAPI
 from core.settings import get_settings
 from serve.errors import install_error_handlers
 from serve.middleware import EdgeMiddleware
-from serve.routers import agents, audit, health, integrations, runs, tasks
+from serve.routers import agents, audit, configs, extraction, files, health, integrations, runs, tasks
 
 API_VERSION = "1.0.0"
 
@@ -27,14 +27,9 @@ def build_app() -> FastAPI:
     )
     install_error_handlers(app)
     app.add_middleware(EdgeMiddleware, budget_seconds=_sync_budget)
-    for router in (
-        health.router,
-        agents.router,
-        runs.router,
-        tasks.router,
-        audit.router,
-        integrations.router,
-    ):
+    agents_api = (agents.router, runs.router, tasks.router, audit.router, integrations.router)
+    extraction_api = (files.router, extraction.router, configs.router)
+    for router in (health.router, *agents_api, *extraction_api):
         app.include_router(router)
     return app
 

@@ -8,27 +8,14 @@ from typing import Any
 from starlette.datastructures import UploadFile
 
 from core import files
-from core.errors import BadRequest, UnsupportedMediaType
+from core.errors import BadRequest
+from extraction.formats import sniff_upload
 from serve.deps import EdgeState
 
 #: Bytes read from an upload per chunk while streaming it to the blob store.
 CHUNK_BYTES = 256 * 1024
 #: SPEC.md does not bound attachments per run; this keeps one request from fanning out without end.
 MAX_ATTACHMENTS = 20
-
-
-def sniff_upload(data: bytes, filename: str | None) -> tuple[str, str]:
-    """(format, content type) judged from the bytes; 415 for an unsupported format."""
-    from extraction.errors import DocumentError, UnsupportedFormat
-    from extraction.sniff import content_type, sniff_format
-
-    try:
-        fmt = sniff_format(data, filename)
-    except UnsupportedFormat as exc:
-        raise UnsupportedMediaType(str(exc)) from None
-    except DocumentError as exc:
-        raise BadRequest(str(exc)) from None
-    return fmt, content_type(fmt)
 
 
 async def _chunks(upload: UploadFile) -> AsyncIterator[bytes]:

@@ -106,6 +106,43 @@ def cmd_keys(settings: Settings, args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_extract(settings: Settings, args: argparse.Namespace) -> int:
+    """Batch extraction on the Ray cluster; one JSON record per file (stdout, or --out)."""
+    import json
+
+    from actors.models.extraction import extraction_model
+    from extraction.batch import extract_many
+
+    fields = [name for name in args.fields.split(",") if name.strip()]
+    if not fields:
+        print("agentry: --fields names no field", file=sys.stderr)
+        return 2
+    records = extract_many(
+        args.paths,
+        fields,
+        out=args.out,
+        workers=args.workers,
+        progress=not args.quiet,
+        model=extraction_model(settings),
+    )
+    if not records:
+        print("agentry: no file matches", file=sys.stderr)
+        return 1
+    if args.out is None:
+        for record in records:
+            print(json.dumps(record, ensure_ascii=False))
+    failed = sum(1 for record in records if record["error"])
+    print(f"{len(records) - failed} of {len(records)} files extracted", file=sys.stderr)
+    return 1 if failed else 0
+
+
+def _positive_int(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError("must be 1 or more")
+    return value
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="agentry", description="Run AI agents and document extraction.")
     commands = parser.add_subparsers(dest="command", required=True)
@@ -124,6 +161,17 @@ def build_parser() -> argparse.ArgumentParser:
     listing.add_argument("--workspace", required=True)
     revoke = keys_commands.add_parser("revoke", help="revoke a key by id")
     revoke.add_argument("key_id")
+
+    extract = commands.add_parser("extract", help="extract fields from many files on the Ray cluster")
+    extract.add_argument("paths", nargs="+", metavar="PATH_OR_GLOB")
+    extract.add_argument(
+        "--fields", required=True, help="comma-separated field names, e.g. invoice_number,total"
+    )
+    extract.add_argument("--out", help="write JSON Lines here instead of standard output")
+    extract.add_argument(
+        "--workers", type=_positive_int, help="files processed at once (default: the cluster's CPUs)"
+    )
+    extract.add_argument("--quiet", action="store_true", help="no progress bar")
     return parser
 
 
@@ -135,6 +183,8 @@ def main(argv: list[str] | None = None) -> int:
         logging.getLogger().setLevel(settings.log_level)
         if args.command == "up":
             return cmd_up(settings, args)
+        if args.command == "extract":
+            return cmd_extract(settings, args)
         return cmd_keys(settings, args)
     except SettingsError as exc:
         print(f"agentry: {exc.message}", file=sys.stderr)

@@ -1,0 +1,164 @@
+"""Extraction quality on the evaluation corpus: micro P/R/F1 per set and per field.
+
+Two ways to get predictions for every manifest document:
+
+  --url URL --api-key KEY   through the HTTP API, as corpus/README.md describes: upload with
+                            POST /api/v2/files, then POST /api/v2/extract/sync with prompt_mode
+                            "rules"; a failed call predicts null for every field.
+  --in-process              extraction.engines.parse_bytes, then extraction.fields.extract_fields.
+                            Without the engines (or with --dev-loader) documents come from the
+                            DEV-ONLY bench/_dev_documents.py, and the report says so.
+
+Usage: python -m bench.corpus_quality --in-process [--set receipts] [--misses] [--out pred.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from bench.corpus_score import Counts, Report, score
+
+DEFAULT_CORPUS = Path("/work/shared/corpus")
+#: Per-call HTTP timeout: OCR of a large scan can take a while on a small machine.
+HTTP_TIMEOUT_SECONDS = 300.0
+
+Predictor = Callable[[dict[str, Any], Path], dict[str, Any]]
+
+
+def load_manifest(corpus: Path) -> list[dict[str, Any]]:
+    lines = (corpus / "manifest.jsonl").read_text(encoding="utf-8").splitlines()
+    return [json.loads(line) for line in lines if line.strip()]
+
+
+def http_predictor(url: str, api_key: str) -> Predictor:
+    import httpx
+
+    client = httpx.Client(
+        base_url=url.rstrip("/"), headers={"Authorization": f"Bearer {api_key}"}, timeout=HTTP_TIMEOUT_SECONDS
+    )
+
+    def predict(doc: dict[str, Any], path: Path) -> dict[str, Any]:
+        try:
+            with path.open("rb") as fh:
+                upload = client.post("/api/v2/files", files={"file": (path.name, fh)})
+            upload.raise_for_status()
+            body = {
+                "input": upload.json()["file_id"],
+                "extraction_config": {
+                    "output_format": "json",
+                    "json_options": doc["field_names"],
+                    "prompt_mode": "rules",
+                },
+            }
+            reply = client.post("/api/v2/extract/sync", json=body)
+            reply.raise_for_status()
+            result = reply.json().get("result") or {}
+            data = result.get("data")
+            if data is None and result.get("content"):
+                data = json.loads(result["content"])
+            return data if isinstance(data, dict) else {}
+        except (httpx.HTTPError, ValueError, KeyError) as exc:
+            print(f"  {doc['id']}: call failed ({type(exc).__name__}); every field counts as null")
+            return {}
+
+    return predict
+
+
+def in_process_predictor(force_dev_loader: bool) -> tuple[Predictor, str]:
+    from extraction.fields import extract_fields
+
+    parse: Callable[[Path], Any]
+    try:
+        if force_dev_loader:
+            raise ImportError("--dev-loader")
+        from extraction.engines import parse_bytes  # type: ignore[import-not-found, unused-ignore]
+
+        def parse(path: Path) -> Any:
+            return parse_bytes(path.read_bytes(), path.name)
+
+        label = "engines (extraction.engines.parse_bytes)"
+    except ImportError:
+        from bench._dev_documents import load_document
+
+        parse = load_document
+        label = "DEV LOADER (bench/_dev_documents.py: corpus OCR lines and raw PyMuPDF), not the engines"
+
+    def predict(doc: dict[str, Any], path: Path) -> dict[str, Any]:
+        try:
+            document = parse(path)
+        except Exception as exc:
+            # As over HTTP: a document that cannot be parsed predicts null for every field.
+            print(f"  {doc['id']}: parse failed ({type(exc).__name__}); every field counts as null")
+            return {}
+        results = extract_fields(document, doc["field_names"], file_name=path.name)
+        return {name: result.value for name, result in results.items()}
+
+    return predict, label
+
+
+def _row(name: str, c: Counts) -> str:
+    return f"{name:<48} {c.precision:6.3f} {c.recall:6.3f} {c.f1:6.3f}   {c.tp:4d} {c.fp:4d} {c.fn:4d}"
+
+
+def print_report(report: Report, *, show_misses: bool) -> None:
+    header = f"{'':<48} {'P':>6} {'R':>6} {'F1':>6}   {'TP':>4} {'FP':>4} {'FN':>4}"
+    print("\nper set")
+    print(header)
+    for set_name, counts in sorted(report.by_set.items()):
+        print(_row(set_name, counts))
+    print(_row("OVERALL", report.overall))
+    print("\nper field")
+    print(header)
+    for (set_name, name), counts in sorted(report.by_field.items()):
+        print(_row(f"{set_name}/{name}"[:48], counts))
+    if show_misses:
+        print("\nmisses (document, field, truth, prediction)")
+        for doc_id, name, truth, predicted in report.misses:
+            print(f"  {doc_id} {name}: {truth!r} <> {predicted!r}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    mode = parser.add_mutually_exclusive_group(required=True)
+    mode.add_argument("--url", help="base URL of a running service, e.g. http://127.0.0.1:8000")
+    mode.add_argument("--in-process", action="store_true")
+    parser.add_argument("--api-key", help="workspace API key (with --url)")
+    parser.add_argument("--dev-loader", action="store_true", help="in-process: use the DEV-ONLY loader")
+    parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
+    parser.add_argument("--set", action="append", dest="sets", help="only this set (repeatable)")
+    parser.add_argument("--misses", action="store_true", help="list every field not scored perfectly")
+    parser.add_argument("--out", type=Path, help="write the predictions as JSON here")
+    args = parser.parse_args(argv)
+
+    if args.url:
+        if not args.api_key:
+            parser.error("--url needs --api-key")
+        predict, label = http_predictor(args.url, args.api_key), f"HTTP {args.url}"
+    else:
+        predict, label = in_process_predictor(args.dev_loader)
+
+    manifest = [d for d in load_manifest(args.corpus) if not args.sets or d["set"] in args.sets]
+    print(f"documents: {len(manifest)}; predictions from: {label}")
+    predictions: dict[str, dict[str, Any]] = {}
+    started = time.perf_counter()
+    for doc in manifest:
+        if not doc["field_names"]:
+            continue
+        predictions[doc["id"]] = predict(doc, args.corpus / doc["path"])
+    print(f"time: {time.perf_counter() - started:.1f} s")
+    if args.out:
+        args.out.write_text(json.dumps(predictions, ensure_ascii=False, indent=1), encoding="utf-8")
+    print_report(score(manifest, predictions), show_misses=args.misses)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,210 @@
+"""Scoring of extraction predictions against the corpus truth, exactly as corpus/README.md says.
+
+This module deliberately shares no code with `extraction/`: a measurement that reused the date or
+amount reader under test would hide that reader's mistakes.
+
+For each document and asked field, truth and prediction become sets of normalised values (null,
+"" and [] are empty; a list gives several values). TP counts values in both, FP predicted values
+not in the truth, FN truth values not predicted. Precision, recall and F1 are micro-averaged per
+field, per set and overall, F1 = 2TP / (2TP + FP + FN).
+"""
+
+from __future__ import annotations
+
+import calendar
+import re
+import unicodedata
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from decimal import Decimal, InvalidOperation
+from typing import Any
+
+#: Two-digit years below this are 20xx, the others 19xx.
+TWO_DIGIT_YEAR_PIVOT = 70
+#: Field-name words that make a field numeric ("a value holding one number is compared to the cent").
+AMOUNT_NAME_WORDS = frozenset(
+    {"total", "amount", "subtotal", "tax", "price", "cost", "sum", "balance", "fee"}
+)
+#: The set whose values write spaces and colons as `_`.
+KLEISTER_SET = "nda"
+
+_TRUE = frozenset({"true", "yes", "on", "checked", "1"})
+_FALSE = frozenset({"false", "no", "off", "unchecked", "0"})
+_MONTHS = {
+    name: number
+    for number in range(1, 13)
+    for name in (calendar.month_name[number].lower(), calendar.month_abbr[number].lower())
+}
+_MONTHS["sept"] = 9
+_MONTH = "|".join(sorted(_MONTHS, key=len, reverse=True))
+_ISO_RE = re.compile(r"^(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})$")
+_NUMERIC_RE = re.compile(r"^(\d{1,2})([-/.])(\d{1,2})\2(\d{4}|\d{2})$")
+_DAY_MONTH_RE = re.compile(rf"^(\d{{1,2}})(?:st|nd|rd|th)?[\s.-]*({_MONTH})\.?[\s,.-]*(\d{{4}}|\d{{2}})$")
+_MONTH_DAY_RE = re.compile(rf"^({_MONTH})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?\s*,?\s*(\d{{4}})$")
+_NUMBER_RE = re.compile(r"\d[\d,.']*\d|\d")
+
+
+def _valid(year: int, month: int, day: int) -> str | None:
+    if 1 <= month <= 12 and 1 <= day <= calendar.monthrange(year, month)[1]:
+        return f"{year:04d}-{month:02d}-{day:02d}"
+    return None
+
+
+def _year(text: str) -> int:
+    year = int(text)
+    if len(text) == 2:
+        year += 2000 if year < TWO_DIGIT_YEAR_PIVOT else 1900
+    return year
+
+
+def as_date(text: str) -> str | None:
+    """The ISO date a whole (normalised) value writes, or None."""
+    if m := _ISO_RE.match(text):
+        return _valid(int(m[1]), int(m[2]), int(m[3]))
+    if m := _NUMERIC_RE.match(text):
+        year = _year(m[4])
+        return _valid(year, int(m[3]), int(m[1])) or _valid(year, int(m[1]), int(m[3]))
+    if m := _DAY_MONTH_RE.match(text):
+        return _valid(_year(m[3]), _MONTHS[m[2]], int(m[1]))
+    if m := _MONTH_DAY_RE.match(text):
+        return _valid(int(m[3]), _MONTHS[m[1]], int(m[2]))
+    return None
+
+
+def as_amount(text: str) -> Decimal | None:
+    """The number a value holds, to the cent, when it holds exactly one (currency text ignored)."""
+    numbers = list(_NUMBER_RE.finditer(text))
+    if len(numbers) != 1:
+        return None
+    number = numbers[0].group(0).replace("'", "")
+    separators = [c for c in number if c in ",."]
+    if separators:
+        last = separators[-1]
+        head, tail = number.rsplit(last, 1)
+        if len(set(separators)) == 1 and (len(separators) > 1 or (last == "," and len(tail) == 3)):
+            number = number.replace(last, "")
+        else:
+            number = head.replace(",", "").replace(".", "") + "." + tail
+    try:
+        value = Decimal(number)
+    except InvalidOperation:
+        return None
+    if "-" in text[: numbers[0].start()]:
+        value = -value
+    return value.quantize(Decimal("0.01"))
+
+
+def normalize_text(value: str, *, kleister: bool = False) -> str:
+    """NFKC, case-folded, whitespace collapsed, punctuation stripped at both ends."""
+    text = unicodedata.normalize("NFKC", value)
+    if kleister:
+        text = text.replace("_", " ").replace(":", " ")
+    text = " ".join(text.lower().split())
+    start, end = 0, len(text)
+    while start < end and (unicodedata.category(text[start]).startswith("P") or text[start].isspace()):
+        start += 1
+    while end > start and (unicodedata.category(text[end - 1]).startswith("P") or text[end - 1].isspace()):
+        end -= 1
+    return text[start:end]
+
+
+def is_numeric_field(name: str, truth: Any) -> bool:
+    """A field is numeric when its truth is a JSON number or its name is amount-like."""
+    values = truth if isinstance(truth, list) else [truth]
+    if any(isinstance(v, int | float) and not isinstance(v, bool) for v in values):
+        return True
+    words = {w for w in re.split(r"[^a-z]+", name.lower()) if w}
+    return bool(words & AMOUNT_NAME_WORDS)
+
+
+def _values(raw: Any) -> list[Any]:
+    if raw is None:
+        return []
+    values = raw if isinstance(raw, list) else [raw]
+    return [v for v in values if v is not None and v != ""]
+
+
+def canonical(value: Any, *, numeric: bool, checkbox: bool, kleister: bool) -> tuple[str, str]:
+    """One value as a comparable key: (kind, normalised form)."""
+    if isinstance(value, bool):
+        return ("bool", str(value).lower())
+    if isinstance(value, int | float):
+        return ("num", str(Decimal(str(value)).quantize(Decimal("0.01"))))
+    text = normalize_text(str(value), kleister=kleister)
+    if checkbox and (text in _TRUE or text in _FALSE):
+        return ("bool", "true" if text in _TRUE else "false")
+    if iso := as_date(text):
+        return ("date", iso)
+    # The amount is read before the end punctuation is stripped, so a leading minus survives.
+    if (
+        numeric
+        and (amount := as_amount(" ".join(unicodedata.normalize("NFKC", str(value)).split()))) is not None
+    ):
+        return ("num", str(amount))
+    return ("text", text)
+
+
+def value_set(raw: Any, *, numeric: bool, checkbox: bool, kleister: bool) -> set[tuple[str, str]]:
+    keys = {canonical(v, numeric=numeric, checkbox=checkbox, kleister=kleister) for v in _values(raw)}
+    return {k for k in keys if k[1] != ""}
+
+
+@dataclass
+class Counts:
+    tp: int = 0
+    fp: int = 0
+    fn: int = 0
+
+    def add(self, other: Counts) -> None:
+        self.tp += other.tp
+        self.fp += other.fp
+        self.fn += other.fn
+
+    @property
+    def precision(self) -> float:
+        return self.tp / (self.tp + self.fp) if self.tp + self.fp else 0.0
+
+    @property
+    def recall(self) -> float:
+        return self.tp / (self.tp + self.fn) if self.tp + self.fn else 0.0
+
+    @property
+    def f1(self) -> float:
+        denominator = 2 * self.tp + self.fp + self.fn
+        return 2 * self.tp / denominator if denominator else 0.0
+
+
+def score_field(name: str, truth: Any, predicted: Any, *, set_name: str) -> Counts:
+    """TP, FP and FN of one document's field."""
+    numeric = is_numeric_field(name, truth)
+    checkbox = any(isinstance(v, bool) for v in _values(truth) + _values(predicted))
+    kleister = set_name == KLEISTER_SET
+    want = value_set(truth, numeric=numeric, checkbox=checkbox, kleister=kleister)
+    got = value_set(predicted, numeric=numeric, checkbox=checkbox, kleister=kleister)
+    return Counts(tp=len(want & got), fp=len(got - want), fn=len(want - got))
+
+
+@dataclass
+class Report:
+    by_set: dict[str, Counts] = field(default_factory=dict)
+    by_field: dict[tuple[str, str], Counts] = field(default_factory=dict)
+    overall: Counts = field(default_factory=Counts)
+    #: (document id, field, truth, prediction) of every field not scored perfectly.
+    misses: list[tuple[str, str, Any, Any]] = field(default_factory=list)
+
+
+def score(manifest: Iterable[Mapping[str, Any]], predictions: Mapping[str, Mapping[str, Any]]) -> Report:
+    """Micro P/R/F1 per (set, field), per set and overall. A document missing from `predictions`
+    predicts null for every field."""
+    report = Report()
+    for doc in manifest:
+        set_name = doc["set"]
+        predicted = predictions.get(doc["id"]) or {}
+        for name in doc["field_names"]:
+            counts = score_field(name, doc["fields"].get(name), predicted.get(name), set_name=set_name)
+            report.by_field.setdefault((set_name, name), Counts()).add(counts)
+            report.by_set.setdefault(set_name, Counts()).add(counts)
+            report.overall.add(counts)
+            if counts.fp or counts.fn:
+                report.misses.append((doc["id"], name, doc["fields"].get(name), predicted.get(name)))
+    return report

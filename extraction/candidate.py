@@ -1,0 +1,31 @@
+"""A possible value for a field, as a strategy or heuristic proposes it, before one is chosen."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from extraction.document import ConfidenceSource
+from extraction.text_lines import TextUnit
+
+
+@dataclass
+class Candidate:
+    value: Any
+    #: Strategy prior x label match x text confidence, 0..1.
+    score: float
+    #: The lines the value was read from (what it cites).
+    units: list[TextUnit]
+    source: ConfidenceSource
+    raw: str
+    strategy: str
+    #: The label the value was found by ("" for heuristics).
+    label: str = ""
+
+    @classmethod
+    def of(
+        cls, value: Any, prior: float, units: list[TextUnit], raw: str, strategy: str, label: str = ""
+    ) -> Candidate:
+        """A candidate whose score is `prior` scaled by the least confident of its lines."""
+        confidence = min(u.confidence for u in units)
+        return cls(value, prior * confidence, units, units[0].source, raw, strategy, label)

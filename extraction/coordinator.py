@@ -1,0 +1,137 @@
+"""`ExtractionCoordinator`: the small detached Ray actor that drives extraction jobs to their end.
+
+Jobs are not driven by the HTTP replica that accepted them, so restarting or scaling the replicas
+never loses one: a replica stores the job, hands its id to the coordinator and returns. The
+coordinator reads the file, runs the work on the pool, writes the result and wakes the waiters.
+It holds no CPU (`num_cpus=0`) and no state of its own: if it dies, Ray restarts it and it
+resumes every job still listed as pending in Redis.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any
+
+import ray
+
+from core import files
+from core.blobs import BlobStore
+from core.errors import AgentryError
+from core.settings import Settings, get_settings
+from core.store import async_client, resolve_redis_url
+from extraction import job_store
+from extraction.job_models import JobRecord
+from extraction.model import ModelFactory
+from extraction.pool import INTERNAL_MESSAGE, DocumentSpec, JobFailure, WorkerPool, run_document
+
+log = logging.getLogger(__name__)
+
+COORDINATOR_NAME = "ExtractionCoordinator"
+#: ARCHITECTURE.md: named actors live in the "agentry" namespace (Serve replicas run in "serve").
+RAY_NAMESPACE = "agentry"
+#: Jobs the coordinator drives at once; the pool bounds the CPU work whatever this is.
+MAX_CONCURRENT_CALLS = 1000
+
+
+@ray.remote(num_cpus=0, max_restarts=-1, max_concurrency=MAX_CONCURRENT_CALLS)  # type: ignore[call-overload]
+class ExtractionCoordinator:
+    def __init__(self, model_factory: ModelFactory) -> None:
+        self._settings = get_settings()
+        self._model_factory = model_factory
+        self._model = model_factory(self._settings)
+        self._jobs: dict[str, asyncio.Task[None]] = {}
+        self._redis: Any = None
+        self._pool: WorkerPool | None = None
+        self._blobs = BlobStore(self._settings.resolved_blob_url)
+
+    async def submit(self, workspace_id: str, job_id: str) -> None:
+        """Start driving the job (a job already being driven is left alone)."""
+        await self._start()
+        self._drive(workspace_id, job_id)
+
+    async def running(self) -> int:
+        """How many jobs are being driven now (also: the coordinator is up and has resumed)."""
+        await self._start()
+        return len(self._jobs)
+
+    async def _start(self) -> None:
+        if self._redis is not None:
+            return
+        url, _ = resolve_redis_url(self._settings)
+        self._redis = async_client(url)
+        self._pool = WorkerPool()
+        for workspace_id, job_id in await job_store.pending_jobs(self._redis):
+            self._drive(workspace_id, job_id)
+
+    def _drive(self, workspace_id: str, job_id: str) -> None:
+        if job_id in self._jobs:
+            return
+        task = asyncio.get_running_loop().create_task(self._run(workspace_id, job_id))
+        self._jobs[job_id] = task
+        task.add_done_callback(lambda _: self._jobs.pop(job_id, None))
+
+    async def _run(self, workspace_id: str, job_id: str) -> None:
+        redis = self._redis
+        record = await job_store.load_job(redis, workspace_id, job_id)
+        if record is None or record.status != "processing":
+            await job_store.forget_pending(redis, workspace_id, job_id)
+            return
+        record = await job_store.mark_started(redis, record)
+        try:
+            result = await self._work(record)
+        except JobFailure as exc:
+            await job_store.finish_job(redis, record, error=exc.message)
+        except AgentryError as exc:
+            await job_store.finish_job(redis, record, error=exc.message)
+        except Exception as exc:
+            # Only the kind of error is logged: its text may quote the document.
+            log.error("extraction job %s failed with %s", job_id, type(exc).__name__)
+            await job_store.finish_job(redis, record, error=INTERNAL_MESSAGE)
+        else:
+            await job_store.finish_job(redis, record, result=result)
+
+    async def _work(self, record: JobRecord) -> dict[str, Any]:
+        assert self._pool is not None
+        file = await files.get_file(self._redis, record.workspace_id, record.file_id)
+        data = await files.read_bytes(self._blobs, file)
+        spec = DocumentSpec(
+            kind=record.kind,
+            params=record.params,
+            filename=file.filename,
+            format=file.format,
+            file_size=file.file_size,
+            sha256=file.sha256,
+            model_available=self._model is not None,
+            model_factory=self._model_factory,
+        )
+        return await run_document(spec, data, pool=self._pool, model=self._model)
+
+
+_handles: dict[str, Any] = {}
+
+
+def coordinator(settings: Settings, model_factory: ModelFactory) -> Any:
+    """The coordinator's handle, creating it on first use (one per Ray cluster).
+
+    The creator's `model_factory` is the one used; every caller passes the same builder
+    (`actors.models.extraction.extraction_model`). Ray must already be initialised.
+    """
+    handle = _handles.get("coordinator")
+    if handle is not None:
+        return handle
+    redis_url, _ = resolve_redis_url(settings)
+    handle = ExtractionCoordinator.options(  # type: ignore[attr-defined]
+        name=COORDINATOR_NAME,
+        namespace=RAY_NAMESPACE,
+        lifetime="detached",
+        get_if_exists=True,
+        runtime_env={"env_vars": settings.worker_env(redis_url=redis_url)},
+    ).remote(model_factory)
+    _handles["coordinator"] = handle
+    return handle
+
+
+def forget_coordinator() -> None:
+    """Drop the cached handle, so the next `coordinator()` finds (or recreates) the live actor."""
+    _handles.pop("coordinator", None)

@@ -1,0 +1,272 @@
+"""Field extraction without a model: the document's own structure says where each value is.
+
+Strategies, strongest first (each candidate's score is the strategy's prior x how well the label
+names the field x how sure the engine is of the text):
+1. PDF form fields whose name matches the field (check boxes read as true/false);
+2. `Label: value` on one line, and `Label value` when the value has a recognisable kind;
+3. key-value rows of tables (label cell, value cell) and header-over-value columns;
+4. label left, value right on the same visual line (by box geometry);
+5. label above, value on the line below (by box geometry);
+6. general field heuristics (`heuristics.py`) when no label names the field.
+A form field that matches decides alone; otherwise the best candidate wins, and for amounts the
+bottom-most (a receipt's rounded total comes after its total, an invoice's grand total last).
+A field that nothing finds is None: never a guess.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Any
+
+from extraction.candidate import Candidate
+from extraction.citations import Citation, element_citation, units_citations
+from extraction.document import ConfidenceSource, Document, Element
+from extraction.heuristics import heuristic_candidates
+from extraction.normalize import SYNONYM_SCORE, label_tokens, match_label, parse_checkbox, total_rank
+from extraction.text_lines import TextUnit, below, page_skews, right_of, text_units
+from extraction.value_kinds import Kind, Reading, kind_of, read_value
+
+#: A label must score at least this against the field name (normalize.match_label) to be used.
+LABEL_THRESHOLD = 0.75
+#: A form field's name must match at least this well: names are exact far more often than labels.
+FORM_FIELD_THRESHOLD = 0.8
+
+#: Prior of each strategy: how often a value found this way is the right one.
+PRIORS: dict[str, float] = {
+    "form_field": 0.98,
+    "label_colon": 0.95,
+    "label_inline": 0.85,
+    "table_row": 0.92,
+    "table_column": 0.85,
+    "label_right": 0.9,
+    "label_below": 0.8,
+}
+
+#: Kinds whose values are formatted tightly enough to be read after a label with no colon.
+_INLINE_KINDS: frozenset[Kind] = frozenset(
+    {"date", "amount", "email", "url", "phone", "iban", "bic", "identifier", "currency"}
+)
+
+
+@dataclass
+class FieldResult:
+    """One extracted value: what it is, how sure we are, and where it was read."""
+
+    value: Any
+    confidence: float
+    citations: list[Citation] = field(default_factory=list)
+    #: `form_fields`, `text_layer`, `ocr` or `model`: where the value came from; None when absent.
+    source: ConfidenceSource | None = None
+    #: The text the value was read from, before normalisation (a date as printed, say).
+    raw: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """The `result.fields` item of CONTRACT.md section 7."""
+        return {"value": self.value, "confidence": self.confidence, "citations": self.citations}
+
+
+def absent() -> FieldResult:
+    return FieldResult(value=None, confidence=0.0)
+
+
+def extract_fields(doc: Document, field_names: list[str], *, file_name: str) -> dict[str, FieldResult]:
+    """Values of `field_names` read from `doc` by rules only; citations name `file_name`."""
+    units = text_units(doc)
+    skews = page_skews(units)
+    return {name: _extract_one(doc, units, skews, name, file_name) for name in field_names}
+
+
+def _extract_one(
+    doc: Document, units: list[TextUnit], skews: dict[int, float], name: str, file_name: str
+) -> FieldResult:
+    form = _from_form_fields(doc, name, file_name)
+    if form is not None:
+        return form
+    kind = kind_of(name)
+    candidates = list(_label_candidates(doc, units, skews, name, kind))
+    if not candidates:
+        candidates = list(heuristic_candidates(doc, units, name, kind))
+    if not candidates:
+        return absent()
+    best = _choose(candidates, kind)
+    confidence = round(min(max(best.score, 0.0), 1.0), 3)
+    return FieldResult(
+        value=best.value,
+        confidence=confidence,
+        citations=units_citations(doc, best.units, file_name),
+        source=best.source,
+        raw=best.raw,
+    )
+
+
+def _choose(candidates: list[Candidate], kind: Kind) -> Candidate:
+    if kind == "amount":
+        # The most final total wins (rounded over inclusive over plain), then the largest (a tax
+        # summary's "Total" excludes the tax), then the bottom-most.
+        def rank(c: Candidate) -> tuple[int, Decimal, int, float]:
+            unit = c.units[-1]
+            position = unit.box.y1 if unit.box else float(unit.order)
+            return (total_rank(c.label), Decimal(c.value), unit.page, position)
+
+        return max(candidates, key=rank)
+    return max(candidates, key=lambda c: (c.score, -c.units[0].order))
+
+
+def _from_form_fields(doc: Document, name: str, file_name: str) -> FieldResult | None:
+    scored = [
+        (match_label(name, e.field_name), e) for e in doc.elements if e.type == "form_field" and e.field_name
+    ]
+    scored = [(s, e) for s, e in scored if s >= FORM_FIELD_THRESHOLD]
+    if not scored:
+        return None
+    best_score = max(s for s, _ in scored)
+    best_name = next(e.field_name for s, e in scored if s == best_score)
+    widgets = [e for s, e in scored if e.field_name == best_name]
+    chosen = _chosen_widget(widgets)
+    if chosen is None:
+        return FieldResult(value=None, confidence=0.0, source="form_fields")
+    value, element = chosen
+    return FieldResult(
+        value=value,
+        confidence=round(PRIORS["form_field"] * best_score * element.confidence, 3),
+        citations=[element_citation(doc, element, file_name)],
+        source="form_fields",
+        raw=element.text,
+    )
+
+
+def _chosen_widget(widgets: list[Element]) -> tuple[Any, Element] | None:
+    """A field's value from its widgets: a radio group has one per option, only one of them on.
+
+    Check boxes come as true/false (or on/off, yes/no); an empty or unset field has no value.
+    """
+    states = [(parse_checkbox(w.text), w) for w in widgets]
+    for value, widget in states:
+        if value is None and widget.text.strip():
+            return widget.text.strip(), widget
+    for value, widget in states:
+        if value is True:
+            return True, widget
+    for value, widget in states:
+        if value is False:
+            return False, widget
+    return None
+
+
+_COLON_RE = re.compile("\\s*[:\uff1a]\\s*")
+
+
+def _label_candidates(
+    doc: Document, units: list[TextUnit], skews: dict[int, float], name: str, kind: Kind
+) -> Iterator[Candidate]:
+    for unit in units:
+        yield from _colon_candidates(unit, name, kind)
+        if kind in _INLINE_KINDS:
+            yield from _inline_candidates(unit, name, kind)
+        label_part = _COLON_RE.sub(" ", unit.text).strip()
+        score = match_label(name, label_part) if label_part else 0.0
+        if score < LABEL_THRESHOLD:
+            continue
+        if kind == "text" and score < SYNONYM_SCORE and not unit.text.rstrip().endswith(":"):
+            # Free text has no shape to check, so only a clear label may point at it.
+            continue
+        # The whole line is the label: look beside it, then under it.
+        for strategy, neighbours in (
+            ("label_right", right_of(unit, units, skews.get(unit.page, 0.0))),
+            ("label_below", below(unit, units)),
+        ):
+            for neighbour in neighbours:
+                if _is_other_label(neighbour.text) or match_label(name, neighbour.text) >= LABEL_THRESHOLD:
+                    break
+                reading = read_value(kind, neighbour.text)
+                if reading is not None:
+                    yield _candidate(reading, score, strategy, [neighbour], label_part)
+                    break
+    yield from _table_candidates(doc, name, kind)
+
+
+def _is_other_label(text: str) -> bool:
+    """A line such as "CASHIER:" ends the search for a value: what follows belongs to it."""
+    return text.rstrip().endswith(":") and any(c.isalnum() for c in text)
+
+
+def _candidate(
+    reading: Reading, label_score: float, strategy: str, units: list[TextUnit], label: str
+) -> Candidate:
+    return Candidate.of(reading.value, PRIORS[strategy] * label_score, units, reading.raw, strategy, label)
+
+
+def _colon_candidates(unit: TextUnit, name: str, kind: Kind) -> Iterator[Candidate]:
+    parts = _COLON_RE.split(unit.text, maxsplit=1)
+    if len(parts) != 2 or not parts[0].strip() or not parts[1].strip():
+        return
+    score = match_label(name, parts[0])
+    if score >= LABEL_THRESHOLD:
+        reading = read_value(kind, parts[1])
+        if reading is not None:
+            yield _candidate(reading, score, "label_colon", [unit], parts[0])
+
+
+_WORD_RE = re.compile(r"\S+")
+_PREPOSITIONS = frozenset({"on", "of", "at", "for", "from", "to", "per", "by", "@", "x"})
+#: Longest label, in words, looked for at the start of a line.
+_MAX_LABEL_WORDS = 6
+
+
+def _inline_candidates(unit: TextUnit, name: str, kind: Kind) -> Iterator[Candidate]:
+    words = list(_WORD_RE.finditer(unit.text))
+    best: tuple[float, Reading, str] | None = None
+    for n in range(1, min(_MAX_LABEL_WORDS, len(words) - 1) + 1):
+        label = unit.text[: words[n - 1].end()]
+        score = match_label(name, label)
+        if score < LABEL_THRESHOLD or label_tokens(label)[-1:] in [(p,) for p in _PREPOSITIONS]:
+            # "Tax 15% on $ 112.90": what follows a preposition is its object, not the value.
+            continue
+        rest = unit.text[words[n].start() :]
+        reading = read_value(kind, rest)
+        # The value must follow the label directly: "TOTAL QTY: 1" is no total.
+        if reading is None or rest.find(reading.raw) > len(rest) - len(rest.lstrip(" :.#*-")):
+            continue
+        if best is None or score > best[0]:
+            best = (score, reading, label)
+    if best is not None:
+        yield _candidate(best[1], best[0], "label_inline", [unit], best[2])
+
+
+def _table_candidates(doc: Document, name: str, kind: Kind) -> Iterator[Candidate]:
+    for element in doc.elements:
+        if element.type != "table" or not element.rows:
+            continue
+        unit = TextUnit(
+            element.text,
+            element.page,
+            element,
+            element.box,
+            element.confidence,
+            element.source,
+            -1,
+            element.line_start,
+            element.line_end,
+        )
+        rows = [[c.strip() for c in row] for row in element.rows]
+        for row in rows:
+            if len(row) < 2:
+                continue
+            score = match_label(name, _COLON_RE.sub(" ", row[0]))
+            if score < LABEL_THRESHOLD:
+                continue
+            reading = next((r for c in row[1:] if c and (r := read_value(kind, c)) is not None), None)
+            if reading is not None:
+                yield _candidate(reading, score, "table_row", [unit], row[0])
+        for top, below_row in itertools.pairwise(rows):
+            for column, header in enumerate(top):
+                if column >= len(below_row) or not below_row[column]:
+                    continue
+                score = match_label(name, header)
+                reading = read_value(kind, below_row[column]) if score >= LABEL_THRESHOLD else None
+                if reading is not None:
+                    yield _candidate(reading, score, "table_column", [unit], header)

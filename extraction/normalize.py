@@ -1,0 +1,508 @@
+"""Reading values and labels the way people write them: dates, amounts, check boxes, field labels.
+
+Every function here is pure and cheap, so field extraction, grounding and classification can call
+them on every line of a document.
+
+Value conventions (what extraction returns):
+- a date is an ISO string `YYYY-MM-DD`;
+- an amount is a plain decimal string with a `.` separator, no thousands separators and no currency,
+  at least two decimals (`"9.00"`, `"1234.50"`, `"-0.02"`, `"0.125"`). A string, not a float, so
+  cents survive JSON round trips exactly and `9.00` does not become `9`.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+from datetime import date
+from decimal import Decimal, InvalidOperation
+from functools import lru_cache
+
+from rapidfuzz import fuzz
+
+#: Two-digit years below this are 20xx, the others 19xx (corpus/README.md, "dates").
+TWO_DIGIT_YEAR_PIVOT = 70
+#: Years outside this range are not read as dates (they are mostly reference numbers).
+MIN_YEAR, MAX_YEAR = 1900, 2099
+
+_MONTHS: dict[str, int] = {}
+for _number, _names in enumerate(
+    [
+        "january jan janvier janv januar jän enero ene januari gennaio",
+        "february feb février fevrier févr fevr februar febrero februari febbraio",
+        "march mar mars märz maerz mrz marzo maart",
+        "april apr avril abril",
+        "may mai mayo mei maggio",
+        "june jun juin juni junio giugno",
+        "july jul juillet juil juli julio luglio",
+        "august aug août aout agosto augustus",
+        "september sep sept septembre setiembre septiembre settembre",
+        "october oct octobre oktober octubre okt ottobre",
+        "november nov novembre noviembre",
+        "december dec décembre decembre dezember diciembre dez dic dicembre",
+    ],
+    start=1,
+):
+    for _name in _names.split():
+        _MONTHS[_name] = _number
+
+_MONTH_RE = "|".join(sorted((re.escape(m) for m in _MONTHS), key=len, reverse=True))
+_ORDINAL = r"(?:st|nd|rd|th|er|e)?"
+
+_DATE_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
+    ("ymd", re.compile(r"(?<![\d.,/-])(\d{4})([-/.])(\d{1,2})\2(\d{1,2})(?![\d])")),
+    ("dmy", re.compile(r"(?<![\d.,/])(\d{1,2})([-/.])(\d{1,2})\2(\d{4}|\d{2})(?![\d]|[.,]\d)")),
+    (
+        "d_month_y",
+        re.compile(
+            rf"(?<![\d])(\d{{1,2}}){_ORDINAL}\.?[\s-]*(?:day\s+of\s+|of\s+|de\s+)?"
+            rf"({_MONTH_RE})\.?(?![a-z])[\s,.-]*(?:de\s+)?(\d{{4}}|\d{{2}}(?![\d:]))(?![\d])",
+            re.IGNORECASE,
+        ),
+    ),
+    (
+        "month_d_y",
+        re.compile(
+            rf"(?<![a-z])({_MONTH_RE})\.?\s+(\d{{1,2}}){_ORDINAL}\s*,?\s+(\d{{4}})(?![\d])",
+            re.IGNORECASE,
+        ),
+    ),
+]
+
+
+@dataclass(frozen=True)
+class Match:
+    """A value found inside a text: where it is, what it reads as, and the raw characters."""
+
+    start: int
+    end: int
+    value: str
+    raw: str
+
+
+def _year(text: str) -> int:
+    year = int(text)
+    if len(text) == 2:
+        year += 2000 if year < TWO_DIGIT_YEAR_PIVOT else 1900
+    return year
+
+
+def _iso(year: int, month: int, day: int) -> str | None:
+    if not MIN_YEAR <= year <= MAX_YEAR:
+        return None
+    try:
+        return date(year, month, day).isoformat()
+    except ValueError:
+        return None
+
+
+def _date_of(kind: str, groups: tuple[str, ...]) -> str | None:
+    if kind == "ymd":
+        return _iso(int(groups[0]), int(groups[2]), int(groups[3]))
+    if kind == "dmy":
+        first, second, year = int(groups[0]), int(groups[2]), _year(groups[3])
+        # Day first unless only month first gives a real date (corpus/README.md, "dates").
+        return _iso(year, second, first) or _iso(year, first, second)
+    if kind == "d_month_y":
+        return _iso(_year(groups[2]), _MONTHS[groups[1].lower()], int(groups[0]))
+    return _iso(int(groups[2]), _MONTHS[groups[0].lower()], int(groups[1]))
+
+
+def find_dates(text: str) -> list[Match]:
+    """Every date written in `text`, in order, each read as ISO `YYYY-MM-DD`."""
+    found: list[Match] = []
+    for kind, pattern in _DATE_PATTERNS:
+        for m in pattern.finditer(text):
+            iso = _date_of(kind, m.groups())
+            if iso is None or any(m.start() < f.end and f.start < m.end() for f in found):
+                continue
+            found.append(Match(m.start(), m.end(), iso, m.group(0)))
+    return sorted(found, key=lambda f: f.start)
+
+
+_EDGE_JUNK = " \t\r\n.,;:()[]{}\"'\u201c\u201d\u2018\u2019"
+
+
+def parse_date(text: str) -> str | None:
+    """`text` read as one date (ISO), or None when it holds anything besides one date."""
+    stripped = text.strip(_EDGE_JUNK)
+    matches = find_dates(stripped)
+    if len(matches) == 1 and matches[0].start == 0 and matches[0].end == len(stripped):
+        return matches[0].value
+    return None
+
+
+#: Thousands separators grouped in threes, an optional decimal part of 1-3 digits. Space-grouped
+#: thousands count only with a decimal part ("1 234,56"), so "DE 232 446 240" stays three numbers.
+#: Percentages, and numbers inside dates, times or codes ("25/12", "8:13", "1851-A") are not amounts.
+_NUMBER_RE = re.compile(
+    "(?<![\\w.,/-])(?<!\\d:)(?P<sign>[-\u2212])?"
+    r"\s?(?P<cur>[$€£¥₹]|RM|Rs\.?|USD|EUR|GBP|MYR|INR)?\s?"
+    "(?P<num>\\d{1,3}(?:[,.'\u2019]\\d{3})+"
+    r"(?:[.,]\d{1,3})?|\d{1,3}(?:[ \u00a0\u202f]\d{3})+[.,]\d{1,2}"
+    r"|\d+(?:[.,]\d{1,3})?)(?![\d%/:]|[.,]\d|\s?%|-\w)",
+    re.IGNORECASE,
+)
+
+
+def _to_decimal(number: str) -> Decimal | None:
+    number = re.sub("['\u2019 \u00a0\u202f]", "", number)
+    separators = [c for c in number if c in ".,"]
+    if not separators:
+        digits = number
+    elif len(set(separators)) == 2:
+        # "1.234,56" and "1,234.56": the last separator is the decimal one.
+        decimal_sep = separators[-1]
+        thousands_sep = "," if decimal_sep == "." else "."
+        digits = number.replace(thousands_sep, "").replace(decimal_sep, ".")
+    elif len(separators) > 1:
+        digits = number.replace(separators[0], "")
+    else:
+        head, tail = number.rsplit(separators[0], 1)
+        # A lone comma before exactly three digits groups thousands ("1,234"); a lone point is
+        # always decimal, since receipts print prices such as "9.000".
+        digits = head + tail if separators[0] == "," and len(tail) == 3 else f"{head}.{tail}"
+    try:
+        return Decimal(digits)
+    except InvalidOperation:
+        return None
+
+
+def format_amount(value: Decimal) -> str:
+    """The module's amount convention: at least two decimals, more only when they carry digits."""
+    exponent = value.normalize().as_tuple().exponent
+    if isinstance(exponent, int) and exponent < -2:
+        return str(value.normalize())
+    return str(value.quantize(Decimal("0.01")))
+
+
+def find_amounts(text: str) -> list[Match]:
+    """Every number in `text` that can be an amount, in order; `value` follows the amount convention."""
+    found: list[Match] = []
+    for m in _NUMBER_RE.finditer(text):
+        number = _to_decimal(m.group("num"))
+        if number is None:
+            continue
+        if m.group("sign"):
+            number = -number
+        found.append(Match(m.start(), m.end(), format_amount(number), m.group(0).strip()))
+    return found
+
+
+def normalize_amount(text: str | int | float) -> str | None:
+    """`text` read as one amount ("RM 9.00" -> "9.00"), or None when it holds no or several numbers."""
+    if isinstance(text, bool):
+        return None
+    if isinstance(text, int | float):
+        return format_amount(Decimal(str(text)))
+    matches = find_amounts(text)
+    return matches[0].value if len(matches) == 1 else None
+
+
+_TRUE_WORDS = frozenset({"true", "yes", "on", "checked", "x", "1", "selected"})
+_FALSE_WORDS = frozenset({"false", "no", "off", "unchecked", "0", "unselected"})
+
+
+def parse_checkbox(text: str | bool | None) -> bool | None:
+    """A check-box state written as true/false, yes/no, on/off, checked/unchecked, 1/0; else None."""
+    if isinstance(text, bool):
+        return text
+    if text is None:
+        return None
+    word = text.strip().lower()
+    if word in _TRUE_WORDS:
+        return True
+    if word in _FALSE_WORDS:
+        return False
+    return None
+
+
+def normalize_text(text: str) -> str:
+    """NFKC, lower case, runs of whitespace as one space: the form texts are compared in."""
+    return " ".join(unicodedata.normalize("NFKC", text).lower().split())
+
+
+_CAMEL_RE = re.compile(r"(?<=[a-z])(?=[A-Z])")
+_NON_WORD_RE = re.compile(r"[^0-9a-z]+")
+
+
+@lru_cache(maxsize=4096)
+def label_tokens(text: str) -> tuple[str, ...]:
+    """Words of a label or field name: camelCase and snake_case split, symbols and emoji dropped."""
+    text = unicodedata.normalize("NFKD", text)
+    text = "".join(c for c in text if not unicodedata.combining(c))
+    text = _CAMEL_RE.sub(" ", text).lower()
+    return tuple(t for t in _NON_WORD_RE.split(text) if t)
+
+
+#: Field concepts and the ways documents label them. A field name maps to a concept when its words
+#: contain one of the concept's phrases; the longest phrase wins ("amount_untaxed" is a subtotal).
+CONCEPTS: dict[str, tuple[str, ...]] = {
+    "date_of_birth": ("date of birth", "dob", "d o b", "birth date", "birthdate", "born", "birthday"),
+    "first_name": ("first name", "given name", "forename", "fname", "first", "prenom", "vorname"),
+    "last_name": ("last name", "surname", "family name", "lname", "last", "nom", "nachname"),
+    "middle_name": ("middle name", "middle initial", "middle", "mi"),
+    "full_name": ("full name", "patient name", "customer name", "name", "client name"),
+    "address": ("address", "addr", "street address", "mailing address", "adresse", "anschrift"),
+    "street": ("street", "street address", "address line 1", "address 1", "strasse", "rue"),
+    "city": ("city", "town", "ville", "ort"),
+    "state": ("state", "province", "region", "state code"),
+    "zip": ("zip", "zip code", "postal code", "postcode", "post code", "plz", "code postal"),
+    "country": ("country", "country code", "pays", "land"),
+    "phone": ("phone", "telephone", "tel", "phone number", "contact number", "tél", "telefon", "tel no"),
+    "mobile": ("mobile", "cell", "cell phone", "mobile phone", "handy"),
+    "fax": ("fax", "fax number", "telefax"),
+    "email": ("email", "e mail", "email address", "mail", "courriel"),
+    "website": ("website", "web site", "url", "web", "internet", "homepage", "im internet"),
+    "total": (
+        "total",
+        "grand total",
+        "total amount",
+        "amount due",
+        "total due",
+        "balance due",
+        "amount payable",
+        "total payable",
+        "total to pay",
+        "net payable",
+        "total rounded",
+        "rounded total",
+        "round total",
+        "total incl",
+        "total inclusive",
+        "total ttc",
+        "montant ttc",
+        "gesamtbetrag",
+        "summe",
+        "amount",
+        "total amount due",
+        "total sales",
+    ),
+    "subtotal": (
+        "subtotal",
+        "sub total",
+        "total ht",
+        "montant ht",
+        "net amount",
+        "amount untaxed",
+        "untaxed",
+        "untaxed amount",
+        "total excl",
+        "total excluding",
+        "amount before tax",
+        "net total",
+        "nettobetrag",
+        "zwischensumme",
+    ),
+    "tax": (
+        "tax",
+        "vat",
+        "gst",
+        "sales tax",
+        "tva",
+        "mwst",
+        "ust",
+        "tax amount",
+        "amount tax",
+        "total tax",
+        "total gst",
+        "total vat",
+        "gst amount",
+    ),
+    # Concepts that only keep look-alike labels ("Total Qty", "Change") away from amounts.
+    "quantity": ("qty", "quantity", "total qty", "total quantity", "items", "total items", "no of items"),
+    "discount": ("discount", "total discount", "savings", "total savings", "disc"),
+    "rounding": ("rounding", "rounding adjustment", "rounding adj", "round adj", "adjustment"),
+    "payment": ("cash", "change", "paid", "tendered", "cash tendered", "card", "credit card", "visa"),
+    "order_date": ("order date", "date of order", "ordered on"),
+    "date": (
+        "date",
+        "invoice date",
+        "receipt date",
+        "issue date",
+        "date issued",
+        "dated",
+        "bill date",
+        "transaction date",
+        "rechnungsdatum",
+        "datum",
+        "date de facture",
+        "fecha",
+    ),
+    "due_date": ("due date", "date due", "payment due", "pay by", "due", "zahlungsziel", "echeance"),
+    "start_date": ("start date", "date start", "period start", "from"),
+    "end_date": ("end date", "date end", "period end", "until"),
+    "effective_date": ("effective date", "effective", "commencement date", "date of agreement"),
+    "invoice_number": (
+        "invoice number",
+        "invoice no",
+        "invoice nr",
+        "invoice num",
+        "invoice id",
+        "inv no",
+        "bill no",
+        "bill number",
+        "receipt no",
+        "receipt number",
+        "document no",
+        "doc no",
+        "facture n",
+        "facture no",
+        "rechnungsnr",
+        "rechnungsnummer",
+        "invoice",
+    ),
+    "order_number": ("order number", "order no", "order id", "order", "purchase order", "po number"),
+    "account_number": ("account number", "account no", "account", "acct", "customer number", "kundennr"),
+    "company": (
+        "company",
+        "company name",
+        "merchant",
+        "vendor",
+        "seller",
+        "store",
+        "shop",
+        "issuer",
+        "supplier",
+        "business name",
+        "sold by",
+    ),
+    "currency": ("currency", "devise", "wahrung"),
+    "registration": (
+        "company no",
+        "company reg",
+        "company reg no",
+        "company registration",
+        "co reg",
+        "co no",
+        "reg no",
+        "registration no",
+        "roc",
+        "roc no",
+        "business registration",
+        "gst id",
+        "gst no",
+        "gst reg",
+        "gst reg no",
+        "vat no",
+        "vat id",
+        "tax id",
+        "ustid",
+        "siret",
+        "siren",
+    ),
+    "iban": ("iban",),
+    "bic": ("bic", "swift", "swift code", "bic swift"),
+    "gender": ("gender", "sex"),
+    "ssn": ("ssn", "social security number", "social security"),
+    "jurisdiction": ("jurisdiction", "governing law", "governing state", "venue"),
+    "party": ("party", "parties", "counterparty"),
+    "term": ("term", "duration", "period"),
+}
+
+_PHRASES: list[tuple[tuple[str, ...], str]] = [
+    (label_tokens(p), concept) for concept, phrases in CONCEPTS.items() for p in phrases
+]
+
+
+def _coverage(tokens: tuple[str, ...], phrase: tuple[str, ...]) -> int:
+    """2 when `phrase` occurs in `tokens` as written, 1 when all its words occur in another order."""
+    n = len(phrase)
+    if any(tokens[i : i + n] == phrase for i in range(len(tokens) - n + 1)):
+        return 2
+    return 1 if n > 1 and set(phrase) <= set(tokens) else 0
+
+
+def _best_phrase(tokens: tuple[str, ...], concept: str | None = None) -> tuple[int, int, str] | None:
+    """(phrase length, coverage, concept) of the longest synonym phrase found in `tokens`."""
+    best: tuple[int, int, str] | None = None
+    for phrase, phrase_concept in _PHRASES:
+        if concept is not None and phrase_concept != concept:
+            continue
+        coverage = _coverage(tokens, phrase)
+        if coverage and (best is None or (len(phrase), coverage) > best[:2]):
+            best = (len(phrase), coverage, phrase_concept)
+    return best
+
+
+_INCLUSIVE_WORDS = frozenset({"incl", "inclusive", "includes", "including", "inc"})
+#: Words that turn a total into an amount before tax ("Total Sales (Excluding GST)").
+_PRE_TAX_WORDS = frozenset({"excluding", "excl", "exclusive", "exc", "untaxed", "ht", "netto", "before"})
+
+
+@lru_cache(maxsize=4096)
+def concept_of(name: str) -> str | None:
+    """The concept a field name or label stands for, by the longest synonym phrase inside it."""
+    tokens = label_tokens(name)
+    best = _best_phrase(tokens)
+    if best is None:
+        return None
+    if best[2] == "total" and _PRE_TAX_WORDS.intersection(tokens):
+        return "subtotal"
+    if best[2] == "tax" and "total" in tokens and _INCLUSIVE_WORDS.intersection(tokens):
+        # "Total includes GST 6%" names the total, not the tax.
+        return "total"
+    return best[2]
+
+
+#: Score of a label that is one of the field's synonyms, and of a label that only contains one
+#: (less `EXTRA_WORD_PENALTY` per other word beyond the synonym, counting at most four).
+SYNONYM_SCORE = 0.95
+CONTAINS_SCORE = 0.85
+EXTRA_WORD_PENALTY = 0.03
+#: Words a label may carry without naming anything else: articles, currencies, "no." marks.
+_FILLER_WORDS = frozenset(
+    {"of", "the", "in", "on", "for", "a", "an", "to", "rm", "usd", "eur", "gbp", "inr", "myr", "rs", "s"}
+)
+#: Fuzzy similarity is scaled by this, so that it never outranks a synonym.
+FUZZY_WEIGHT = 0.9
+
+
+@lru_cache(maxsize=16384)
+def match_label(field_name: str, label: str) -> float:
+    """How well `label` (as printed, or a form field's name) names the field `field_name`, 0..1.
+
+    1.0 for the same words; `SYNONYM_SCORE` for a synonym of the same concept (`date_of_birth` ~
+    `DOB`); `CONTAINS_SCORE` less a little per extra word when the label contains a synonym
+    (`Total Amount (RM)`); 0 when the label names a different concept (`Subtotal` for `total`);
+    otherwise a scaled fuzzy word similarity, low for unrelated words.
+    """
+    f_tokens, l_tokens = label_tokens(field_name), label_tokens(label)
+    if not f_tokens or not l_tokens:
+        return 0.0
+    if f_tokens == l_tokens:
+        return 1.0
+    if sorted(f_tokens) == sorted(l_tokens):
+        return 0.98
+    f_concept, l_concept = concept_of(field_name), concept_of(label)
+    if f_concept is not None and l_concept is not None:
+        if f_concept != l_concept:
+            return 0.0
+        if any(l_tokens == label_tokens(p) for p in CONCEPTS[f_concept]):
+            return SYNONYM_SCORE
+        best = _best_phrase(l_tokens, f_concept)
+        extra = len([t for t in l_tokens if t not in _FILLER_WORDS]) - (best[0] if best else 0)
+        return round(CONTAINS_SCORE - EXTRA_WORD_PENALTY * min(max(extra, 0), 4), 4)
+    similarity = fuzz.token_sort_ratio(" ".join(f_tokens), " ".join(l_tokens)) / 100.0
+    return round(similarity * FUZZY_WEIGHT, 4)
+
+
+_FINAL_TOTAL_WORDS = frozenset(
+    {"grand", "incl", "inclusive", "includes", "including", "due", "payable", "pay", "nett", "ttc", "final"}
+)
+_ROUNDED_WORDS = frozenset({"round", "rounded", "rounding"})
+
+
+def total_rank(label: str) -> int:
+    """How final the total a label names is: 4 rounded, 3 grand/inclusive/due, 2 total, 1 other.
+
+    A receipt prints the total, then the rounding, then the rounded total; an invoice the subtotals,
+    then the total including tax or the amount due. The most final one is what was paid.
+    """
+    tokens = set(label_tokens(label))
+    if tokens & _ROUNDED_WORDS and "total" in tokens:
+        return 4
+    if tokens & _FINAL_TOTAL_WORDS:
+        return 3
+    return 2 if tokens & {"total", "summe", "gesamtbetrag"} else 1

@@ -1,0 +1,227 @@
+"""The document worker pool: Ray tasks that parse and extract, and the guard every task runs under.
+
+Each piece of document work is a Ray task with one CPU (`num_cpus=1`), so Ray itself bounds the
+work to the cluster's CPUs, and `WorkerPool` keeps no more tasks in flight than there are CPUs, so
+a task's time limit starts when it can actually run. A task that blows up fails only its own job:
+
+- a task that runs longer than its time limit is force-cancelled, which kills its worker process;
+- a worker that dies (a crash in native code, the kernel's OOM killer) fails the task with
+  `WorkerCrashedError`; Ray starts a fresh worker for the next task;
+- memory is capped inside the task (`extraction.memory`), so a bomb becomes a `MemoryError`;
+- tasks are never retried (`max_retries=0`): the same bytes would blow up again;
+- every worker is replaced after `WORKER_MAX_CALLS` tasks, which bounds what native libraries
+  leak or fragment over time.
+
+A large PDF is split into page ranges parsed in parallel and merged in page order.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from dataclasses import dataclass
+from typing import Any
+
+import ray
+from ray.exceptions import (
+    OutOfMemoryError,
+    RayTaskError,
+    TaskCancelledError,
+    WorkerCrashedError,
+)
+
+from extraction.document import Document
+from extraction.memory import TASK_MEMORY_BYTES, memory_cap
+from extraction.model import ModelCaller, ModelFactory, ModelReplyError, ModelUnavailable
+
+log = logging.getLogger(__name__)
+
+#: Longest one document task may run before it is stopped and its job fails (issue 5 point 5).
+TASK_TIMEOUT_SECONDS = 120.0
+#: A PDF with more pages than this is parsed as ranges of this many pages, in parallel.
+PAGES_PER_RANGE = 20
+#: Tasks a worker process runs before Ray replaces it with a fresh one.
+WORKER_MAX_CALLS = 25
+
+TASK_OPTIONS: dict[str, Any] = {"num_cpus": 1, "max_retries": 0, "max_calls": WORKER_MAX_CALLS}
+
+CRASHED_MESSAGE = "the worker processing this document crashed"
+OUT_OF_MEMORY_MESSAGE = (
+    f"the document needs more than {TASK_MEMORY_BYTES / 1024**3:g} GiB of memory to process and was stopped"
+)
+INTERNAL_MESSAGE = "the document could not be processed because of an internal error"
+
+
+class JobFailure(Exception):
+    """A job's work failed; the message says why in words a user can act on."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+def timeout_message(seconds: float) -> str:
+    return f"the document took longer than {seconds:g} s to process"
+
+
+@dataclass(frozen=True)
+class DocumentSpec:
+    """What a job asks of one document; plain data, so it travels to the workers."""
+
+    kind: str
+    params: dict[str, Any]
+    filename: str
+    format: str
+    file_size: int = 0
+    sha256: str = ""
+    #: Whether a model may be asked (prompt_mode `auto` asks it only when the rules leave gaps).
+    model_available: bool = False
+    #: Builds the model inside a worker, for steps that call it themselves (classification).
+    model_factory: ModelFactory | None = None
+
+
+@dataclass(frozen=True)
+class ModelReply:
+    """The model's answer, handed back to the finishing step with what the rules found."""
+
+    text: str
+    pending: Any = None
+
+
+@dataclass
+class Stage:
+    """The outcome of a finishing step: the result, or the messages to ask the model first."""
+
+    result: dict[str, Any] | None = None
+    model_messages: list[dict[str, Any]] | None = None
+    pending: Any = None
+
+
+@ray.remote(**TASK_OPTIONS)
+def count_pages(data: bytes) -> int:
+    from extraction.pdf import pdf_page_count
+
+    with memory_cap():
+        return pdf_page_count(data)
+
+
+@ray.remote(**TASK_OPTIONS)
+def parse_range(data: bytes, filename: str, first_page: int, last_page: int | None) -> Document:
+    from extraction.engines import parse_bytes
+
+    with memory_cap():
+        return parse_bytes(data, filename, first_page=first_page, last_page=last_page)
+
+
+@ray.remote(**TASK_OPTIONS)
+def finish_document(spec: DocumentSpec, reply: ModelReply | None, *parts: Document) -> Stage:
+    from extraction.results import finish
+
+    with memory_cap():
+        return finish(spec, list(parts), reply)
+
+
+def page_ranges(page_count: int, per_range: int = PAGES_PER_RANGE) -> list[tuple[int, int | None]]:
+    """1-based inclusive ranges covering the document; one open range when it is small."""
+    if page_count <= per_range:
+        return [(1, None)]
+    return [(first, min(first + per_range - 1, page_count)) for first in range(1, page_count + 1, per_range)]
+
+
+def cluster_cpus() -> int:
+    resources: dict[str, float] = ray.cluster_resources()  # type: ignore[no-untyped-call]
+    return max(1, int(resources.get("CPU", 1)))
+
+
+def failure_of(exc: BaseException) -> JobFailure:
+    """The job failure a task's exception means."""
+    from extraction.errors import DocumentError
+
+    if isinstance(exc, RayTaskError):
+        cause = exc.cause
+        if isinstance(cause, DocumentError | ModelReplyError):
+            return JobFailure(str(cause))
+        if isinstance(cause, MemoryError):
+            return JobFailure(OUT_OF_MEMORY_MESSAGE)
+        log.error("document task failed with %s", type(cause).__name__)
+        return JobFailure(INTERNAL_MESSAGE)
+    if isinstance(exc, OutOfMemoryError):
+        return JobFailure(OUT_OF_MEMORY_MESSAGE)
+    if isinstance(exc, WorkerCrashedError | TaskCancelledError):
+        return JobFailure(CRASHED_MESSAGE)
+    log.error("document task failed with %s", type(exc).__name__)
+    return JobFailure(INTERNAL_MESSAGE)
+
+
+class WorkerPool:
+    """Runs document tasks at most `size` at a time, each under a time limit."""
+
+    def __init__(self, size: int | None = None, *, timeout_seconds: float = TASK_TIMEOUT_SECONDS) -> None:
+        self.size = size or cluster_cpus()
+        self.timeout_seconds = timeout_seconds
+        self._slots = asyncio.Semaphore(self.size)
+
+    async def run_ref(
+        self, function: Any, *args: Any, timeout_seconds: float | None = None
+    ) -> ray.ObjectRef[Any]:
+        """Run the task to its end and return its result's ref (the value stays in the object store
+        for the next task); raise `JobFailure` when it fails, crashes or overruns."""
+        limit = timeout_seconds or self.timeout_seconds
+        async with self._slots:
+            ref: ray.ObjectRef[Any] = function.remote(*args)
+            try:
+                await asyncio.wait_for(asyncio.wrap_future(ref.future()), limit)
+            except TimeoutError:
+                # Force kills the worker process: a hung parser never returns control to Python.
+                ray.cancel(ref, force=True)
+                raise JobFailure(timeout_message(limit)) from None
+            except asyncio.CancelledError:
+                ray.cancel(ref, force=True)
+                raise
+            except Exception as exc:
+                raise failure_of(exc) from None
+        return ref
+
+    async def run(self, function: Any, *args: Any, timeout_seconds: float | None = None) -> Any:
+        ref = await self.run_ref(function, *args, timeout_seconds=timeout_seconds)
+        return await ref
+
+
+async def run_document(
+    spec: DocumentSpec, data: bytes | ray.ObjectRef, *, pool: WorkerPool, model: ModelCaller | None
+) -> dict[str, Any]:
+    """The job's `result` for one document; raises `JobFailure`."""
+    data_ref = data if isinstance(data, ray.ObjectRef) else ray.put(data)
+    ranges: list[tuple[int, int | None]] = [(1, None)]
+    if spec.format == "pdf":
+        ranges = page_ranges(await pool.run(count_pages, data_ref))
+    try:
+        # A failing range cancels its siblings (and their Ray tasks) instead of letting them run on.
+        async with asyncio.TaskGroup() as group:
+            parsing = [
+                group.create_task(pool.run_ref(parse_range, data_ref, spec.filename, first, last))
+                for first, last in ranges
+            ]
+    except BaseExceptionGroup as failures:
+        raise _first_failure(failures) from None
+    parts = [task.result() for task in parsing]
+    stage: Stage = await pool.run(finish_document, spec, None, *parts)
+    if stage.model_messages is not None:
+        if model is None:
+            raise JobFailure("no extraction model is configured (set OPENAI_API_KEY)")
+        try:
+            text = await model(stage.model_messages)
+        except ModelUnavailable as exc:
+            raise JobFailure(exc.message) from None
+        stage = await pool.run(finish_document, spec, ModelReply(text, stage.pending), *parts)
+    if stage.result is None:
+        raise JobFailure(INTERNAL_MESSAGE)
+    return stage.result
+
+
+def _first_failure(group: BaseExceptionGroup[BaseException]) -> BaseException:
+    """The failure that stopped a TaskGroup (its siblings were only cancelled because of it)."""
+    exc: BaseException = group
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    return exc

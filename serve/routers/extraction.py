@@ -1,0 +1,87 @@
+"""/api/v2 parse, extract and classify (sync and async), jobs and batches."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter
+
+from extraction import jobs
+from extraction.job_models import (
+    BatchResponse,
+    ClassifyRequest,
+    ClassifySyncRequest,
+    ExtractRequest,
+    ExtractSyncRequest,
+    ParseRequest,
+    ParseSyncRequest,
+    V2Response,
+)
+from serve.deps import ExtractionPrincipalDep
+from serve.extraction_deps import ExtractionDep
+
+router = APIRouter(prefix="/api/v2", tags=["extraction"])
+
+
+@router.post("/parse/sync", response_model=V2Response, response_model_exclude_none=True)
+async def parse_sync(
+    body: ParseSyncRequest, principal: ExtractionPrincipalDep, ctx: ExtractionDep
+) -> V2Response:
+    """Parse a document and answer with the result."""
+    return await jobs.run_sync(
+        ctx, principal.workspace_id, "parse", body, wait_seconds=ctx.settings.sync_budget_seconds
+    )
+
+
+@router.post("/parse/async", response_model=V2Response | BatchResponse, response_model_exclude_none=True)
+async def parse_async(
+    body: ParseRequest, principal: ExtractionPrincipalDep, ctx: ExtractionDep
+) -> V2Response | BatchResponse:
+    """Queue a parse job (or a batch for a list `input`)."""
+    return await jobs.submit(ctx, principal.workspace_id, "parse", body)
+
+
+@router.post("/extract/sync", response_model=V2Response, response_model_exclude_none=True)
+async def extract_sync(
+    body: ExtractSyncRequest, principal: ExtractionPrincipalDep, ctx: ExtractionDep
+) -> V2Response:
+    """Extract fields from a document and answer with the result."""
+    return await jobs.run_sync(
+        ctx, principal.workspace_id, "extract", body, wait_seconds=ctx.settings.sync_budget_seconds
+    )
+
+
+@router.post("/extract/async", response_model=V2Response | BatchResponse, response_model_exclude_none=True)
+async def extract_async(
+    body: ExtractRequest, principal: ExtractionPrincipalDep, ctx: ExtractionDep
+) -> V2Response | BatchResponse:
+    """Queue an extraction job (or a batch for a list `input`)."""
+    return await jobs.submit(ctx, principal.workspace_id, "extract", body)
+
+
+@router.post("/classify/sync", response_model=V2Response, response_model_exclude_none=True)
+async def classify_sync(
+    body: ClassifySyncRequest, principal: ExtractionPrincipalDep, ctx: ExtractionDep
+) -> V2Response:
+    """Classify a document and answer with the result."""
+    return await jobs.run_sync(
+        ctx, principal.workspace_id, "classify", body, wait_seconds=ctx.settings.sync_budget_seconds
+    )
+
+
+@router.post("/classify/async", response_model=V2Response | BatchResponse, response_model_exclude_none=True)
+async def classify_async(
+    body: ClassifyRequest, principal: ExtractionPrincipalDep, ctx: ExtractionDep
+) -> V2Response | BatchResponse:
+    """Queue a classification job (or a batch for a list `input`)."""
+    return await jobs.submit(ctx, principal.workspace_id, "classify", body)
+
+
+@router.get("/jobs/{record_id}", response_model=V2Response, response_model_exclude_none=True)
+async def get_job(record_id: str, principal: ExtractionPrincipalDep, ctx: ExtractionDep) -> V2Response:
+    """A job's status, and its result once completed."""
+    return await jobs.job_response(ctx, principal.workspace_id, record_id)
+
+
+@router.get("/batches/{batch_id}", response_model=BatchResponse, response_model_exclude_none=True)
+async def get_batch(batch_id: str, principal: ExtractionPrincipalDep, ctx: ExtractionDep) -> BatchResponse:
+    """A batch with the current status of each item."""
+    return await jobs.batch_status(ctx, principal.workspace_id, batch_id)

@@ -1,0 +1,105 @@
+"""/api/v2/files: upload, describe, download (with a key or a signed link), delete."""
+
+from __future__ import annotations
+
+from typing import Annotated
+from urllib.parse import quote
+
+from fastapi import APIRouter, Header, Request
+from fastapi.responses import StreamingResponse
+
+from core import files
+from core.apikeys import authenticate
+from core.errors import NotFound, Unauthorized
+from extraction.formats import sniff_upload
+from serve.deps import ExtractionPrincipalDep, RedisDep, SettingsDep
+from serve.extraction_deps import BlobsDep
+from serve.extraction_schemas import DeletedFile, UploadedFile
+from serve.uploads import file_field
+
+router = APIRouter(prefix="/api/v2/files", tags=["files"])
+
+
+def _uploaded(record: files.FileRecord, message: str) -> UploadedFile:
+    return UploadedFile(success=True, message=message, **record.resource())  # type: ignore[arg-type]
+
+
+@router.post("", response_model=UploadedFile, response_model_exclude_none=True)
+async def upload_file(
+    request: Request,
+    principal: ExtractionPrincipalDep,
+    redis: RedisDep,
+    settings: SettingsDep,
+    blobs: BlobsDep,
+) -> UploadedFile:
+    """Upload a document (multipart field `file`); its format is judged from its bytes."""
+    part = await file_field(request, max_bytes=settings.max_upload_bytes)
+    record = await files.save_upload(
+        redis,
+        blobs,
+        principal.workspace_id,
+        part.chunks,
+        filename=part.filename,
+        max_bytes=settings.max_upload_bytes,
+        sniff=sniff_upload,
+        spool_dir=settings.data_dir / "spool",
+    )
+    return _uploaded(record, "file uploaded")
+
+
+@router.get("/{file_id:path}/content", response_class=StreamingResponse)
+async def file_content(
+    file_id: str,
+    redis: RedisDep,
+    settings: SettingsDep,
+    blobs: BlobsDep,
+    authorization: Annotated[str | None, Header()] = None,
+    expires: str | None = None,
+    signature: str | None = None,
+) -> StreamingResponse:
+    """The file's bytes, with an API key or through a signed, time-limited link."""
+    if authorization:
+        principal = await authenticate(redis, authorization)
+        record = await files.get_file(redis, principal.workspace_id, file_id)
+    elif expires is not None or signature is not None:
+        files.verify_link(file_id, expires or "", signature or "", secret=settings.resolved_secret())
+        record = await files.get_file_by_link(redis, file_id)
+    else:
+        raise Unauthorized("missing API key")
+    if not await blobs.exists(record.blob_key):
+        raise NotFound(f"the content of file {record.file_id} is no longer available")
+    return StreamingResponse(
+        blobs.chunks(record.blob_key),
+        media_type=record.content_type,
+        headers={
+            "Content-Length": str(record.file_size),
+            "Content-Disposition": _disposition(record.filename),
+            # Only document and image formats are stored; nosniff keeps browsers to the stated type.
+            "X-Content-Type-Options": "nosniff",
+        },
+    )
+
+
+def _disposition(filename: str) -> str:
+    fallback = filename.encode("ascii", "replace").decode().replace('"', "_").replace("?", "_")
+    return f"inline; filename=\"{fallback}\"; filename*=UTF-8''{quote(filename, safe='')}"
+
+
+@router.get("/{file_id:path}", response_model=UploadedFile, response_model_exclude_none=True)
+async def get_file(
+    file_id: str, request: Request, principal: ExtractionPrincipalDep, redis: RedisDep, settings: SettingsDep
+) -> UploadedFile:
+    """An uploaded file's metadata, with `url`: a signed link to its bytes that needs no key."""
+    record = await files.get_file(redis, principal.workspace_id, file_id)
+    reply = _uploaded(record, "file found")
+    reply.url = files.signed_url(str(request.base_url), record.id, secret=settings.resolved_secret())
+    return reply
+
+
+@router.delete("/{file_id:path}", response_model=DeletedFile)
+async def delete_file(
+    file_id: str, principal: ExtractionPrincipalDep, redis: RedisDep, blobs: BlobsDep
+) -> DeletedFile:
+    """Delete an uploaded file and its bytes."""
+    record = await files.delete_file(redis, blobs, principal.workspace_id, file_id)
+    return DeletedFile(success=True, file_id=record.file_id, message="file deleted")

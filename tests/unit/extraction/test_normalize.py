@@ -1,0 +1,184 @@
+from __future__ import annotations
+
+import pytest
+
+from extraction.normalize import (
+    concept_of,
+    find_amounts,
+    find_dates,
+    match_label,
+    normalize_amount,
+    normalize_text,
+    parse_checkbox,
+    parse_date,
+    total_rank,
+)
+
+pytestmark = pytest.mark.unit
+
+
+@pytest.mark.parametrize(
+    ("text", "iso"),
+    [
+        ("25/12/2018", "2018-12-25"),
+        ("12-01-19", "2019-01-12"),
+        ("2018-12-25", "2018-12-25"),
+        ("December 25, 2018", "2018-12-25"),
+        ("25 Dec 2018", "2018-12-25"),
+        ("Dec. 25 2018", "2018-12-25"),
+        ("25th December 2018", "2018-12-25"),
+        ("August 3 , 2014", "2014-08-03"),
+        ("05 MAR 2018", "2018-03-05"),
+        ("7. Mai 2014", "2014-05-07"),
+        ("28.11.2022", "2022-11-28"),
+        ("the 10th day of February, 2017", "2017-02-10"),
+    ],
+)
+def test_dates_are_read_in_their_written_forms(text: str, iso: str) -> None:
+    assert [d.value for d in find_dates(text)] == [iso]
+
+
+def test_numeric_dates_are_day_first_unless_only_month_first_is_valid() -> None:
+    assert parse_date("03/04/2020") == "2020-04-03"
+    assert parse_date("12/28/2017") == "2017-12-28"
+    assert parse_date("31/31/2017") is None
+
+
+def test_two_digit_years_below_70_are_this_century() -> None:
+    assert parse_date("01/02/69") == "2069-02-01"
+    assert parse_date("01/02/70") == "1970-02-01"
+
+
+def test_parse_date_wants_one_date_and_nothing_else() -> None:
+    assert parse_date(" 25/12/2018. ") == "2018-12-25"
+    assert parse_date("25/12/2018 8:13:39 PM") is None
+    assert parse_date("invoice 42183017") is None
+
+
+def test_dates_inside_text_times_and_ranges() -> None:
+    assert [d.value for d in find_dates("DATE: 25/12/2018 8:13:39 PM")] == ["2018-12-25"]
+    assert [d.value for d in find_dates("01.05.14-31.05.14")] == ["2014-05-01", "2014-05-31"]
+    assert find_dates("TEL: 07-3507405") == []
+
+
+@pytest.mark.parametrize(
+    ("text", "amount"),
+    [
+        ("RM 9.00", "9.00"),
+        ("9", "9.00"),
+        ("9,00", "9.00"),
+        ("TOTAL:9.00", "9.00"),
+        ("1,234.56", "1234.56"),
+        ("1.234,56", "1234.56"),
+        ("1 234,56 €", "1234.56"),
+        ("$ 279.84", "279.84"),
+        ("-RM 0.02", "-0.02"),
+        ("9.000", "9.00"),
+        ("0.125", "0.125"),
+        (4.1, "4.10"),
+        (530848134, "530848134.00"),
+    ],
+)
+def test_amounts_are_normalised_to_a_plain_decimal_string(text: str | float, amount: str) -> None:
+    assert normalize_amount(text) == amount
+
+
+def test_amounts_skip_percentages_dates_times_and_grouped_ids() -> None:
+    assert [a.value for a in find_amounts("Tax 15% on $ 112.90")] == ["112.90"]
+    assert find_amounts("25/12/2018 8:13:39") == []
+    assert normalize_amount("DE 232 446 240") is None
+    assert normalize_amount("RM 9.00 10.00") is None
+    assert normalize_amount(True) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "state"),
+    [
+        ("Yes", True),
+        ("on", True),
+        ("checked", True),
+        ("1", True),
+        ("Off", False),
+        ("unchecked", False),
+        ("no", False),
+        ("0", False),
+        ("maybe", None),
+        ("", None),
+        (None, None),
+        (True, True),
+    ],
+)
+def test_checkbox_words(text: str | bool | None, state: bool | None) -> None:
+    assert parse_checkbox(text) is state
+
+
+def test_normalize_text() -> None:
+    assert normalize_text("  \uff2bite\u00a0 PHARMA ") == "kite pharma"
+
+
+@pytest.mark.parametrize(
+    ("field", "label"),
+    [
+        ("date_of_birth", "DOB"),
+        ("date_of_birth", "Date of Birth"),
+        ("date_of_birth", "Birth date"),
+        ("total", "TOTAL"),
+        ("total", "Grand Total"),
+        ("total", "Total Amount"),
+        ("total", "Total Amount (RM):"),
+        ("total", "TOTAL SALES (INCLUSIVE OF GST)"),
+        ("first_name", "Name_First"),
+        ("first_name", "Given name"),
+        ("invoice_number", "Invoice No."),
+        ("invoice_number", "Facture n°"),
+        ("date_due", "Due Date"),
+        ("amount_untaxed", "Total HT"),
+        ("partner_email", "E-mail"),
+        ("LastName 🛩", "LastName 🛩"),
+    ],
+)
+def test_labels_that_name_the_field(field: str, label: str) -> None:
+    assert match_label(field, label) >= 0.75
+
+
+@pytest.mark.parametrize(
+    ("field", "label"),
+    [
+        ("total", "Subtotal"),
+        ("total", "Total Qty"),
+        ("total", "TOTAL GST"),
+        ("total", "Total Sales (Excluding GST)"),
+        ("total", "CHANGE"),
+        ("total", "Rounding Adj"),
+        ("date", "Due Date"),
+        ("date", "Order Date"),
+        ("company", "TAN WOON YANN"),
+        ("company", "Company Reg No"),
+        ("first_name", "Last Name"),
+    ],
+)
+def test_labels_that_name_something_else(field: str, label: str) -> None:
+    assert match_label(field, label) < 0.75
+
+
+def test_exact_words_beat_synonyms_and_synonyms_beat_longer_labels() -> None:
+    assert match_label("total", "Total:") == 1.0
+    assert match_label("total", "Grand Total") > match_label("total", "Total Amount Payable Now Please")
+
+
+def test_concepts_of_field_names() -> None:
+    assert concept_of("amount_untaxed") == "subtotal"
+    assert concept_of("amount_tax") == "tax"
+    assert concept_of("date_due") == "due_date"
+    assert concept_of("partner_email") == "email"
+    assert concept_of("Total includes GST 6%") == "total"
+    assert concept_of("zzz") is None
+
+
+def test_total_rank_prefers_the_most_final_total() -> None:
+    assert (
+        total_rank("TOTAL ROUNDED")
+        > total_rank("Total incl. GST")
+        > total_rank("TOTAL")
+        > total_rank("Amount")
+    )
