@@ -3,20 +3,22 @@ extract_document and saves the patient through practice_save_patient into the sa
 
 from __future__ import annotations
 
+import importlib.util
+
 import httpx
 import pytest
 
 from tests.support.agents import create_agent, feed, of_type, scripted, wait_status
 from tests.support.practice import connected, patients
-from tools.builtin import native_tools
 from tools.practice import derive_pcref
 from tools.practice.sandbox import RunningSandbox
 
 pytestmark = [
     pytest.mark.integration,
+    # The document tools (extract_document) are built on another branch; this test runs once they land.
     pytest.mark.skipif(
-        "extract_document" not in {spec.name for spec in native_tools()},
-        reason="the extract_document tool is not registered yet",
+        importlib.util.find_spec("tools.documents") is None,
+        reason="the extract_document tool (tools.documents) is not merged yet",
     ),
 ]
 
