@@ -7,7 +7,7 @@ from typing import Any
 import redis.asyncio as aioredis
 
 from actors.admission import admit_and_launch, drain_queue
-from core import keys, tasks
+from core import delegation, keys, tasks
 from core.errors import BadRequest, Conflict
 from core.ids import now_iso
 from core.settings import Settings
@@ -96,19 +96,43 @@ async def review(
     return await tasks.load_task(redis, task.workspace_id, task.id)
 
 
-async def cancel(redis: aioredis.Redis, settings: Settings, task: Task) -> Task:
-    """Stop a task (idempotent on a terminal one). The step running now finishes; nothing follows."""
+async def _stop(redis: aioredis.Redis, settings: Settings, task: Task) -> None:
     if not task.terminal:
         applied, previous = await tasks.transition(redis, task, TaskStatus.STOPPED.value)
         if applied:
             await redis.lrem(keys.agent_queue(task.workspace_id, task.spec.agent_group_id), 0, task.id)
             if previous == TaskStatus.RUNNING.value:
                 await drain_queue(redis, settings, task.workspace_id, task.spec.agent_group_id)
+    # A stopped parent waits for nobody: its awaits are cancelled.
+    await delegation.cancel_groups(redis, task.workspace_id, task.id)
+
+
+async def cancel(redis: aioredis.Redis, settings: Settings, task: Task, *, cascade: bool = False) -> Task:
+    """Stop a task (idempotent on a terminal one). The step running now finishes; nothing follows.
+
+    With `cascade`, every active descendant is stopped too, also below an already-terminal parent.
+    """
+    await _stop(redis, settings, task)
+    if cascade:
+        for child_id in await delegation.descendants(redis, task.workspace_id, task.id):
+            child = await tasks.find_task(redis, task.workspace_id, child_id)
+            if child is not None:
+                await _stop(redis, settings, child)
     return await tasks.load_task(redis, task.workspace_id, task.id, include_deleted=True)
 
 
-async def soft_delete(redis: aioredis.Redis, task: Task) -> list[str]:
-    """Hide the task (404 afterwards); a running one is not halted."""
-    await redis.hset(keys.task(task.workspace_id, task.id), "deleted_at", now_iso())
-    await redis.zrem(keys.tasks_index(task.workspace_id), task.spec.index_member)
-    return [task.id]
+async def soft_delete(redis: aioredis.Redis, task: Task, *, include_subtasks: bool = False) -> list[str]:
+    """Hide the task (404 afterwards); running ones are not halted, but their parent's awaits end."""
+    targets = [task.id]
+    if include_subtasks:
+        targets += await delegation.descendants(redis, task.workspace_id, task.id)
+    deleted = []
+    for task_id in targets:
+        current = await tasks.find_task(redis, task.workspace_id, task_id)
+        if current is None or current.deleted_at:
+            continue
+        await redis.hset(keys.task(task.workspace_id, task_id), "deleted_at", now_iso())
+        await redis.zrem(keys.tasks_index(task.workspace_id), current.spec.index_member)
+        await delegation.cancel_groups(redis, task.workspace_id, task_id)
+        deleted.append(task_id)
+    return deleted

@@ -22,6 +22,7 @@ import redis.asyncio as aioredis
 from actors import completion
 from actors.admission import drain_queue
 from actors.conversation import build_messages, template_context
+from actors.delegation import resume_parent
 from actors.lease import Lease
 from actors.models.base import ModelError, ModelRequest, ModelResponse, ToolCall, Usage
 from actors.models.resolve import resolve_provider
@@ -34,7 +35,7 @@ from tools.context import ToolContext
 from tools.errors import ToolError
 from tools.registry import ToolRegistry
 from tools.selection import resolve_tool_names
-from tools.signals import PauseForInput
+from tools.signals import PauseForChildren, PauseForInput
 
 log = logging.getLogger(__name__)
 
@@ -94,7 +95,7 @@ class TaskRunner:
         task = await tasks.find_task(self.redis, workspace_id, task_id)
         if task is None:
             return
-        version = await agents.load_version(self.redis, workspace_id, task.spec.agent_id)
+        version = await agents.load_version(self.redis, task.agent_workspace_id, task.spec.agent_id)
         policy = AgentPolicy.of(version.config, task.spec.output_config, self.settings)
         for _ in range(MAX_STEPS):
             task = await tasks.find_task(self.redis, workspace_id, task_id)
@@ -154,9 +155,10 @@ class TaskRunner:
         tool_names = resolve_tool_names(
             policy.config, disable_delegation=task.spec.disable_delegation, available=tuple(self.registry)
         )
+        schema_ctx = self._context(task, policy, step, call_id="")
         request = ModelRequest(
             messages=build_messages(policy.system_prompt, feed),
-            tools=self.registry.model_schemas(tool_names),
+            tools=await self.registry.model_schemas_for(tool_names, schema_ctx),
             call_index=task.model_calls,
             context=template_context(task.spec.query, feed),
             output_schema=policy.output_schema,
@@ -237,6 +239,9 @@ class TaskRunner:
         )
         failures = [(c, err) for c, (kind, err) in zip(runnable, results, strict=True) if kind == "failed"]
         pauses = [(c, err) for c, (kind, err) in zip(runnable, results, strict=True) if kind == "ask_user"]
+        waits = [
+            (c, group) for c, (kind, group) in zip(runnable, results, strict=True) if kind == "delegation"
+        ]
         if any(kind == "stopped" for kind, _ in results):
             return StepOutcome.STOP
         if failures:
@@ -259,6 +264,19 @@ class TaskRunner:
                     tool_names=names if len(names) > 1 else None,
                 )
             return StepOutcome.STOP if task.retries_used + 1 > policy.max_retries else StepOutcome.RETRY
+        if waits:
+            call, group_id = waits[0]
+            pause = {"kind": "delegation", "group_id": group_id, "call_id": call.id, "step": step}
+            await tasks.transition(
+                self.redis,
+                task,
+                TaskStatus.WAITING_FOR_INPUT.value,
+                fields={"pause": dumps(pause)},
+                expected=TaskStatus.RUNNING.value,
+            )
+            # Fast children may all have finished before the parent paused: resume it now if so.
+            await resume_parent(self.redis, self.settings, task.workspace_id, group_id)
+            return StepOutcome.STOP
         if pauses:
             call, question = pauses[0]
             pause = {"kind": "ask_user", "question": question, "call_id": call.id, "step": step}
@@ -296,25 +314,13 @@ class TaskRunner:
             return StepOutcome.STOP
         return StepOutcome.CONTINUE
 
-    def _context(self, task: Task, policy: AgentPolicy, step: int, call: ToolCall) -> ToolContext:
-        return ToolContext(
-            workspace_id=task.workspace_id,
-            task_id=task.id,
-            step_id=f"{task.id}:{step}",
-            call_id=call.id,
-            agent_config=policy.config,
-            settings=self.settings,
-            redis=self.redis,
-            injected={},
-        )
-
     async def _review_preview(
         self, task: Task, policy: AgentPolicy, step: int, call: ToolCall
     ) -> dict[str, Any] | None:
         """The tool's preview of a call paused for review, or why it cannot be previewed."""
         try:
             return await self.registry.preview(
-                call.name, call.arguments, self._context(task, policy, step, call)
+                call.name, call.arguments, self._context(task, policy, step, call_id=call.id)
             )
         except ToolError as exc:
             return {"error": exc.message}
@@ -333,7 +339,7 @@ class TaskRunner:
             comment = (steps.get(f"s{step}:review:{call.id}") or {}).get("comment")
             note = f": {comment}" if comment else ""
             return await self._record_result(task, step, call, error=f"a reviewer rejected this call{note}")
-        ctx = self._context(task, policy, step, call)
+        ctx = self._context(task, policy, step, call_id=call.id)
         try:
             if call.name not in resolve_tool_names(
                 policy.config, disable_delegation=task.spec.disable_delegation, available=tuple(self.registry)
@@ -342,6 +348,8 @@ class TaskRunner:
             output = await self.registry.call(call.name, call.arguments, ctx)
         except PauseForInput as signal:
             return ("ask_user", signal.question)
+        except PauseForChildren as signal:
+            return ("delegation", signal.group_id)
         except ToolError as exc:
             if exc.retryable:
                 return ("failed", exc.message)
@@ -350,6 +358,18 @@ class TaskRunner:
             log.warning("tool %s of task %s crashed: %s", call.name, task.id, type(exc).__name__)
             return ("failed", f"{type(exc).__name__}")
         return await self._record_result(task, step, call, output=output)
+
+    def _context(self, task: Task, policy: AgentPolicy, step: int, *, call_id: str) -> ToolContext:
+        return ToolContext(
+            workspace_id=task.workspace_id,
+            task_id=task.id,
+            step_id=f"{task.id}:{step}",
+            call_id=call_id,
+            agent_config=policy.config,
+            settings=self.settings,
+            redis=self.redis,
+            injected={},
+        )
 
     async def _record_result(
         self,

@@ -1,56 +1,109 @@
-"""The scheduler: a named, detached actor that runs the reconciler at start-up and periodically.
+"""The scheduler: a named, detached actor that keeps the runtime moving.
 
-Admission itself is an atomic Redis script run by whoever submits or releases a task; the scheduler
-is the safety net that restarts tasks whose runner died and admits what a crash left pending.
+It consumes the durable runtime events (new_message, child_task, await_completed) from a Redis
+stream with a consumer group, runs the reconciler and the await timers periodically, and restarts
+by itself (Ray restarts it; its loop starts in the constructor). Everything it works from is in
+Redis, so a restart loses nothing: unacknowledged events are read again.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import threading
+import time
 from typing import Any
 
 import ray
+from redis.exceptions import ResponseError
 
+from actors.delegation import check_timers, handle_event
 from actors.launcher import NAMESPACE
 from actors.reconciler import reconcile_once
-from actors.runtime import runtime
+from core import keys
+from core.settings import get_settings
+from core.store import async_client, resolve_redis_url
 
 log = logging.getLogger(__name__)
 
 SCHEDULER_NAME = "scheduler"
+CONSUMER = "scheduler"
+#: Events read per round trip, and how long one read blocks waiting for new ones.
+EVENT_BATCH = 100
+EVENT_BLOCK_MS = 500
 
 
-@ray.remote(num_cpus=0)
-class Scheduler:
-    def __init__(self) -> None:
-        self._loop: asyncio.Task[None] | None = None
-        self.passes = 0
+async def _ensure_group(redis: Any) -> None:
+    try:
+        await redis.xgroup_create(keys.runtime_events(), keys.EVENTS_GROUP, id="0", mkstream=True)
+    except ResponseError as exc:
+        if "BUSYGROUP" not in str(exc):
+            raise
 
-    async def start(self) -> bool:
-        if self._loop is None or self._loop.done():
-            self._loop = asyncio.create_task(self._run())
-        return True
 
-    async def reconcile(self) -> dict[str, int]:
-        rt = runtime()
-        return await reconcile_once(rt.redis, rt.settings)
-
-    async def _run(self) -> None:
-        rt = runtime()
-        while True:
+async def _consume(redis: Any, settings: Any, *, backlog: bool) -> int:
+    """Handle one batch; `backlog` first re-reads what a previous incarnation left unacknowledged."""
+    streams = await redis.xreadgroup(
+        keys.EVENTS_GROUP,
+        CONSUMER,
+        {keys.runtime_events(): "0" if backlog else ">"},
+        count=EVENT_BATCH,
+        block=None if backlog else EVENT_BLOCK_MS,
+    )
+    handled = 0
+    for _, entries in streams or []:
+        for entry_id, fields in entries:
             try:
-                await reconcile_once(rt.redis, rt.settings)
-                self.passes += 1
+                await handle_event(redis, settings, fields)
             except Exception:
-                log.exception("reconcile pass failed; trying again")
-            await asyncio.sleep(rt.settings.reconcile_seconds)
+                # Left unacknowledged: read again after a restart or the next backlog pass.
+                log.exception("runtime event %s failed", fields.get("kind"))
+                continue
+            await redis.xack(keys.runtime_events(), keys.EVENTS_GROUP, entry_id)
+            handled += 1
+    return handled
+
+
+async def run_scheduler() -> None:
+    settings = get_settings()
+    url, _ = resolve_redis_url(settings)
+    redis = async_client(url)
+    await _ensure_group(redis)
+    while await _consume(redis, settings, backlog=True):
+        pass
+    last_reconcile = 0.0
+    while True:
+        try:
+            await _consume(redis, settings, backlog=False)
+            if time.monotonic() - last_reconcile >= settings.reconcile_seconds:
+                last_reconcile = time.monotonic()
+                await reconcile_once(redis, settings)
+                await check_timers(redis, settings)
+                # Events that failed once are retried here.
+                await _consume(redis, settings, backlog=True)
+        except Exception:
+            log.exception("scheduler pass failed; trying again")
+            await asyncio.sleep(1.0)
+
+
+@ray.remote(num_cpus=0, max_restarts=-1)
+class Scheduler:
+    """Runs `run_scheduler` on its own thread from the moment it is constructed (also after a restart)."""
+
+    def __init__(self) -> None:
+        self._thread = threading.Thread(
+            target=asyncio.run, args=(run_scheduler(),), daemon=True, name="scheduler"
+        )
+        self._thread.start()
+
+    def alive(self) -> bool:
+        return self._thread.is_alive()
 
 
 def start_scheduler() -> Any:
-    """Get or create the scheduler and make sure its loop runs."""
+    """Get or create the scheduler and wait until it runs."""
     handle = Scheduler.options(  # type: ignore[attr-defined]
         name=SCHEDULER_NAME, namespace=NAMESPACE, lifetime="detached", get_if_exists=True
     ).remote()
-    ray.get(handle.start.remote())
+    ray.get(handle.alive.remote())
     return handle

@@ -35,6 +35,7 @@ class RunInput:
     version: int | None = None
     source: str = "production"
     title: str | None = None
+    disable_delegation: bool = False
 
 
 @dataclass
@@ -95,11 +96,6 @@ async def resolve_agent(
     return await agents.version_for_run(redis, workspace_id, agent_id, version)
 
 
-def placement_for(version: AgentVersion, settings: Settings) -> str:
-    placement = (version.config.get("settings") or {}).get("placement")
-    return placement if placement in ("dedicated", "pooled") else settings.task_placement
-
-
 async def create_and_admit(
     redis: aioredis.Redis,
     settings: Settings,
@@ -125,7 +121,8 @@ async def create_and_admit(
         "files": run.files,
         "source": source or run.source,
         "output_config": run.output_config,
-        "placement": placement_for(version, settings),
+        "disable_delegation": run.disable_delegation,
+        "placement": tasks.placement_for(version.config, settings.task_placement),
     } | (parent or {})
     task = await tasks.create_task(redis, spec)
     status = await admit_and_launch(redis, settings, task, from_status=TaskStatus.PENDING.value)

@@ -134,3 +134,57 @@ def live_tasks() -> str:
 
 #: Pub/sub channel that wakes waiters on any task change; never a source of facts.
 TASK_EVENTS_CHANNEL = "ag:task-events"
+
+
+# Delegation.
+def task_children(workspace_id: str, task_id: str) -> str:
+    return ws(workspace_id, "task", task_id, "children")
+
+
+def task_awaits(workspace_id: str, task_id: str) -> str:
+    """The await groups a parent task opened, so stopping it can cancel them."""
+    return ws(workspace_id, "task", task_id, "awaits")
+
+
+def task_items(workspace_id: str, task_id: str) -> str:
+    """Source mode: item key -> child task id, for every batch the parent ran."""
+    return ws(workspace_id, "task", task_id, "items")
+
+
+def task_delegations(workspace_id: str, task_id: str) -> str:
+    """Call id -> what that delegate_tasks call spawned, so a re-run call never spawns twice."""
+    return ws(workspace_id, "task", task_id, "delegations")
+
+
+def await_group(workspace_id: str, group_id: str) -> str:
+    return ws(workspace_id, "await", group_id)
+
+
+def await_pending(workspace_id: str, group_id: str) -> str:
+    return ws(workspace_id, "await", group_id, "pending")
+
+
+def child_await(workspace_id: str, child_id: str) -> str:
+    return ws(workspace_id, "task", child_id, "await")
+
+
+def signal_seen(workspace_id: str, child_id: str) -> str:
+    return ws(workspace_id, "task", child_id, "signaled")
+
+
+def batch_run(workspace_id: str, batch_id: str) -> str:
+    return ws(workspace_id, "batch", batch_id)
+
+
+def runtime_events() -> str:
+    """Durable runtime events (new_message, child_task, await_completed), read by the scheduler."""
+    return glob("events")
+
+
+def await_timers() -> str:
+    """Await groups by resume time (a sorted set), checked by the reconciler."""
+    return glob("await_timers")
+
+
+#: Consumer group of the scheduler on the runtime event stream.
+EVENTS_GROUP = "scheduler"

@@ -30,7 +30,9 @@ end
 #: KEYS: task hash, feed stream, live set, the agent's running set. ARGV: transition table JSON,
 #: target status, now (ISO), fields to set (JSON object of strings), fields to drop (JSON list), extra
 #: feed items (JSON list of JSON object strings), channel, live-set member, expected current status
-#: ("" = any allowed), task id. Leaving `running` frees the task's slot in the agent's running set.
+#: ("" = any allowed), task id, workspace id; KEYS[5] is the runtime event stream. Leaving `running`
+#: frees the task's slot in the agent's running set; a delegated child reaching a terminal state
+#: enqueues its `child_task` signal in the same atomic step, so no signal can be lost.
 #: Returns {1, previous status} when applied, {0, current status} when refused.
 TRANSITION = (
     _APPEND
@@ -57,6 +59,12 @@ else
   redis.call('SREM', KEYS[3], ARGV[8])
 end
 if target ~= 'running' then redis.call('SREM', KEYS[4], ARGV[10]) end
+if target == 'completed' or target == 'failed' or target == 'stopped' then
+  local parent = redis.call('HGET', KEYS[1], 'parent_task_id')
+  if parent then
+    redis.call('XADD', KEYS[5], '*', 'kind', 'child_task', 'ws', ARGV[11], 'child', ARGV[10], 'parent', parent)
+  end
+end
 redis.call('PUBLISH', ARGV[7], ARGV[8] .. '|' .. target)
 return {1, current}
 """

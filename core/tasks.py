@@ -42,6 +42,8 @@ class TaskSpec(Record):
     output_config: dict[str, Any] | None = None
     disable_delegation: bool = False
     placement: str = "dedicated"
+    #: Where the agent's definition lives: another workspace's for a published public agent.
+    agent_workspace_id: str | None = None
     created_at: str
     #: Its member in the workspace's task index (newest first).
     index_member: str
@@ -77,6 +79,10 @@ class Task:
     @property
     def workspace_id(self) -> str:
         return self.spec.workspace_id
+
+    @property
+    def agent_workspace_id(self) -> str:
+        return self.spec.agent_workspace_id or self.spec.workspace_id
 
     @property
     def terminal(self) -> bool:
@@ -148,6 +154,12 @@ def parse_task(raw: dict[str, str]) -> Task:
     )
 
 
+def placement_for(agent_config: dict[str, Any], default: str) -> str:
+    """`settings.placement` of the agent, else the platform's AGENTRY_TASK_PLACEMENT."""
+    placement = (agent_config.get("settings") or {}).get("placement")
+    return placement if placement in ("dedicated", "pooled") else default
+
+
 def live_member(workspace_id: str, task_id: str) -> str:
     return f"{workspace_id}|{task_id}"
 
@@ -156,38 +168,48 @@ def dumps(value: Any) -> str:
     return json.dumps(value, separators=(",", ":"), default=str)
 
 
-async def create_task(redis: aioredis.Redis, spec_fields: dict[str, Any]) -> Task:
-    """Store a new `pending` task with its first user message as feed item 1."""
+def new_spec(spec_fields: dict[str, Any]) -> TaskSpec:
     moment = utcnow()
-    stamp = now_iso()
-    spec = TaskSpec.model_validate(
-        spec_fields | {"created_at": stamp, "index_member": sort_key(moment, spec_fields["task_id"])}
+    return TaskSpec.model_validate(
+        spec_fields | {"created_at": now_iso(), "index_member": sort_key(moment, spec_fields["task_id"])}
     )
+
+
+def add_create(pipe: Any, spec: TaskSpec) -> None:
+    """Queue the writes that create a `pending` task with its first user message as feed item 1."""
     ws, task_id = spec.workspace_id, spec.task_id
     first = {
         "seq": 1,
         "type": "user_message",
         "text": spec.query,
         "files": spec.files,
-        "created_at": stamp,
+        "created_at": spec.created_at,
     }
+    fields: dict[str, Any] = {
+        "spec": spec.model_dump_json(),
+        "status": TaskStatus.PENDING.value,
+        "created_at": spec.created_at,
+        "updated_at": spec.created_at,
+        "feed_seq": 1,
+    }
+    if spec.parent_task_id:
+        # Read by the transition script: a child's terminal state signals its parent.
+        fields["parent_task_id"] = spec.parent_task_id
+        pipe.zadd(keys.task_children(ws, spec.parent_task_id), {spec.index_member: 0})
+    pipe.set(keys.owner(task_id), ws)
+    pipe.hset(keys.task(ws, task_id), mapping=fields)
+    pipe.xadd(keys.task_feed(ws, task_id), {"seq": 1, "item": dumps(first)})
+    pipe.zadd(keys.tasks_index(ws), {spec.index_member: 0})
+    pipe.sadd(keys.live_tasks(), live_member(ws, task_id))
+
+
+async def create_task(redis: aioredis.Redis, spec_fields: dict[str, Any]) -> Task:
+    """Store a new `pending` task with its first user message as feed item 1."""
+    spec = new_spec(spec_fields)
     async with redis.pipeline(transaction=True) as pipe:
-        pipe.set(keys.owner(task_id), ws)
-        pipe.hset(
-            keys.task(ws, task_id),
-            mapping={
-                "spec": spec.model_dump_json(),
-                "status": TaskStatus.PENDING.value,
-                "created_at": stamp,
-                "updated_at": stamp,
-                "feed_seq": 1,
-            },
-        )
-        pipe.xadd(keys.task_feed(ws, task_id), {"seq": 1, "item": dumps(first)})
-        pipe.zadd(keys.tasks_index(ws), {spec.index_member: 0})
-        pipe.sadd(keys.live_tasks(), live_member(ws, task_id))
+        add_create(pipe, spec)
         await pipe.execute()
-    return Task(spec=spec, status=TaskStatus.PENDING.value, updated_at=stamp)
+    return Task(spec=spec, status=TaskStatus.PENDING.value, updated_at=spec.created_at)
 
 
 async def find_task(redis: aioredis.Redis, workspace_id: str, task_id: str) -> Task | None:
@@ -230,11 +252,12 @@ async def transition(
     encoded = [dumps(item | {"created_at": stamp}) for item in items or []]
     applied, previous = await redis.eval(
         lua.TRANSITION,
-        4,
+        5,
         keys.task(ws, task_id),
         keys.task_feed(ws, task_id),
         keys.live_tasks(),
         keys.agent_running(ws, task.spec.agent_group_id),
+        keys.runtime_events(),
         _TABLE,
         target,
         stamp,
@@ -245,6 +268,7 @@ async def transition(
         live_member(ws, task_id),
         expected,
         task_id,
+        ws,
     )
     return bool(int(applied)), str(previous)
 

@@ -55,6 +55,15 @@ def _text(raw: Any, name: str) -> str:
     return raw
 
 
+def _flag(raw: Any) -> bool:
+    """`disable_delegation` only ever disables: true removes the tool, anything false-like leaves it."""
+    if raw is None or raw is False or raw in ("", "false", "0"):
+        return False
+    if raw is True or raw in ("true", "1"):
+        return True
+    raise BadRequest("disable_delegation must be a boolean")
+
+
 def _file_ids(raw: Any) -> list[str]:
     if raw is None:
         return []
@@ -73,6 +82,7 @@ async def read_run_body(request: Request, *, text_field: str = "query") -> RunBo
             output_config=_object(form.get("output_config"), "output_config"),
             version=_version(form.get("version")),
             source=_text(form.get("source"), "source") or "production",
+            disable_delegation=_flag(form.get("disable_delegation")),
         )
         return RunBody(run=run, uploads=uploads, file_ids=[str(v) for v in form.getlist("file_ids")])
     raw = await request.body()
@@ -89,5 +99,6 @@ async def read_run_body(request: Request, *, text_field: str = "query") -> RunBo
         output_config=_object(body.get("output_config"), "output_config"),
         version=_version(body.get("version")),
         source=_text(body.get("source"), "source") or "production",
+        disable_delegation=_flag(body.get("disable_delegation")),
     )
     return RunBody(run=run, file_ids=_file_ids(body.get("file_ids")))

@@ -25,6 +25,8 @@ MAX_ARGUMENT_ERROR_CHARS = 200
 
 ToolHandler = Callable[[dict[str, Any], ToolContext], Awaitable[Any]]
 ReviewPreview = Callable[[dict[str, Any], ToolContext], Awaitable[dict[str, Any]]]
+#: Adjusts a tool's model-facing schema for one task (a roster in the description, say).
+SchemaCustomizer = Callable[[dict[str, Any], ToolContext], Awaitable[dict[str, Any]]]
 
 
 @dataclass(frozen=True)
@@ -49,6 +51,7 @@ class ToolSpec:
     injected: frozenset[str] = frozenset()
     mutating: bool = False
     display_name: str = ""
+    customize: SchemaCustomizer | None = None
     review_preview: ReviewPreview | None = None
 
     def __post_init__(self) -> None:
@@ -107,6 +110,15 @@ class ToolRegistry:
     def model_schemas(self, names: Iterable[str]) -> list[dict[str, Any]]:
         """The model-facing schemas of `names`, in that order; an unknown name is UnknownToolError."""
         return [self.get(name).model_schema() for name in names]
+
+    async def model_schemas_for(self, names: Iterable[str], ctx: ToolContext) -> list[dict[str, Any]]:
+        """`model_schemas`, with each tool's `customize` applied for the task in `ctx`."""
+        schemas = []
+        for name in names:
+            spec = self.get(name)
+            schema = spec.model_schema()
+            schemas.append(await spec.customize(schema, ctx) if spec.customize else schema)
+        return schemas
 
     def validate(self, name: str, arguments: Any) -> None:
         """Check the model's arguments for tool `name` against its model-facing schema.

@@ -21,3 +21,11 @@ class PauseForInput(ToolSignal):
     def __init__(self, question: str) -> None:
         super().__init__(question)
         self.question = question
+
+
+class PauseForChildren(ToolSignal):
+    """Pause the task in `waiting_for_input` until every child of the await group is terminal."""
+
+    def __init__(self, group_id: str) -> None:
+        super().__init__(group_id)
+        self.group_id = group_id

@@ -2,14 +2,24 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter, status
+from fastapi import APIRouter, Request, status
 
-from core import agents
+from core import agents, delegation_profiles
 from core.models import Agent, PageOf
 from serve.deps import PrincipalDep, RedisDep
+from serve.params import strict_bool
 from serve.schemas import AgentCreate, AgentPatch, DeletedAgent
 
 router = APIRouter(prefix="/api/v1/agents", tags=["agents"])
+
+
+@router.post("/delegation-profiles/backfill")
+async def backfill_profiles(
+    request: Request, principal: PrincipalDep, redis: RedisDep
+) -> dict[str, list[str]]:
+    """Generate delegation profiles for the workspace's agents that have none (all with `force=true`)."""
+    force = strict_bool(request, "force", False)
+    return await delegation_profiles.backfill(redis, principal.workspace_id, force=force)
 
 
 @router.post("", status_code=status.HTTP_201_CREATED, response_model=Agent)
@@ -57,6 +67,12 @@ async def update_agent(agent_id: str, body: AgentPatch, principal: PrincipalDep,
 async def delete_agent(agent_id: str, principal: PrincipalDep, redis: RedisDep) -> DeletedAgent:
     """Soft-delete the agent group; its versions answer 404 afterwards."""
     return DeletedAgent.model_validate(await agents.delete_agent(redis, principal.workspace_id, agent_id))
+
+
+@router.post("/{agent_id}/delegation-profile", response_model=Agent)
+async def generate_profile(agent_id: str, principal: PrincipalDep, redis: RedisDep) -> Agent:
+    """Generate the agent's delegation profile from its config and publish it as a new version."""
+    return await delegation_profiles.save_profile(redis, principal.workspace_id, agent_id)
 
 
 @router.get("/{agent_id}/versions", response_model=PageOf)

@@ -8,8 +8,9 @@ from fastapi import APIRouter, Request
 from pydantic import BaseModel, ConfigDict
 
 from actors import interaction
-from core import agents, audit, results, tasks
+from core import agents, audit, keys, results, tasks
 from core.models import PageOf
+from core.pagination import check_limit, member_id, newest_first
 from core.task_queries import TaskFilter, list_tasks
 from serve.attachments import attach_files
 from serve.deps import EdgeDep, PrincipalDep, RedisDep
@@ -97,7 +98,7 @@ async def get_structured(
     """Machine-readable output shaped by the output schema, optionally with citations."""
     include_citations = strict_bool(request, "include_citations", False)
     task = await tasks.load_task(redis, principal.workspace_id, task_id)
-    config = (await agents.load_version(redis, task.workspace_id, task.spec.agent_id)).config
+    config = (await agents.load_version(redis, task.agent_workspace_id, task.spec.agent_id)).config
     return results.structured_envelope(task, config, include_citations=include_citations)
 
 
@@ -128,9 +129,9 @@ async def cancel_task(
     task_id: str, request: Request, principal: PrincipalDep, edge: EdgeDep
 ) -> dict[str, Any]:
     """Stop a task; idempotent on a terminal task."""
-    strict_bool(request, "cascade", False)
+    cascade = strict_bool(request, "cascade", False)
     task = await tasks.load_task(edge.redis, principal.workspace_id, task_id)
-    return (await interaction.cancel(edge.redis, edge.settings, task)).record()
+    return (await interaction.cancel(edge.redis, edge.settings, task, cascade=cascade)).record()
 
 
 @router.delete("/{task_id}")
@@ -138,6 +139,26 @@ async def delete_task(
     task_id: str, request: Request, principal: PrincipalDep, redis: RedisDep
 ) -> dict[str, Any]:
     """Soft-delete a task; it answers 404 afterwards."""
-    strict_bool(request, "include_subtasks", False)
+    include_subtasks = strict_bool(request, "include_subtasks", False)
     task = await tasks.load_task(redis, principal.workspace_id, task_id)
-    return {"deleted": await interaction.soft_delete(redis, task)}
+    return {"deleted": await interaction.soft_delete(redis, task, include_subtasks=include_subtasks)}
+
+
+@router.get("/{task_id}/children", response_model=PageOf)
+async def list_children(
+    task_id: str,
+    principal: PrincipalDep,
+    redis: RedisDep,
+    cursor: str | None = None,
+    limit: int | None = None,
+) -> PageOf:
+    """The tasks this task delegated to, newest first."""
+    task = await tasks.load_task(redis, principal.workspace_id, task_id)
+    page = await newest_first(
+        redis, keys.task_children(task.workspace_id, task.id), cursor=cursor, limit=check_limit(limit)
+    )
+    children = [await tasks.find_task(redis, task.workspace_id, member_id(m)) for m in page.members]
+    data = [
+        c.list_item() | {"item_key": c.spec.item_key} for c in children if c is not None and not c.deleted_at
+    ]
+    return PageOf(data=data, has_more=page.has_more, next_cursor=page.next_cursor)

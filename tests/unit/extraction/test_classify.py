@@ -1,10 +1,10 @@
 from __future__ import annotations
 
 import pytest
-from doc_builders import DocBuilder
 
 from extraction.classify import RULES_CONFIDENT, Category, classify_document
 from extraction.document import Document
+from tests.unit.extraction.doc_builders import DocBuilder
 
 pytestmark = pytest.mark.unit
 

@@ -1,10 +1,10 @@
 from __future__ import annotations
 
 import pytest
-from doc_builders import DocBuilder, sheet_document, text_document
 
 from extraction.document import Box, Document
 from extraction.fields import FieldResult, extract_fields
+from tests.unit.extraction.doc_builders import DocBuilder, sheet_document, text_document
 
 pytestmark = pytest.mark.unit
 

@@ -3,7 +3,6 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from doc_builders import DocBuilder, sheet_document, text_document
 
 from extraction.document import Box
 from extraction.grounding import (
@@ -14,6 +13,7 @@ from extraction.grounding import (
     ground_model_values,
     parse_model_json,
 )
+from tests.unit.extraction.doc_builders import DocBuilder, sheet_document, text_document
 
 pytestmark = pytest.mark.unit
 

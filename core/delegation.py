@@ -1,0 +1,293 @@
+"""Delegation in the store: child tasks, await groups, signals, rosters (SPEC.md, Delegation).
+
+The order of SPEC.md's steps is the order of the writes here: the children and the await group are
+committed in one transaction, and only then is one `new_message` event emitted per child, so a fast
+child can never finish before its await exists.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import redis.asyncio as aioredis
+
+from core import agents, keys, tasks
+from core.errors import NotFound
+from core.ids import new_id, now_iso
+from core.models import AgentGroup, AgentVersion
+from core.tasks import Task, TaskSpec
+
+#: SPEC.md, Limits: delegation depth, top-level = 0.
+MAX_DEPTH = 3
+#: SPEC.md, Limits: children per call on the expanded count; 0 means unlimited.
+MAX_CHILDREN_PER_CALL = 250
+#: SPEC.md, Limits: delegation timeout default and ceiling, in minutes.
+DEFAULT_TIMEOUT_MINUTES = 60
+MAX_TIMEOUT_MINUTES = 1440
+STRATEGY = "all_required"
+
+# One signal, exactly once: dedupe by child, complete the await, report whether the group is done.
+_SIGNAL = """
+local group = redis.call('GET', KEYS[2])
+if redis.call('SET', KEYS[1], '1', 'NX') == false then return 'duplicate:' .. (group or '') end
+if not group then return 'no_match' end
+local group_key = ARGV[1] .. group
+local status = redis.call('HGET', group_key, 'status')
+if status ~= 'open' then return 'no_match:' .. group end
+local pending_key = group_key .. ':pending'
+if redis.call('SREM', pending_key, ARGV[2]) == 0 then return 'no_match:' .. group end
+if redis.call('SCARD', pending_key) == 0 then
+  redis.call('HSET', group_key, 'status', 'complete', 'completed_at', ARGV[3])
+  redis.call('ZREM', KEYS[3], ARGV[4] .. '|' .. group)
+  return 'complete:' .. group
+end
+return 'pending:' .. group
+"""
+
+
+@dataclass
+class Target:
+    """A resolved delegation target: the agent's group and the version a child runs."""
+
+    group: AgentGroup
+    version: AgentVersion
+    workspace_id: str
+    public: bool
+
+
+async def resolve_target(redis: aioredis.Redis, workspace_id: str, group_id: str) -> Target | None:
+    """The workspace's agent group, or a published public agent of another workspace; None otherwise."""
+    try:
+        group = await agents.load_group(redis, workspace_id, group_id)
+        return Target(group, await agents.latest(redis, workspace_id, group), workspace_id, public=False)
+    except (NotFound, agents.Forbidden):
+        pass
+    owner = await redis.get(keys.owner(group_id))
+    if not owner or not await redis.sismember(keys.public_agent_groups(), f"{owner}:{group_id}"):
+        return None
+    try:
+        group = await agents.load_group(redis, owner, group_id)
+    except NotFound:
+        return None
+    if not group.is_public or not group.is_active:
+        return None
+    return Target(group, await agents.latest(redis, owner, group), owner, public=True)
+
+
+def child_spec(
+    parent: Task,
+    target: Target,
+    *,
+    prompt: str,
+    title: str | None,
+    step_id: str,
+    placement: str,
+    item_key: str | None = None,
+) -> TaskSpec:
+    return tasks.new_spec(
+        {
+            "task_id": new_id(),
+            "workspace_id": parent.workspace_id,
+            "agent_id": target.version.id,
+            "agent_group_id": target.group.id,
+            "version_number": target.version.version_number,
+            "agent_name": target.group.name,
+            "title": title,
+            "query": prompt,
+            "source": "spawned",
+            "parent_task_id": parent.id,
+            "parent_step_id": step_id,
+            "spawn_depth": parent.spec.spawn_depth + 1,
+            "item_key": item_key,
+            "placement": placement,
+            # Public agents run in the caller's workspace; only their definition comes from elsewhere.
+            "agent_workspace_id": target.workspace_id if target.public else None,
+        }
+    )
+
+
+async def spawn(
+    redis: aioredis.Redis,
+    parent: Task,
+    children: list[TaskSpec],
+    *,
+    call_id: str,
+    step: int,
+    timeout_seconds: int | None,
+    attach: list[str] | None = None,
+    batch_id: str | None = None,
+) -> str | None:
+    """Create the children (and, for a waiting call, their await group) atomically, then start them.
+
+    `attach` names running children of an earlier batch that this group waits on as well.
+    Returns the await group id, or None when nothing waits (async delegation).
+    """
+    ws = parent.workspace_id
+    group_id = new_id() if timeout_seconds is not None else None
+    waited = [c.task_id for c in children] + list(attach or [])
+    record = {"group_id": group_id, "children": [{"task_id": c.task_id, "title": c.title} for c in children]}
+    async with redis.pipeline(transaction=True) as pipe:
+        pipe.hset(keys.task_delegations(ws, parent.id), call_id, json.dumps(record))
+        for child in children:
+            tasks.add_create(pipe, child)
+            if child.item_key:
+                pipe.hset(keys.task_items(ws, parent.id), child.item_key, child.task_id)
+        if group_id is not None and timeout_seconds is not None:
+            resume_at = time.time() + timeout_seconds
+            pipe.hset(
+                keys.await_group(ws, group_id),
+                mapping={
+                    "parent_task_id": parent.id,
+                    "call_id": call_id,
+                    "step": step,
+                    "strategy": STRATEGY,
+                    "status": "open" if waited else "complete",
+                    "timeout_seconds": timeout_seconds,
+                    "resume_at": resume_at,
+                    "children": json.dumps(waited),
+                    "batch_id": batch_id or "",
+                    "created_at": now_iso(),
+                },
+            )
+            pipe.sadd(keys.task_awaits(ws, parent.id), group_id)
+            if waited:
+                pipe.sadd(keys.await_pending(ws, group_id), *waited)
+                pipe.zadd(keys.await_timers(), {f"{ws}|{group_id}": resume_at})
+            for child_id in waited:
+                pipe.set(keys.child_await(ws, child_id), group_id)
+        await pipe.execute()
+    # Only now, with the awaits committed, may the children start (SPEC.md, Delegation step 3).
+    for child in children:
+        await emit(redis, "new_message", ws=ws, task=child.task_id)
+    return group_id
+
+
+async def previous_call(redis: aioredis.Redis, parent: Task, call_id: str) -> dict[str, Any] | None:
+    """What an earlier run of the same delegate_tasks call spawned (a runner restarted mid-step)."""
+    raw = await redis.hget(keys.task_delegations(parent.workspace_id, parent.id), call_id)
+    return json.loads(raw) if raw else None
+
+
+async def emit(redis: aioredis.Redis, kind: str, **fields: str) -> None:
+    await redis.xadd(keys.runtime_events(), {"kind": kind, **fields})
+
+
+async def signal_child(redis: aioredis.Redis, workspace_id: str, child_id: str) -> tuple[str, str | None]:
+    """Apply a `child_task` signal once: (outcome, group id). Outcomes: duplicate, no_match, pending, complete."""
+    result = str(
+        await redis.eval(
+            _SIGNAL,
+            3,
+            keys.signal_seen(workspace_id, child_id),
+            keys.child_await(workspace_id, child_id),
+            keys.await_timers(),
+            keys.await_group(workspace_id, ""),
+            child_id,
+            now_iso(),
+            workspace_id,
+        )
+    )
+    outcome, _, group = result.partition(":")
+    return outcome, group or None
+
+
+async def load_group(redis: aioredis.Redis, workspace_id: str, group_id: str) -> dict[str, Any] | None:
+    raw: dict[str, str] = await redis.hgetall(keys.await_group(workspace_id, group_id))
+    if not raw:
+        return None
+    return raw | {"children": json.loads(raw.get("children") or "[]"), "step": int(raw.get("step", 0))}
+
+
+async def cancel_groups(redis: aioredis.Redis, workspace_id: str, parent_id: str) -> list[str]:
+    """Cancel the parent's open awaits: a child's later signal finds none (`no_match`)."""
+    cancelled = []
+    for group_id in await redis.smembers(keys.task_awaits(workspace_id, parent_id)):
+        group_key = keys.await_group(workspace_id, group_id)
+        if await redis.hget(group_key, "status") == "open":
+            await redis.hset(group_key, mapping={"status": "cancelled", "cancelled_at": now_iso()})
+            await redis.zrem(keys.await_timers(), f"{workspace_id}|{group_id}")
+            cancelled.append(group_id)
+    return cancelled
+
+
+async def children_of(redis: aioredis.Redis, workspace_id: str, task_id: str) -> list[str]:
+    members: list[str] = await redis.zrange(keys.task_children(workspace_id, task_id), 0, -1)
+    return [m.split(":", 1)[1] for m in members]
+
+
+async def descendants(redis: aioredis.Redis, workspace_id: str, task_id: str) -> list[str]:
+    """Every task spawned below this one, breadth first."""
+    found: list[str] = []
+    frontier = [task_id]
+    while frontier:
+        nxt: list[str] = []
+        for current in frontier:
+            nxt += await children_of(redis, workspace_id, current)
+        found += nxt
+        frontier = nxt
+    return found
+
+
+async def roster(redis: aioredis.Redis, workspace_id: str, caller_group_id: str) -> list[dict[str, Any]]:
+    """Agents the caller may be offered as delegation targets (SPEC.md, delegate_tasks rule 7)."""
+    entries: list[dict[str, Any]] = []
+    seen_ids: set[str] = set()
+    seen_names: set[str] = set()
+    members: list[str] = await redis.zrange(keys.agent_groups_index(workspace_id), 0, -1)
+    local = [(workspace_id, m.split(":", 1)[1], False) for m in members]
+    public = [(*m.split(":", 1), True) for m in await redis.smembers(keys.public_agent_groups())]
+    for owner, group_id, is_public in [*local, *sorted(public)]:
+        if group_id == caller_group_id or group_id in seen_ids:
+            continue
+        if is_public and owner == workspace_id:
+            continue
+        try:
+            group = await agents.load_group(redis, owner, group_id)
+            version = await agents.latest(redis, owner, group)
+        except (NotFound, agents.Forbidden):
+            continue
+        if not group.is_active or version.config.get("delegation_enabled") is False:
+            continue
+        profile = version.config.get("delegation_profile") or {}
+        description = profile.get("description") if isinstance(profile, dict) else None
+        if not description:
+            continue
+        # A workspace agent wins over a public one with the same name.
+        if is_public and group.name.lower() in seen_names:
+            continue
+        seen_ids.add(group_id)
+        seen_names.add(group.name.lower())
+        entries.append(
+            {
+                "agent_group_id": group_id,
+                "name": group.name,
+                "description": str(description),
+                "example_input": str(profile.get("example_input") or ""),
+                "public": is_public,
+            }
+        )
+    return entries
+
+
+async def batch_rollup(
+    redis: aioredis.Redis, workspace_id: str, batch_id: str, children: list[dict[str, Any]]
+) -> dict[str, Any]:
+    """One compact result for a source batch: totals, plus only the children that did not complete."""
+    batch: dict[str, str] = await redis.hgetall(keys.batch_run(workspace_id, batch_id))
+    completed = sum(1 for c in children if c["status"] == "completed")
+    return {
+        "status": "completed",
+        "batch_id": batch_id,
+        "group_id": batch.get("group_id", ""),
+        "strategy": STRATEGY,
+        "total_items": int(batch.get("total_items", 0)),
+        "created_children": int(batch.get("created_children", 0)),
+        "skipped_count": int(batch.get("skipped_count", 0)),
+        "attached_count": int(batch.get("attached_count", 0)),
+        "pages_fetched": int(batch.get("pages_fetched", 0)),
+        "completed": completed,
+        "children": [c for c in children if c["status"] != "completed"],
+    }
