@@ -47,6 +47,8 @@ MAX_STEPS = 200
 class StepOutcome:
     CONTINUE = "continue"
     STOP = "stop"
+    #: A tool call failed with retries left: run the same step again (its unrecorded calls rerun).
+    RETRY = "retry"
 
 
 class TaskRunner:
@@ -261,7 +263,7 @@ class TaskRunner:
                     tool_name=names[0],
                     tool_names=names if len(names) > 1 else None,
                 )
-            return StepOutcome.STOP if task.retries_used + 1 > policy.max_retries else StepOutcome.CONTINUE
+            return StepOutcome.STOP if task.retries_used + 1 > policy.max_retries else StepOutcome.RETRY
         if waits:
             call, group_id = waits[0]
             pause = {"kind": "delegation", "group_id": group_id, "call_id": call.id, "step": step}
@@ -289,6 +291,9 @@ class TaskRunner:
         if awaiting_review:
             call = awaiting_review[0]
             pending = {"call_id": call.id, "tool_name": call.name, "arguments": call.arguments, "step": step}
+            preview = await self._review_preview(task, policy, step, call)
+            if preview is not None:
+                pending["preview"] = preview
             pause = {"kind": "review", "tool_name": call.name, "pending_tool_call": pending}
             await tasks.transition(
                 self.redis,
@@ -308,6 +313,17 @@ class TaskRunner:
             )
             return StepOutcome.STOP
         return StepOutcome.CONTINUE
+
+    async def _review_preview(
+        self, task: Task, policy: AgentPolicy, step: int, call: ToolCall
+    ) -> dict[str, Any] | None:
+        """The tool's preview of a call paused for review, or why it cannot be previewed."""
+        try:
+            return await self.registry.preview(
+                call.name, call.arguments, self._context(task, policy, step, call_id=call.id)
+            )
+        except ToolError as exc:
+            return {"error": exc.message}
 
     async def _run_one(
         self,

@@ -77,6 +77,25 @@ def audit_entry(workspace_id: str, entry_id: str) -> str:
     return ws(workspace_id, "audit", entry_id)
 
 
+# Integrations.
+def practice_connection(workspace_id: str) -> str:
+    """The workspace's practice-management connector (a hash; secrets sealed)."""
+    return ws(workspace_id, "integration", "practice")
+
+
+def practice_token_lock(workspace_id: str) -> str:
+    """Held while the connector's access token is minted, so concurrent calls mint it once."""
+    return ws(workspace_id, "integration", "practice", "token-lock")
+
+
+def practice_record_lock(record_digest: str) -> str:
+    """Held during a write to one external patient record, named by a digest of its host, account and key.
+
+    Global: the record lives in the external system, which two workspaces may both reach.
+    """
+    return glob("practice-record-lock", record_digest)
+
+
 # Tasks.
 def task(workspace_id: str, task_id: str) -> str:
     return ws(workspace_id, "task", task_id)

@@ -6,12 +6,19 @@ from extraction.model import ModelFactory
 from tools.ask_user import ASK_USER
 from tools.delegate import DELEGATE_TASKS
 from tools.documents.specs import document_tools
+from tools.practice.patient_tools import PRACTICE_GET_PATIENT, PRACTICE_SAVE_PATIENT
 from tools.registry import ToolRegistry, ToolSpec
 
 
 def native_tools(model_factory: ModelFactory) -> list[ToolSpec]:
     """Every native tool; `model_factory` builds the extraction model the document tools' jobs use."""
-    return [ASK_USER, DELEGATE_TASKS, *document_tools(model_factory)]
+    return [
+        ASK_USER,
+        DELEGATE_TASKS,
+        *document_tools(model_factory),
+        PRACTICE_SAVE_PATIENT,
+        PRACTICE_GET_PATIENT,
+    ]
 
 
 def build_registry(model_factory: ModelFactory) -> ToolRegistry:

@@ -24,6 +24,7 @@ MAX_REPORTED_ARGUMENT_ERRORS = 5
 MAX_ARGUMENT_ERROR_CHARS = 200
 
 ToolHandler = Callable[[dict[str, Any], ToolContext], Awaitable[Any]]
+ReviewPreview = Callable[[dict[str, Any], ToolContext], Awaitable[dict[str, Any]]]
 #: Adjusts a tool's model-facing schema for one task (a roster in the description, say).
 SchemaCustomizer = Callable[[dict[str, Any], ToolContext], Awaitable[dict[str, Any]]]
 
@@ -37,7 +38,10 @@ class ToolSpec:
     `handler(arguments, ctx)` runs the call with the model's (validated) arguments; it returns the
     tool's output, raises `ToolError` for a failure the model should see, or a `ToolSignal`.
     `mutating` marks tools that change something outside the task. `display_name` defaults to the
-    name in title case.
+    name in title case. `review_preview(arguments, ctx)`, when set, tells a reviewer what an approved
+    call would do (for example the exact request it would send); the runtime shows it with a call
+    paused by the agent's `review_tools`. It runs nothing outside the task and raises `ToolError`
+    when the arguments cannot be previewed.
     """
 
     name: str
@@ -48,6 +52,7 @@ class ToolSpec:
     mutating: bool = False
     display_name: str = ""
     customize: SchemaCustomizer | None = None
+    review_preview: ReviewPreview | None = None
 
     def __post_init__(self) -> None:
         if not TOOL_NAME_PATTERN.fullmatch(self.name):
@@ -140,6 +145,18 @@ class ToolRegistry:
                 f"invalid arguments for {name}: {shown}. Call {name} again with arguments that match "
                 "its parameters schema."
             )
+
+    async def preview(self, name: str, arguments: Any, ctx: ToolContext) -> dict[str, Any] | None:
+        """What a reviewer is shown of this call: the tool's `review_preview`, or None when it has none.
+
+        The arguments are validated first, so the preview sees what the handler would; raises
+        `ToolError` (including `ToolArgumentError`) when the call cannot be previewed.
+        """
+        spec = self.get(name)
+        if spec.review_preview is None:
+            return None
+        self.validate(name, arguments)
+        return await spec.review_preview(arguments, ctx)
 
     async def call(self, name: str, arguments: Any, ctx: ToolContext) -> Any:
         """Validate the arguments, then run the tool's handler and return its output."""

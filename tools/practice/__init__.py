@@ -24,6 +24,8 @@ from tools.practice.envelope import (
 )
 from tools.practice.errors import (
     AccountNotAllowed,
+    ConnectorChanged,
+    ConnectorUnreadable,
     InvalidToken,
     PracticeAuthError,
     PracticeAuthorizationError,
@@ -72,6 +74,8 @@ __all__ = [
     "SAVE_TOOL_SCHEMA",
     "TOKEN_PATH",
     "AccountNotAllowed",
+    "ConnectorChanged",
+    "ConnectorUnreadable",
     "Envelope",
     "GetPatientInput",
     "InvalidToken",

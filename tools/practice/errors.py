@@ -72,3 +72,13 @@ class PracticeUnavailableError(PracticeError):
     """The practice system could not be reached, or kept answering 5xx, after the bounded retries."""
 
     retryable = True
+
+
+class ConnectorUnreadable(PracticeError):
+    """The stored connector's secrets cannot be decrypted (the service secret changed); reconnect it."""
+
+
+class ConnectorChanged(PracticeError):
+    """The connector was replaced or removed while a call was using it; the call can start again."""
+
+    retryable = True

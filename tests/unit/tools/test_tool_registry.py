@@ -202,3 +202,28 @@ def test_tool_error_carries_retry_and_payload() -> None:
         {"response_code": 1013},
     )
     assert ToolError("x").payload == {}
+
+
+async def test_preview_validates_then_asks_the_tool_and_is_none_without_one() -> None:
+    async def preview(arguments: dict[str, Any], ctx: ToolContext) -> dict[str, Any]:
+        return {"would_send": arguments["account_id"], "task": ctx.task_id}
+
+    spec = ToolSpec(
+        name="write_thing",
+        description="Write.",
+        parameters={
+            "type": "object",
+            "properties": {"account_id": {"type": "string"}},
+            "required": ["account_id"],
+        },
+        handler=echo,
+        mutating=True,
+        review_preview=preview,
+    )
+    tools = ToolRegistry([ASK_USER, spec])
+    assert await tools.preview("write_thing", {"account_id": "a1"}, CTX) == {"would_send": "a1", "task": "t"}
+    assert await tools.preview("ask_user", {"question": "?"}, CTX) is None
+    with pytest.raises(ToolArgumentError):
+        await tools.preview("write_thing", {}, CTX)
+    with pytest.raises(UnknownToolError):
+        await tools.preview("nope", {}, CTX)
