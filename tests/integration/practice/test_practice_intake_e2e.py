@@ -3,8 +3,6 @@ extract_document and saves the patient through practice_save_patient into the sa
 
 from __future__ import annotations
 
-import importlib.util
-
 import httpx
 import pytest
 
@@ -13,14 +11,7 @@ from tests.support.practice import connected, patients
 from tools.practice import derive_pcref
 from tools.practice.sandbox import RunningSandbox
 
-pytestmark = [
-    pytest.mark.integration,
-    # The document tools (extract_document) are built on another branch; this test runs once they land.
-    pytest.mark.skipif(
-        importlib.util.find_spec("tools.documents") is None,
-        reason="the extract_document tool (tools.documents) is not merged yet",
-    ),
-]
+pytestmark = pytest.mark.integration
 
 FORM = {"first_name": "Grace", "last_name": "Hopper", "dob": "12/09/1906", "account": "acct-1"}
 LABELS = {"first_name": "First name", "last_name": "Last name", "dob": "Date of birth", "account": "Account"}
