@@ -32,7 +32,7 @@ def test_every_selector(api: httpx.Client, placement: str) -> None:
     body = paused.json()
     assert body["outcome"] == "result_unavailable" and body["status"] == "waiting_for_input"
     assert body["result_status"] == "processing" and "result" not in body
-    assert body["wait_budget_seconds"] == 8 and body["result_selector"] == "summary"
+    assert body["wait_budget_seconds"] == 20 and body["result_selector"] == "summary"
     api.post(f"/api/v1/tasks/{body['task_id']}/message", json={"message": "hi"})
     wait_status(api, body["task_id"])
 
@@ -81,7 +81,7 @@ def test_failed_and_stopped_runs_answer_200(api: httpx.Client) -> None:
 
 
 def test_budget_expired(api: httpx.Client) -> None:
-    agent = create_agent(api, scripted({"delay_seconds": 30, "answer": "slow"}))
+    agent = create_agent(api, scripted({"delay_seconds": 60, "answer": "slow"}))
     response = run_sync(api, agent["id"], result="summary")
     assert response.status_code == 202
     body = response.json()
@@ -201,7 +201,7 @@ async def test_draining_answers_held_requests(service: Service, api_key: str) ->
     headers = {"Authorization": f"Bearer {api_key}"}
     async with httpx.AsyncClient(base_url=service.url, headers=headers, timeout=60) as client:
         created = await client.post(
-            "/api/v1/agents", json={"config": scripted({"delay_seconds": 6, "answer": "a"})}
+            "/api/v1/agents", json={"config": scripted({"delay_seconds": 30, "answer": "a"})}
         )
         held = asyncio.create_task(
             client.post(
