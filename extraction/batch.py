@@ -67,7 +67,8 @@ def extract_many(
     started_ray = not ray.is_initialized()
     if started_ray:
         settings = get_settings()
-        ray.init(address=settings.ray_address, logging_level=logging.WARNING, include_dashboard=False)
+        # Without RAY_ADDRESS a private local Ray: a bare ray.init() would join any cluster on the machine.
+        ray.init(address=settings.ray_address or "local", logging_level=logging.WARNING, include_dashboard=False)
     try:
         with open(out, "w", encoding="utf-8") if out else contextlib.nullcontext() as sink:
             return asyncio.run(
