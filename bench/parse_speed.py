@@ -14,17 +14,26 @@ from __future__ import annotations
 import argparse
 import contextlib
 import io
+import logging
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 
-def parse_chunk(data: bytes, name: str, first: int, last: int):
-    from extraction.engines import parse_bytes
+#: (file name, bytes, page count) of each PDF.
+Files = list[tuple[str, bytes, int]]
 
+
+def parse_chunk(data: bytes, name: str, first: int, last: int, threads: int) -> Any:
+    from extraction.engines import parse_bytes
+    from extraction.ocr import set_ocr_threads
+
+    # OCR uses as many threads as the task has CPUs, as the worker pool configures it.
+    set_ocr_threads(threads)
     return parse_bytes(data, name, first_page=first, last_page=last)
 
 
@@ -32,7 +41,7 @@ def ranges(pages: int, chunk: int) -> list[tuple[int, int]]:
     return [(start, min(start + chunk - 1, pages)) for start in range(1, pages + 1, chunk)]
 
 
-def run_ours_inline(files) -> float:
+def run_ours_inline(files: Files) -> float:
     from extraction.engines import parse_bytes
     from extraction.markdown import to_markdown
 
@@ -42,7 +51,7 @@ def run_ours_inline(files) -> float:
     return time.perf_counter() - start
 
 
-def run_ours_ray(files, chunk: int, cpus_per_task: int) -> float:
+def run_ours_ray(files: Files, chunk: int, cpus_per_task: int) -> float:
     import ray
 
     from extraction.engines import merge_documents
@@ -53,19 +62,27 @@ def run_ours_ray(files, chunk: int, cpus_per_task: int) -> float:
     pending = []
     for name, data, pages in files:
         ref = ray.put(data)
-        pending.append([remote.remote(ref, name, first, last) for first, last in ranges(pages, chunk)])
+        pending.append(
+            [remote.remote(ref, name, first, last, cpus_per_task) for first, last in ranges(pages, chunk)]
+        )
     for parts in pending:
         to_markdown(merge_documents(ray.get(parts)))
     return time.perf_counter() - start
 
 
-def run_pymupdf4llm(files) -> float:
-    import pymupdf
+def run_pymupdf4llm(files: Files) -> float:
     import pymupdf4llm
 
+    from extraction.pdf_geometry import load_pymupdf
+
+    pymupdf = load_pymupdf()
     start = time.perf_counter()
     for _, data, _ in files:
-        with pymupdf.open(stream=data, filetype="pdf") as doc, contextlib.redirect_stdout(io.StringIO()):
+        with (
+            pymupdf.open(stream=data, filetype="pdf") as doc,
+            contextlib.redirect_stdout(io.StringIO()),
+            contextlib.redirect_stderr(io.StringIO()),
+        ):
             pymupdf4llm.to_markdown(doc)
     return time.perf_counter() - start
 
@@ -79,11 +96,13 @@ def main() -> None:
     parser.add_argument("--skip-pymupdf4llm", action="store_true")
     args = parser.parse_args()
 
-    import pymupdf
     import ray
 
+    from extraction.pdf_geometry import load_pymupdf
+
+    pymupdf = load_pymupdf()
     paths = sorted(args.corpus.glob("**/*.pdf"))
-    files = []
+    files: Files = []
     for path in paths:
         data = path.read_bytes()
         with pymupdf.open(stream=data, filetype="pdf") as doc:
@@ -100,14 +119,14 @@ def main() -> None:
     ray.init(
         num_cpus=2,
         include_dashboard=False,
-        logging_level="ERROR",
+        logging_level=logging.ERROR,
         log_to_driver=False,
         runtime_env={"env_vars": {"PYTHONPATH": str(REPO)}},
     )
     try:
         # Start and warm both workers (imports of PyMuPDF and of our engine).
         remote = ray.remote(num_cpus=1)(parse_chunk)
-        ray.get([remote.remote(files[0][1], files[0][0], 1, 1) for _ in range(4)])
+        ray.get([remote.remote(files[0][1], files[0][0], 1, 1, 1) for _ in range(4)])
         results.append(("ours, Ray, 1 worker", run_ours_ray(files, args.chunk_pages, cpus_per_task=2)))
         results.append(("ours, Ray, 2 workers", run_ours_ray(files, args.chunk_pages, cpus_per_task=1)))
     finally:

@@ -28,6 +28,12 @@ from extraction.pdf_tables import PdfTable, Span, find_tables
 OCR_DPI = 200
 #: A page with fewer visible characters than this in its text layer is treated as scanned.
 MIN_TEXT_LAYER_CHARS = 16
+#: A page without usable text is OCR'd only if pictures cover this share of it...
+MIN_IMAGE_SHARE = 0.05
+#: ...or it has at least this many vector paths (text drawn as outlines has hundreds).
+MIN_VECTOR_PATHS = 10
+#: Fills covering this share of the page are backgrounds, not content.
+BACKGROUND_SHARE = 0.9
 #: Below this text quality the text layer is garbage (fonts without a Unicode mapping) and the
 #: page is read by OCR instead.
 MIN_TEXT_QUALITY = 0.5
@@ -190,7 +196,9 @@ def _read_page(doc: PdfDocument, page: PdfPage, number: int) -> _RawPage:
         if span["text"].strip() and not center_in(box := to_box(span["bbox"], turn), widget_areas)
     ]
     drawings = page.get_cdrawings()
-    if _needs_ocr("".join(s[0] for s in spans)) and (drawings or page.get_images()):
+    if _needs_ocr("".join(s[0] for s in spans)) and _has_visible_content(
+        page, drawings, raw.width * raw.height
+    ):
         raw.ocr = _ocr_page(page, number)
     else:
         tables = find_tables(page, drawings, spans, turn, raw.width * raw.height)
@@ -204,6 +212,21 @@ def _read_page(doc: PdfDocument, page: PdfPage, number: int) -> _RawPage:
 def _needs_ocr(visible_text: str) -> bool:
     chars = sum(1 for ch in visible_text if not ch.isspace())
     return chars < MIN_TEXT_LAYER_CHARS or text_quality(visible_text) < MIN_TEXT_QUALITY
+
+
+def _has_visible_content(page: PdfPage, drawings: list[dict[str, Any]], page_area: float) -> bool:
+    """Whether a page without usable text shows something OCR could read: a picture of some size
+    (a scan) or many vector paths (text drawn as outlines). Blank separator pages, which often
+    carry an invisible image or a frame line, are not worth a second of OCR."""
+    if sum(1 for path in drawings if _area(path["rect"]) < BACKGROUND_SHARE * page_area) >= MIN_VECTOR_PATHS:
+        return True
+    shown = sum(_area(info["bbox"]) for info in page.get_image_info())
+    return shown >= MIN_IMAGE_SHARE * page_area
+
+
+def _area(rect: Any) -> float:
+    x0, y0, x1, y1 = rect
+    return float(abs(x1 - x0) * abs(y1 - y0))
 
 
 def _ocr_page(page: PdfPage, number: int) -> list[Element]:
