@@ -167,3 +167,19 @@ def test_text_quality_counts_unmapped_glyphs():
     assert text_quality("clean text") == 1.0
     assert text_quality("\ufffd" * 5 + "a" * 95) == pytest.approx(0.9)
     assert text_quality("\ufffd" * 60 + "a" * 40) == 0.0
+
+
+def test_blank_page_with_a_rule_is_not_sent_to_ocr(monkeypatch):
+    import pymupdf
+
+    import extraction.pdf
+
+    def no_ocr(*args):
+        raise AssertionError("a blank page must not be OCR'd")
+
+    monkeypatch.setattr(extraction.pdf, "_ocr_page", no_ocr)
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.draw_line((72, 400), (520, 400))
+    document = parse_pdf(doc.tobytes(), "blank.pdf")
+    assert document.elements == [] and document.pages[0].confidence is None
