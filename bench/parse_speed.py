@@ -3,11 +3,11 @@
     python bench/parse_speed.py [--corpus /work/shared/corpus] [--task-pages 16]
 
 Ours is parse + merge + Markdown (what a parse request does). It runs in this process, then as
-Ray tasks on a local Ray instance with two CPUs: one task at a time (1 worker), then two at a
-time (2 workers), alternating, best of --trials runs each. Work is cut into tasks of about --task-pages pages: a long PDF is split into
-page ranges (merged in order afterwards), short ones share a task. pymupdf4llm.to_markdown runs in
-this process, one file after the other. Every engine is warmed up first (imports, models), so the
-figures are steady-state throughput.
+Ray tasks on a local Ray instance with two CPUs: one task at a time (1 worker) and two at a time
+(2 workers), alternating, best of --trials runs each. Work is cut into tasks of about
+--task-pages pages: a long PDF is split into page ranges (merged in order afterwards), short ones
+share a task. pymupdf4llm.to_markdown runs in this process, one file after the other. Every
+engine is warmed up first (imports, models), so the figures are steady-state throughput.
 
 The machine may be shared, so the run starts by measuring how much two processes can gain at all
 right now (the same CPU-bound loop in one and in two processes); compare the 2-worker speed-up
