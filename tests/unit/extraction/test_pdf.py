@@ -1,9 +1,11 @@
 import pytest
 
+from extraction.document import Document, Element
 from extraction.engines import document_confidence, merge_documents, parse_bytes
 from extraction.errors import PageRangeError
 from extraction.markdown import to_markdown
 from extraction.pdf import parse_pdf, pdf_page_count, text_quality
+from extraction.pdf_geometry import load_pymupdf
 from tests.unit.extraction import builders
 
 pytestmark = pytest.mark.unit
@@ -14,7 +16,7 @@ def report():
     return parse_pdf(builders.pdf_with_everything(), "report.pdf")
 
 
-def by_type(document, kind):
+def by_type(document: Document, kind: str) -> list[Element]:
     return [e for e in document.elements if e.type == kind]
 
 
@@ -120,8 +122,7 @@ def test_rotated_page_boxes_follow_the_displayed_page():
 
 
 def test_two_columns_read_column_by_column():
-    import pymupdf
-
+    pymupdf = load_pymupdf()
     doc = pymupdf.open()
     page = doc.new_page(width=612, height=792)
     page.insert_text((72, 60), "Two Column Article Title", fontsize=20)
@@ -170,15 +171,13 @@ def test_text_quality_counts_unmapped_glyphs():
 
 
 def test_blank_page_with_a_rule_is_not_sent_to_ocr(monkeypatch):
-    import pymupdf
-
     import extraction.pdf
 
     def no_ocr(*args):
         raise AssertionError("a blank page must not be OCR'd")
 
     monkeypatch.setattr(extraction.pdf, "_ocr_page", no_ocr)
-    doc = pymupdf.open()
+    doc = load_pymupdf().open()
     page = doc.new_page()
     page.draw_line((72, 400), (520, 400))
     document = parse_pdf(doc.tobytes(), "blank.pdf")
