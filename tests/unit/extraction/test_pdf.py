@@ -182,3 +182,18 @@ def test_blank_page_with_a_rule_is_not_sent_to_ocr(monkeypatch):
     page.draw_line((72, 400), (520, 400))
     document = parse_pdf(doc.tobytes(), "blank.pdf")
     assert document.elements == [] and document.pages[0].confidence is None
+
+
+def test_labels_and_values_on_a_baseline_read_as_rows_top_down():
+    doc = load_pymupdf().open()
+    page = doc.new_page(width=612, height=792)
+    # Drawn bottom-up and value before label, as some invoice generators do.
+    page.insert_text((400, 140), "EUR 12.50", fontsize=10)
+    page.insert_text((72, 140), "Amount due:", fontsize=10)
+    page.insert_text((400, 120), "7 May 2014", fontsize=10)
+    page.insert_text((72, 120), "Invoice date:", fontsize=10)
+    document = parse_pdf(doc.tobytes(), "invoice.pdf")
+    rows = [line.text for e in document.elements for line in e.lines]
+    assert rows == ["Invoice date: 7 May 2014", "Amount due: EUR 12.50"]
+    date_row = document.elements[0].lines[0]
+    assert date_row.box.x0 == pytest.approx(72, abs=1) and date_row.box.x1 > 440
