@@ -21,6 +21,7 @@ import contextlib
 import io
 import logging
 import multiprocessing
+import os
 import sys
 import time
 from pathlib import Path
@@ -164,6 +165,9 @@ def main() -> None:
     run_ours_inline(warm)
     results.append(("ours, in-process (no Ray)", ours_pages, run_ours_inline(ours)))
 
+    # Ray runs its workers at nice 15; on a shared machine they would then measure the neighbours'
+    # load rather than the engine, while this process and pymupdf4llm run at normal priority.
+    os.environ.setdefault("RAY_worker_niceness", "0")
     ray.init(
         num_cpus=2,
         include_dashboard=False,
