@@ -173,7 +173,9 @@ def main() -> None:
     # Ray runs its workers at nice 15; on a shared machine they would then measure the neighbours'
     # load rather than the engine, while this process and pymupdf4llm run at normal priority.
     os.environ.setdefault("RAY_worker_niceness", "0")
+    # address="local": a private instance, never a cluster some other process started here.
     ray.init(
+        address="local",
         num_cpus=2,
         include_dashboard=False,
         logging_level=logging.ERROR,
