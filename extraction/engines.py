@@ -19,6 +19,7 @@ from extraction.sniff import sniff_format
 __all__ = [
     "IMAGE_FORMATS",
     "PAGED_FORMATS",
+    "count_pages",
     "document_confidence",
     "elements_payload",
     "merge_documents",
@@ -52,6 +53,21 @@ def parse_bytes(data: bytes, filename: str, *, first_page: int = 1, last_page: i
         # offsets). Only the exception's type is logged: its message may quote document text.
         logger.warning("%s engine failed on a document: %s", fmt, type(exc).__name__)
         raise InvalidDocument(f"The {fmt.upper()} file could not be read; it may be damaged.") from exc
+
+
+def count_pages(data: bytes, fmt: str) -> int:
+    """Pages of a document of format `fmt` (as `sniff_format` says), read from headers only, so
+    a worker pool can plan page ranges before parsing. Formats that are not paged count 1."""
+    if fmt == "pdf":
+        from extraction.pdf import pdf_page_count
+
+        return pdf_page_count(data)
+    if fmt == "tiff":
+        from extraction.limits import open_image
+
+        with open_image(data) as image:
+            return int(getattr(image, "n_frames", 1))
+    return 1
 
 
 def _dispatch(fmt: str, data: bytes, filename: str, first_page: int, last_page: int | None) -> Document:

@@ -43,9 +43,9 @@ def columns(boxes: Sequence[Box], page_width: float) -> list[list[int]] | None:
 def _order(idx: list[int], boxes: list[Box], page_width: float) -> list[int]:
     if len(idx) < 2:
         return idx
-    columns = _columns(idx, boxes, page_width)
-    if columns:
-        return [k for column in columns for k in _order(column, boxes, page_width)]
+    groups = _columns(idx, boxes, page_width)
+    if groups:
+        return [k for group in groups for k in _order(group, boxes, page_width)]
     bands = _merge_bands_with_shared_gutters(_bands(idx, boxes), boxes, page_width)
     if len(bands) == 1:
         return _rows(idx, boxes)

@@ -28,6 +28,8 @@ SPACE_GAP_RATIO = 0.6
 SPACE_GAP_SPREAD = 3.0
 
 _engine: Any = None
+_engine_threads: int | None = None
+_threads: int | None = None
 _engine_lock = threading.Lock()
 
 
@@ -61,13 +63,29 @@ def ocr_image(image: Image.Image) -> list[OcrLine]:
     return lines
 
 
-def _get_engine() -> Any:
-    global _engine
+def set_ocr_threads(threads: int | None) -> None:
+    """Cap the CPU threads of OCR in this process (None: onnxruntime's default, every core).
+
+    A worker that was given one CPU of a shared pool should use one thread: onnxruntime otherwise
+    spreads every call over all cores, and parallel workers then only take turns. Call it when a
+    worker starts; an engine already created with another setting is replaced on next use.
+    """
+    global _threads
     with _engine_lock:
-        if _engine is None:
+        _threads = threads
+
+
+def _get_engine() -> Any:
+    global _engine, _engine_threads
+    with _engine_lock:
+        if _engine is None or _engine_threads != _threads:
             from rapidocr_onnxruntime import RapidOCR
 
-            _engine = RapidOCR()
+            options = (
+                {} if _threads is None else {"intra_op_num_threads": _threads, "inter_op_num_threads": 1}
+            )
+            _engine = RapidOCR(**options)
+            _engine_threads = _threads
         return _engine
 
 

@@ -28,6 +28,12 @@ from extraction.pdf_tables import PdfTable, Span, find_tables
 OCR_DPI = 200
 #: A page with fewer visible characters than this in its text layer is treated as scanned.
 MIN_TEXT_LAYER_CHARS = 16
+#: A page without usable text is OCR'd only if pictures cover this share of it...
+MIN_IMAGE_SHARE = 0.05
+#: ...or it has at least this many vector paths (text drawn as outlines has hundreds).
+MIN_VECTOR_PATHS = 10
+#: Fills covering this share of the page are backgrounds, not content.
+BACKGROUND_SHARE = 0.9
 #: Below this text quality the text layer is garbage (fonts without a Unicode mapping) and the
 #: page is read by OCR instead.
 MIN_TEXT_QUALITY = 0.5
@@ -39,6 +45,8 @@ BOLD_HEADING_RATIO = 0.95
 #: Headings are short: at most this many characters and lines.
 MAX_HEADING_CHARS = 200
 MAX_HEADING_LINES = 3
+#: One-line blocks and rows up to this long are label/value pieces that may be joined into a row.
+MAX_STITCH_CHARS = 60
 #: Deepest heading level (Markdown has six).
 MAX_HEADING_LEVEL = 6
 
@@ -190,7 +198,9 @@ def _read_page(doc: PdfDocument, page: PdfPage, number: int) -> _RawPage:
         if span["text"].strip() and not center_in(box := to_box(span["bbox"], turn), widget_areas)
     ]
     drawings = page.get_cdrawings()
-    if _needs_ocr("".join(s[0] for s in spans)) and (drawings or page.get_images()):
+    if _needs_ocr("".join(s[0] for s in spans)) and _has_visible_content(
+        page, drawings, raw.width * raw.height
+    ):
         raw.ocr = _ocr_page(page, number)
     else:
         tables = find_tables(page, drawings, spans, turn, raw.width * raw.height)
@@ -204,6 +214,21 @@ def _read_page(doc: PdfDocument, page: PdfPage, number: int) -> _RawPage:
 def _needs_ocr(visible_text: str) -> bool:
     chars = sum(1 for ch in visible_text if not ch.isspace())
     return chars < MIN_TEXT_LAYER_CHARS or text_quality(visible_text) < MIN_TEXT_QUALITY
+
+
+def _has_visible_content(page: PdfPage, drawings: list[dict[str, Any]], page_area: float) -> bool:
+    """Whether a page without usable text shows something OCR could read: a picture of some size
+    (a scan) or many vector paths (text drawn as outlines). Blank separator pages, which often
+    carry an invisible image or a frame line, are not worth a second of OCR."""
+    if sum(1 for path in drawings if _area(path["rect"]) < BACKGROUND_SHARE * page_area) >= MIN_VECTOR_PATHS:
+        return True
+    shown = sum(_area(info["bbox"]) for info in page.get_image_info())
+    return shown >= MIN_IMAGE_SHARE * page_area
+
+
+def _area(rect: Any) -> float:
+    x0, y0, x1, y1 = rect
+    return float(abs(x1 - x0) * abs(y1 - y0))
 
 
 def _ocr_page(page: PdfPage, number: int) -> list[Element]:
@@ -231,14 +256,40 @@ def _text_blocks(text: dict[str, Any], turn: Any, exclude: list[Box], page_width
         groups = columns([r.box for r in rows], page_width) or [list(range(len(rows)))]
         for group in groups:
             merged: list[_Row] = []
-            for k in sorted(group):
+            # Content streams may list a block's lines bottom-up or scattered; read top-down.
+            for k in sorted(group, key=lambda k: ((rows[k].box.y0 + rows[k].box.y1) / 2, rows[k].box.x0)):
                 if merged and _side_by_side(merged[-1].box, rows[k].box):
                     merged[-1] = _join_rows(merged[-1], rows[k])
                 else:
                     merged.append(rows[k])
             if merged:
                 blocks.append(_Block(merged, _union(r.box for r in merged)))
-    return blocks
+    return _stitch_rows(blocks)
+
+
+def _stitch_rows(blocks: list[_Block]) -> list[_Block]:
+    """Join one-line blocks onto the nearest short row on their baseline in another block: a label
+    and its value drawn as separate blocks ("Invoice date" ... "7 May 2014") read as one row.
+    Long rows are prose, whose neighbours on a baseline are another column, and stay apart."""
+    removed: set[int] = set()
+    singles = [b for b in blocks if len(b.rows) == 1 and len(b.rows[0].text) <= MAX_STITCH_CHARS]
+    for single in sorted(singles, key=lambda b: b.box.x0):
+        piece = single.rows[0]
+        best: tuple[float, _Block, int] | None = None
+        for block in blocks:
+            if block is single or id(block) in removed:
+                continue
+            for index, row in enumerate(block.rows):
+                if len(row.text) <= MAX_STITCH_CHARS and _side_by_side(row.box, piece.box):
+                    gap = max(row.box.x0 - piece.box.x1, piece.box.x0 - row.box.x1)
+                    if best is None or gap < best[0]:
+                        best = (gap, block, index)
+        if best is not None:
+            _, block, index = best
+            block.rows[index] = _join_rows(block.rows[index], piece)
+            block.box = block.box.union(piece.box)
+            removed.add(id(single))
+    return [b for b in blocks if id(b) not in removed]
 
 
 def _row(line: dict[str, Any], turn: Any, exclude: list[Box]) -> _Row | None:

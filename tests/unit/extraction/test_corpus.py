@@ -14,7 +14,7 @@ CORPUS = Path("/work/shared/corpus")
 needs_corpus = pytest.mark.skipif(not CORPUS.is_dir(), reason="shared corpus not present")
 
 
-def expected_value(value):
+def expected_value(value: object) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     return str(value)

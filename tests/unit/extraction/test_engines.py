@@ -2,6 +2,7 @@ import pytest
 
 from extraction.document import Box, Document, Element, Page
 from extraction.engines import (
+    count_pages,
     document_confidence,
     elements_payload,
     merge_documents,
@@ -106,3 +107,12 @@ def test_library_failures_become_invalid_document(monkeypatch):
     with pytest.raises(InvalidDocument, match="TEXT file could not be read") as caught:
         parse_bytes(b"plain words", "a.txt")
     assert isinstance(caught.value.__cause__, KeyError)
+
+
+def test_count_pages_plans_ranges_without_parsing():
+    from tests.unit.extraction import builders
+
+    assert count_pages(builders.pdf_pages(3), "pdf") == 3
+    frame = builders.text_image(("A",))
+    assert count_pages(builders.image_bytes(frame, "TIFF", save_all=True, append_images=[frame]), "tiff") == 2
+    assert count_pages(b"just text", "text") == 1

@@ -1,5 +1,6 @@
 import pytest
 
+from extraction.document import Document
 from extraction.engines import document_confidence, parse_bytes
 from extraction.errors import InvalidDocument
 from extraction.image import parse_image
@@ -13,7 +14,7 @@ def upright():
     return builders.text_image()
 
 
-def words_of(document):
+def words_of(document: Document) -> list[str]:
     return " ".join(e.text for e in document.elements).upper().split()
 
 

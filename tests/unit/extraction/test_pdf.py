@@ -1,9 +1,11 @@
 import pytest
 
+from extraction.document import Document, Element
 from extraction.engines import document_confidence, merge_documents, parse_bytes
 from extraction.errors import PageRangeError
 from extraction.markdown import to_markdown
 from extraction.pdf import parse_pdf, pdf_page_count, text_quality
+from extraction.pdf_geometry import load_pymupdf
 from tests.unit.extraction import builders
 
 pytestmark = pytest.mark.unit
@@ -14,7 +16,7 @@ def report():
     return parse_pdf(builders.pdf_with_everything(), "report.pdf")
 
 
-def by_type(document, kind):
+def by_type(document: Document, kind: str) -> list[Element]:
     return [e for e in document.elements if e.type == kind]
 
 
@@ -120,8 +122,7 @@ def test_rotated_page_boxes_follow_the_displayed_page():
 
 
 def test_two_columns_read_column_by_column():
-    import pymupdf
-
+    pymupdf = load_pymupdf()
     doc = pymupdf.open()
     page = doc.new_page(width=612, height=792)
     page.insert_text((72, 60), "Two Column Article Title", fontsize=20)
@@ -167,3 +168,32 @@ def test_text_quality_counts_unmapped_glyphs():
     assert text_quality("clean text") == 1.0
     assert text_quality("\ufffd" * 5 + "a" * 95) == pytest.approx(0.9)
     assert text_quality("\ufffd" * 60 + "a" * 40) == 0.0
+
+
+def test_blank_page_with_a_rule_is_not_sent_to_ocr(monkeypatch):
+    import extraction.pdf
+
+    def no_ocr(*args):
+        raise AssertionError("a blank page must not be OCR'd")
+
+    monkeypatch.setattr(extraction.pdf, "_ocr_page", no_ocr)
+    doc = load_pymupdf().open()
+    page = doc.new_page()
+    page.draw_line((72, 400), (520, 400))
+    document = parse_pdf(doc.tobytes(), "blank.pdf")
+    assert document.elements == [] and document.pages[0].confidence is None
+
+
+def test_labels_and_values_on_a_baseline_read_as_rows_top_down():
+    doc = load_pymupdf().open()
+    page = doc.new_page(width=612, height=792)
+    # Drawn bottom-up and value before label, as some invoice generators do.
+    page.insert_text((400, 140), "EUR 12.50", fontsize=10)
+    page.insert_text((72, 140), "Amount due:", fontsize=10)
+    page.insert_text((400, 120), "7 May 2014", fontsize=10)
+    page.insert_text((72, 120), "Invoice date:", fontsize=10)
+    document = parse_pdf(doc.tobytes(), "invoice.pdf")
+    rows = [line.text for e in document.elements for line in e.lines]
+    assert rows == ["Invoice date: 7 May 2014", "Amount due: EUR 12.50"]
+    date_row = document.elements[0].lines[0]
+    assert date_row.box.x0 == pytest.approx(72, abs=1) and date_row.box.x1 > 440
