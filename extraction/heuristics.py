@@ -14,6 +14,7 @@ Each heuristic scores below any labelled value, so a label always wins when ther
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Iterator
 
 from extraction.candidate import Candidate
@@ -106,7 +107,7 @@ _STREET_WORDS = frozenset(
         "building",
     ]
 )
-_ADDRESS_START_RE = re.compile(r"^(?:no\b|no\.|lot\b|level\b|unit\b|suite\b|block\b|\d)", re.IGNORECASE)
+_ADDRESS_START_RE = re.compile(r"^(?:no\b|no\.|no\d|lot\b|level\b|unit\b|suite\b|block\b|\d)", re.IGNORECASE)
 _POSTCODE_RE = re.compile(r"\b\d{5}\b")
 _ADDRESS_STOP_RE = re.compile(
     r"\b(tel|tele?phone|phone|fax|h/?p|mobile|e-?mail|www|http|gst|vat|tax|invoice|receipt|cashier|date|"
@@ -135,7 +136,8 @@ def heuristic_candidates(doc: Document, units: list[TextUnit], name: str, kind: 
         yield from _effective_date(units)
     elif concept == "date" and kind == "date":
         yield from _first_date(units)
-    elif kind in ("email", "url", "iban", "currency", "currency_symbol", "phone"):
+    elif kind in ("email", "url", "iban", "currency", "currency_symbol") or concept == "phone":
+        # Mobile and fax numbers look like any telephone number: only "phone" takes the first one.
         yield from _first_of_format(units, kind)
 
 
@@ -143,7 +145,8 @@ def _first_date(units: list[TextUnit]) -> Iterator[Candidate]:
     """The first date that no label claims for something else (a due date, a birth date)."""
     for unit in units:
         for found in find_dates(unit.text):
-            claimed_by = concept_of(unit.text[: found.start])
+            # The nearest words before a date are its label, if it has one.
+            claimed_by = concept_of(" ".join(unit.text[: found.start].split()[-2:]))
             if claimed_by in (None, "date"):
                 yield Candidate.of(found.value, HEURISTIC_PRIOR, [unit], found.raw, "first_date")
                 return
@@ -220,10 +223,13 @@ def _address_start(top: list[TextUnit]) -> int | None:
 
 def _continues(upper: str, lower: str) -> bool:
     """Whether `lower` carries on the name begun on `upper` (a name split over two lines)."""
-    if upper.rstrip().endswith(("&", ",", "-", " AND", " and")):
+    upper, lower = unicodedata.normalize("NFKC", upper).strip(), unicodedata.normalize("NFKC", lower).strip()
+    if upper.endswith(("&", ",", "-", " AND", " and")) or lower.startswith(("&", "(")):
+        return True
+    if upper.count("(") > upper.count(")") or lower.count(")") > lower.count("("):
         return True
     first = label_tokens(lower)[:1]
-    return bool(first and first[0] in _BUSINESS_WORDS) or lower.count(")") > lower.count("(")
+    return bool(first and first[0] in _BUSINESS_WORDS)
 
 
 def _company_lines(units: list[TextUnit]) -> tuple[list[TextUnit], int | None, list[TextUnit]]:
@@ -250,9 +256,14 @@ def _company_lines(units: list[TextUnit]) -> tuple[list[TextUnit], int | None, l
     while first - 1 in names and _continues(region[first - 1].text, region[first].text):
         first -= 1
     last = chosen
-    while last + 1 in names and region[last].text.count("(") > region[last].text.count(")"):
+    while last + 1 in names and _unclosed(region[last].text):
         last += 1
     return region[first : last + 1], start, top
+
+
+def _unclosed(text: str) -> bool:
+    text = unicodedata.normalize("NFKC", text)
+    return text.count("(") > text.count(")")
 
 
 def _company(units: list[TextUnit]) -> Iterator[Candidate]:

@@ -182,13 +182,30 @@ def _identifier(text: str) -> str | None:
     return _strip(first) or None
 
 
+def _read_amount(text: str, leading: bool) -> Reading | None:
+    amounts = find_amounts(text)
+    with_cents = [a for a in amounts if re.search(r"[.,]\d{2}$", a.raw.rstrip())]
+    if with_cents:
+        pick = with_cents[0] if leading else with_cents[-1]
+        return Reading(pick.value, pick.raw)
+    # A whole number is an amount only when it is the only number: right after a label
+    # ("Total: 300"), or alone with its currency ("$ 300"), not inside other text.
+    if len(amounts) == 1 and (leading or _is_currency_or_empty(text.replace(amounts[0].raw, ""))):
+        return Reading(amounts[0].value, amounts[0].raw)
+    return None
+
+
 def _is_currency_or_empty(text: str) -> bool:
     rest = _strip(text)
     return not rest or rest.upper() in CURRENCY_CODES or rest in CURRENCY_SYMBOLS
 
 
-def read_value(kind: Kind, text: str) -> Reading | None:
-    """The value of `kind` that `text` holds, or None when it holds none."""
+def read_value(kind: Kind, text: str, *, leading: bool = False) -> Reading | None:
+    """The value of `kind` that `text` holds, or None when it holds none.
+
+    An amount is the last one with cents (the right-most column of a row), or with `leading` the
+    first one (the value right after a label, before whatever else the line holds).
+    """
     text = text.strip()
     if not text:
         return None
@@ -196,15 +213,7 @@ def read_value(kind: Kind, text: str) -> Reading | None:
         dates = find_dates(text)
         return Reading(dates[0].value, dates[0].raw) if dates else None
     if kind == "amount":
-        amounts = find_amounts(text)
-        with_cents = [a for a in amounts if re.search(r"[.,]\d{2}$", a.raw.rstrip())]
-        if with_cents:
-            return Reading(with_cents[-1].value, with_cents[-1].raw)
-        # A whole number is an amount only when it stands alone ("300", "$ 300"), not inside
-        # other text ("0305582 PJ PIRYALATHA").
-        if len(amounts) == 1 and _is_currency_or_empty(text.replace(amounts[0].raw, "")):
-            return Reading(amounts[0].value, amounts[0].raw)
-        return None
+        return _read_amount(text, leading)
     if kind in ("email", "url", "phone", "iban", "bic"):
         pattern = {"email": _EMAIL_RE, "url": _URL_RE, "phone": _PHONE_RE, "iban": _IBAN_RE, "bic": _BIC_RE}[
             kind
