@@ -19,7 +19,7 @@ from collections.abc import Iterator
 
 from extraction.candidate import Candidate
 from extraction.document import Document
-from extraction.normalize import concept_of, find_dates, label_tokens
+from extraction.normalize import concept_of, find_dates, is_label, label_tokens
 from extraction.text_lines import TextUnit
 from extraction.value_kinds import Kind, read_value
 
@@ -33,6 +33,8 @@ TOP_REGION = 0.3
 TOP_LINES = 8
 #: Longest address, in lines.
 MAX_ADDRESS_LINES = 6
+#: An address ends at a blank gap taller than this many of its line heights.
+ADDRESS_GAP_LINES = 1.5
 
 #: Words of company names that say what kind of business it is, rather than which one.
 _BUSINESS_WORDS = frozenset(
@@ -292,12 +294,22 @@ def _address(units: list[TextUnit]) -> Iterator[Candidate]:
             or _is_registration(text)
             or _letters(text) < 2
             or _LEGAL_FORM_RE.search(text)
+            or is_label(text)
+            or (lines and _far_below(lines[-1], unit))
         ):
             break
         lines.append(unit)
     if lines:
         value = " ".join(u.text.strip() for u in lines)
         yield Candidate.of(value, HEURISTIC_PRIOR, lines, value, "address_after_company")
+
+
+def _far_below(upper: TextUnit, lower: TextUnit) -> bool:
+    """Whether a blank gap of more than `ADDRESS_GAP_LINES` line heights separates two lines."""
+    if upper.box is None or lower.box is None:
+        return False
+    height = max(upper.box.y1 - upper.box.y0, 1e-6)
+    return lower.box.y0 - upper.box.y1 > ADDRESS_GAP_LINES * height
 
 
 def _joined(units: list[TextUnit]) -> tuple[str, list[tuple[int, int, TextUnit]]]:

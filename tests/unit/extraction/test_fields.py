@@ -264,3 +264,64 @@ def test_to_dict_has_the_contract_keys() -> None:
     b = DocBuilder()
     b.line("Total: 5.00", 10, 10)
     assert set(extract(b.doc, "total")["total"].to_dict()) == {"value", "confidence", "citations"}
+
+
+# --- lines as OCR engines give them ------------------------------------------------------------
+
+
+def test_labels_inside_a_line_and_several_labels_on_one_line() -> None:
+    b = DocBuilder(source="ocr")
+    b.line("DocNo. : CS00004040 Date: 11/01/2019", 10, 10, 400, 28)
+    b.line("Cashier: MANIS Member: 0042", 10, 40, 400, 58)
+    b.line("Sub Total 12.00 Total 15.00", 10, 70, 400, 88)
+    result = extract(b.doc, "date", "cashier", "total", "subtotal")
+    assert result["date"].value == "2019-01-11"
+    assert result["cashier"].value == "MANIS"
+    assert result["total"].value == "15.00"
+    assert result["subtotal"].value == "12.00"
+
+
+def test_value_right_after_its_label_wins_over_the_rest_of_the_line() -> None:
+    b = DocBuilder()
+    b.line("Total HT : 46,68 € TVA 20% : 9,34 € Total TTC : 56,02 €", 10, 10, 500, 24)
+    result = extract(b.doc, "amount_untaxed", "amount_tax", "amount")
+    assert result["amount_untaxed"].value == "46.68"
+    assert result["amount_tax"].value == "9.34"
+    assert result["amount"].value == "56.02"
+
+
+def test_ocr_slips_in_labels_and_glued_dates() -> None:
+    b = DocBuilder(source="ocr")
+    b.line("Total Salos(Inclusiv of G ST) : 80.90", 10, 10, 400, 28)
+    b.line("TOTAI: 80.91", 10, 40, 400, 58)
+    b.line("Date:10/03/20185:41:06 PAXNO:4", 10, 70, 400, 88)
+    result = extract(b.doc, "total", "date")
+    assert result["total"].value == "80.90"
+    assert result["date"].value == "2018-03-10"
+
+
+def test_numbers_that_belong_to_other_values_are_no_amounts() -> None:
+    b = DocBuilder()
+    b.line("TOTAL AMOUNT DUE ON August 3 , 2014", 10, 10, 400, 24)
+    b.line("UStId DE 232 446 240", 10, 40, 400, 54)
+    b.line("Tax 15% on $ 112.90", 10, 70, 200, 84)
+    result = extract(b.doc, "total", "vat", "amount_tax")
+    assert result["total"].value is None
+    assert result["vat"].value is None
+    assert result["amount_tax"].value is None
+
+
+def test_a_percentage_may_end_a_label() -> None:
+    b = DocBuilder()
+    b.line("Total Includes GST 6% 9.00", 10, 10, 400, 24)
+    assert extract(b.doc, "total")["total"].value == "9.00"
+
+
+def test_a_known_label_below_is_not_a_value() -> None:
+    b = DocBuilder()
+    b.line("ACME TRADING SDN BHD", 10, 10)
+    b.line("NO. 1, JALAN MAJU, 43000 KAJANG", 10, 26)
+    b.line("Address", 10, 500)
+    b.line("GST No.", 10, 516)
+    result = extract(b.doc, "address")["address"]
+    assert result.value == "NO. 1, JALAN MAJU, 43000 KAJANG"
