@@ -29,6 +29,7 @@ from extraction.heuristics import heuristic_candidates
 from extraction.normalize import (
     SYNONYM_SCORE,
     concept_of,
+    concept_words,
     find_dates,
     is_label,
     label_tokens,
@@ -241,8 +242,12 @@ def _same_line_candidates(unit: TextUnit, name: str, kind: Kind) -> Iterator[Can
     text = unit.text
     words = list(_WORD_RE.finditer(text))
     concept = concept_of(name)
+    anchors = concept_words(name)
     best: tuple[float, str, Reading, str] | None = None
     for i in range(len(words)):
+        if not anchors.intersection(label_tokens(words[i].group(0))):
+            # A label starts with one of the field's words ("Grand Total", "Invoice No").
+            continue
         for n in range(1, min(_MAX_LABEL_WORDS, len(words) - i - 1) + 1):
             last = words[i + n - 1]
             label = text[words[i].start() : last.end()].rstrip(":\uff1a ")

@@ -425,6 +425,23 @@ _PHRASES: list[tuple[tuple[str, ...], str]] = [
 ]
 
 
+#: Which phrases (by index in `_PHRASES`) contain each word: only those can occur in a label.
+_PHRASE_INDEX: dict[str, list[int]] = {}
+for _index, (_phrase, _) in enumerate(_PHRASES):
+    for _token in set(_phrase):
+        _PHRASE_INDEX.setdefault(_token, []).append(_index)
+
+
+@lru_cache(maxsize=4096)
+def concept_words(name: str) -> frozenset[str]:
+    """The words that can start a label of field `name`: its own and its concept's synonyms'."""
+    concept = concept_of(name)
+    words = set(label_tokens(name))
+    if concept is not None:
+        words.update(t for phrase, c in _PHRASES if c == concept for t in phrase)
+    return frozenset(words)
+
+
 def _coverage(tokens: tuple[str, ...], phrase: tuple[str, ...]) -> int:
     """2 when `phrase` occurs in `tokens` as written, 1 when all its words occur in another order."""
     n = len(phrase)
@@ -435,9 +452,13 @@ def _coverage(tokens: tuple[str, ...], phrase: tuple[str, ...]) -> int:
 
 def _best_phrase(tokens: tuple[str, ...], concept: str | None = None) -> tuple[int, int, str] | None:
     """(phrase length, coverage, concept) of the longest synonym phrase found in `tokens`."""
+    present = set(tokens)
+    candidates = {i for t in present for i in _PHRASE_INDEX.get(t, ())}
     best: tuple[int, int, str] | None = None
-    for phrase, phrase_concept in _PHRASES:
-        if concept is not None and phrase_concept != concept:
+    # In index order, so that of two equally long phrases the concept listed first wins.
+    for index in sorted(candidates):
+        phrase, phrase_concept = _PHRASES[index]
+        if (concept is not None and phrase_concept != concept) or not present.issuperset(phrase):
             continue
         coverage = _coverage(tokens, phrase)
         if coverage and (best is None or (len(phrase), coverage) > best[:2]):
