@@ -3,14 +3,15 @@
 Strategies, strongest first (each candidate's score is the strategy's prior x how well the label
 names the field x how sure the engine is of the text):
 1. PDF form fields whose name matches the field (check boxes read as true/false);
-2. `Label: value` on one line, and `Label value` when the value has a recognisable kind;
+2. `Label: value` anywhere in a line, and `Label value` when the value has a recognisable kind
+   (date, amount, email, identifier, ...);
 3. key-value rows of tables (label cell, value cell) and header-over-value columns;
-4. label left, value right on the same visual line (by box geometry);
+4. label left, value right on the same visual line (by box geometry, following a slanted photo);
 5. label above, value on the line below (by box geometry);
-6. general field heuristics (`heuristics.py`) when no label names the field.
-A form field that matches decides alone; otherwise the best candidate wins, and for amounts the
-bottom-most (a receipt's rounded total comes after its total, an invoice's grand total last).
-A field that nothing finds is None: never a guess.
+6. general field heuristics (`heuristics.py`) only when no label names the field.
+A form field that matches decides alone. Otherwise the best-scoring candidate wins; for amounts the
+most final total (rounded over inclusive-of-tax over plain, `normalize.total_rank`), then the
+largest. A field that nothing finds is None: never a guess.
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ from extraction.normalize import (
     parse_checkbox,
     total_rank,
 )
-from extraction.text_lines import TextUnit, below, page_skews, right_of, text_units
+from extraction.text_lines import TextUnit, below, cell_unit, page_skews, right_of, text_units
 from extraction.value_kinds import Kind, Reading, kind_of, read_value
 
 #: A label must score at least this against the field name (normalize.match_label) to be used.
@@ -224,7 +225,7 @@ _NUMBER_WORD_RE = re.compile(r"\d+(?:[.,]\d+)?")
 _PREPOSITIONS = frozenset({"on", "of", "at", "for", "from", "to", "per", "by", "x"})
 #: Longest label, in words, looked for inside a line.
 _MAX_LABEL_WORDS = 6
-_LEADING_NOISE_RE = re.compile(r"^[\s:\uff1a.#*\-()\[\]]*")
+_LEADING_NOISE_RE = re.compile(r"^[\s:\uff1a.#*\-()\[\]|]*")
 
 
 def _follows(rest: str, raw: str) -> bool:
@@ -305,32 +306,26 @@ def _table_candidates(doc: Document, name: str, kind: Kind) -> Iterator[Candidat
     for element in doc.elements:
         if element.type != "table" or not element.rows:
             continue
-        unit = TextUnit(
-            element.text,
-            element.page,
-            element,
-            element.box,
-            element.confidence,
-            element.source,
-            -1,
-            element.line_start,
-            element.line_end,
-        )
         rows = [[c.strip() for c in row] for row in element.rows]
-        for row in rows:
+        for r, row in enumerate(rows):
             if len(row) < 2:
                 continue
             score = match_label(name, _COLON_RE.sub(" ", row[0]))
             if score < LABEL_THRESHOLD:
                 continue
-            reading = next((r for c in row[1:] if c and (r := read_value(kind, c)) is not None), None)
-            if reading is not None:
-                yield _candidate(reading, score, "table_row", [unit], row[0])
-        for top, below_row in itertools.pairwise(rows):
+            found = next(
+                ((c, reading) for c, cell in enumerate(row[1:], 1) if (reading := read_value(kind, cell))),
+                None,
+            )
+            if found is not None:
+                unit = cell_unit(doc, element, r, found[0])
+                yield _candidate(found[1], score, "table_row", [unit], row[0])
+        for r, (top, below_row) in enumerate(itertools.pairwise(rows)):
             for column, header in enumerate(top):
                 if column >= len(below_row) or not below_row[column]:
                     continue
                 score = match_label(name, header)
                 reading = read_value(kind, below_row[column]) if score >= LABEL_THRESHOLD else None
                 if reading is not None:
+                    unit = cell_unit(doc, element, r + 1, column)
                     yield _candidate(reading, score, "table_column", [unit], header)

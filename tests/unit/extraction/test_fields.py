@@ -3,7 +3,7 @@ from __future__ import annotations
 import pytest
 from doc_builders import DocBuilder, sheet_document, text_document
 
-from extraction.document import Box, Document
+from extraction.document import Box, Document, Element, Page
 from extraction.fields import FieldResult, extract_fields
 
 pytestmark = pytest.mark.unit
@@ -325,3 +325,46 @@ def test_a_known_label_below_is_not_a_value() -> None:
     b.line("GST No.", 10, 516)
     result = extract(b.doc, "address")["address"]
     assert result.value == "NO. 1, JALAN MAJU, 43000 KAJANG"
+
+
+def test_table_values_cite_their_own_cell() -> None:
+    b = DocBuilder()
+    boxes = [Box(50, 50, 100, 60), Box(110, 50, 200, 60), Box(50, 62, 100, 72), Box(110, 62, 200, 72)]
+    b.table([["Invoice No", "INV-7"], ["Total", "12.50"]], Box(50, 50, 200, 72), cell_boxes=boxes)
+    result = extract(b.doc, "invoice_number", "total")
+    assert result["invoice_number"].citations[0]["bounding_box"] == [110, 50, 200, 60]
+    assert result["total"].citations[0]["bounding_box"] == [110, 62, 200, 72]
+
+
+def test_spreadsheet_and_csv_tables_cite_cells_and_rows() -> None:
+    sheet = Document("b.xlsx", "xlsx", [Page(1, 0, 0)])
+    sheet.elements.append(
+        Element(
+            id="t",
+            type="table",
+            page=1,
+            text="",
+            sheet="Data",
+            cell="B2:C3",
+            rows=[["Total", "7.00"], ["", ""]],
+        )
+    )
+    sheet.elements.append(Element(id="c1", type="text", page=1, text="Total", sheet="Data", cell="B2"))
+    sheet.elements.append(Element(id="c2", type="text", page=1, text="7.00", sheet="Data", cell="C2"))
+    result = extract_fields(sheet, ["total"], file_name="b.xlsx")["total"]
+    assert (result.value, result.citations) == ("7.00", [{"file": "b.xlsx", "sheet": "Data", "cell": "C2"}])
+
+    csv = Document("t.csv", "csv", [Page(1, 0, 0)])
+    rows = [["name", "due date"], ["ACME", "2024-01-31"]]
+    csv.elements.append(Element(id="t", type="table", page=1, text="", rows=rows, line_start=1, line_end=2))
+    csv.elements.append(
+        Element(id="r1", type="text", page=1, text="name | due date", line_start=1, line_end=1)
+    )
+    csv.elements.append(
+        Element(id="r2", type="text", page=1, text="ACME | 2024-01-31", line_start=2, line_end=2)
+    )
+    result = extract_fields(csv, ["due_date"], file_name="t.csv")["due_date"]
+    assert (result.value, result.citations) == (
+        "2024-01-31",
+        [{"file": "t.csv", "line_start": 2, "line_end": 2}],
+    )
