@@ -100,7 +100,7 @@ def _extract_one(
     kind = kind_of(name)
     candidates = list(_label_candidates(doc, units, skews, name, kind))
     if not candidates:
-        candidates = list(heuristic_candidates(doc, units, name, kind))
+        candidates = list(heuristic_candidates(units, name, kind))
     if not candidates:
         return absent()
     best = _choose(candidates, kind)

@@ -263,3 +263,20 @@ def cell_unit(doc: Document, table: Element, row: int, column: int) -> TextUnit:
                 part.line_end,
             )
     return whole
+
+
+def joined_text(units: list[TextUnit]) -> tuple[str, list[tuple[int, int, TextUnit]]]:
+    """The text of `units` joined by spaces, with each unit's character span in it."""
+    parts: list[str] = []
+    spans: list[tuple[int, int, TextUnit]] = []
+    position = 0
+    for unit in units:
+        spans.append((position, position + len(unit.text), unit))
+        parts.append(unit.text)
+        position += len(unit.text) + 1
+    return " ".join(parts), spans
+
+
+def units_in(spans: list[tuple[int, int, TextUnit]], start: int, end: int) -> list[TextUnit]:
+    """The units whose text overlaps characters `start`..`end` of `joined_text`."""
+    return [u for s, e, u in spans if s < end and start < e]
