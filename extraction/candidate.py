@@ -8,6 +8,10 @@ from typing import Any
 from extraction.document import ConfidenceSource
 from extraction.text_lines import TextUnit
 
+#: Prior of a heuristic value (a value no label names): below every labelled strategy
+#: (fields.PRIORS), so a label always wins when there is one.
+HEURISTIC_PRIOR = 0.6
+
 
 @dataclass
 class Candidate:

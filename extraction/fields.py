@@ -3,14 +3,15 @@
 Strategies, strongest first (each candidate's score is the strategy's prior x how well the label
 names the field x how sure the engine is of the text):
 1. PDF form fields whose name matches the field (check boxes read as true/false);
-2. `Label: value` on one line, and `Label value` when the value has a recognisable kind;
+2. `Label: value` anywhere in a line, and `Label value` when the value has a recognisable kind
+   (date, amount, email, identifier, ...);
 3. key-value rows of tables (label cell, value cell) and header-over-value columns;
-4. label left, value right on the same visual line (by box geometry);
+4. label left, value right on the same visual line (by box geometry, following a slanted photo);
 5. label above, value on the line below (by box geometry);
-6. general field heuristics (`heuristics.py`) when no label names the field.
-A form field that matches decides alone; otherwise the best candidate wins, and for amounts the
-bottom-most (a receipt's rounded total comes after its total, an invoice's grand total last).
-A field that nothing finds is None: never a guess.
+6. general field heuristics (`heuristics.py`) only when no label names the field.
+A form field that matches decides alone. Otherwise the best-scoring candidate wins; for amounts the
+most final total (rounded over inclusive-of-tax over plain, `normalize.total_rank`), then the
+largest. A field that nothing finds is None: never a guess.
 """
 
 from __future__ import annotations
@@ -26,8 +27,18 @@ from extraction.candidate import Candidate
 from extraction.citations import Citation, element_citation, units_citations
 from extraction.document import ConfidenceSource, Document, Element
 from extraction.heuristics import heuristic_candidates
-from extraction.normalize import SYNONYM_SCORE, label_tokens, match_label, parse_checkbox, total_rank
-from extraction.text_lines import TextUnit, below, page_skews, right_of, text_units
+from extraction.normalize import (
+    SYNONYM_SCORE,
+    concept_of,
+    concept_words,
+    find_dates,
+    is_label,
+    label_tokens,
+    match_label,
+    parse_checkbox,
+    total_rank,
+)
+from extraction.text_lines import TextUnit, below, cell_unit, page_skews, right_of, text_units
 from extraction.value_kinds import Kind, Reading, kind_of, read_value
 
 #: A label must score at least this against the field name (normalize.match_label) to be used.
@@ -89,7 +100,7 @@ def _extract_one(
     kind = kind_of(name)
     candidates = list(_label_candidates(doc, units, skews, name, kind))
     if not candidates:
-        candidates = list(heuristic_candidates(doc, units, name, kind))
+        candidates = list(heuristic_candidates(units, name, kind))
     if not candidates:
         return absent()
     best = _choose(candidates, kind)
@@ -164,9 +175,11 @@ def _label_candidates(
     doc: Document, units: list[TextUnit], skews: dict[int, float], name: str, kind: Kind
 ) -> Iterator[Candidate]:
     for unit in units:
-        yield from _colon_candidates(unit, name, kind)
-        if kind in _INLINE_KINDS:
-            yield from _inline_candidates(unit, name, kind)
+        same_line = list(_same_line_candidates(unit, name, kind))
+        yield from same_line
+        if same_line or _holds_value(unit.text, kind):
+            # "Total: 9.00" is a label with its value, not a label for the line below.
+            continue
         label_part = _COLON_RE.sub(" ", unit.text).strip()
         score = match_label(name, label_part) if label_part else 0.0
         if score < LABEL_THRESHOLD:
@@ -189,9 +202,16 @@ def _label_candidates(
     yield from _table_candidates(doc, name, kind)
 
 
+def _holds_value(text: str, kind: Kind) -> bool:
+    if kind == "text":
+        parts = _COLON_RE.split(text, maxsplit=1)
+        return len(parts) == 2 and bool(parts[1].strip())
+    return read_value(kind, text) is not None
+
+
 def _is_other_label(text: str) -> bool:
-    """A line such as "CASHIER:" ends the search for a value: what follows belongs to it."""
-    return text.rstrip().endswith(":") and any(c.isalnum() for c in text)
+    """A line such as "CASHIER:" or "GST No." ends the search for a value: it is another label."""
+    return (text.rstrip().endswith(":") and any(c.isalnum() for c in text)) or is_label(text)
 
 
 def _candidate(
@@ -200,73 +220,112 @@ def _candidate(
     return Candidate.of(reading.value, PRIORS[strategy] * label_score, units, reading.raw, strategy, label)
 
 
-def _colon_candidates(unit: TextUnit, name: str, kind: Kind) -> Iterator[Candidate]:
-    parts = _COLON_RE.split(unit.text, maxsplit=1)
-    if len(parts) != 2 or not parts[0].strip() or not parts[1].strip():
-        return
-    score = match_label(name, parts[0])
-    if score >= LABEL_THRESHOLD:
-        reading = read_value(kind, parts[1])
-        if reading is not None:
-            yield _candidate(reading, score, "label_colon", [unit], parts[0])
-
-
-_WORD_RE = re.compile(r"\S+")
-_PREPOSITIONS = frozenset({"on", "of", "at", "for", "from", "to", "per", "by", "@", "x"})
-#: Longest label, in words, looked for at the start of a line.
+_WORD_RE = re.compile(r"[^\s:\uff1a]+[:\uff1a]?|[:\uff1a]")
+_NUMBER_WORD_RE = re.compile(r"\d+(?:[.,]\d+)?")
+_PREPOSITIONS = frozenset({"on", "of", "at", "for", "from", "to", "per", "by", "x"})
+#: Longest label, in words, looked for inside a line.
 _MAX_LABEL_WORDS = 6
+_LEADING_NOISE_RE = re.compile(r"^[\s:\uff1a.#*\-()\[\]|]*")
 
 
-def _inline_candidates(unit: TextUnit, name: str, kind: Kind) -> Iterator[Candidate]:
-    words = list(_WORD_RE.finditer(unit.text))
-    best: tuple[float, Reading, str] | None = None
-    for n in range(1, min(_MAX_LABEL_WORDS, len(words) - 1) + 1):
-        label = unit.text[: words[n - 1].end()]
-        score = match_label(name, label)
-        if score < LABEL_THRESHOLD or label_tokens(label)[-1:] in [(p,) for p in _PREPOSITIONS]:
-            # "Tax 15% on $ 112.90": what follows a preposition is its object, not the value.
+def _follows(rest: str, raw: str) -> bool:
+    """Whether `raw` starts `rest` (past punctuation): the value sits right after its label."""
+    position = rest.find(raw)
+    return position >= 0 and _LEADING_NOISE_RE.sub("", rest[:position]) == ""
+
+
+def _same_line_candidates(unit: TextUnit, name: str, kind: Kind) -> Iterator[Candidate]:
+    """`Label: value` and, for shaped values, `Label value`, anywhere in one line: the best label.
+
+    A label inside a line ("DocNo CS0004 Date: 11/01/2019") counts unless the word before it
+    makes it another label ("Sub Total 12.00" names no total).
+    """
+    text = unit.text
+    words = list(_WORD_RE.finditer(text))
+    concept = concept_of(name)
+    anchors = concept_words(name)
+    best: tuple[float, str, Reading, str] | None = None
+    for i in range(len(words)):
+        if not anchors.intersection(label_tokens(words[i].group(0))):
+            # A label starts with one of the field's words ("Grand Total", "Invoice No").
             continue
-        rest = unit.text[words[n].start() :]
-        reading = read_value(kind, rest)
-        # The value must follow the label directly: "TOTAL QTY: 1" is no total.
-        if reading is None or rest.find(reading.raw) > len(rest) - len(rest.lstrip(" :.#*-")):
-            continue
-        if best is None or score > best[0]:
-            best = (score, reading, label)
+        for n in range(1, min(_MAX_LABEL_WORDS, len(words) - i - 1) + 1):
+            last = words[i + n - 1]
+            label = text[words[i].start() : last.end()].rstrip(":\uff1a ")
+            after = text[last.end() : words[i + n].start()]
+            colon = last.group(0).endswith((":", "\uff1a")) or ":" in after or "\uff1a" in after
+            strategy = "label_colon" if colon else "label_inline"
+            if not label or (strategy == "label_inline" and kind not in _INLINE_KINDS):
+                continue
+            if i > 0 and ((kind == "text" and not colon) or _extends(text, words[i - 1], last, concept)):
+                continue
+            score = match_label(name, label)
+            tail = label_tokens(label)[-1:]
+            bare_number = _NUMBER_WORD_RE.fullmatch(last.group(0).rstrip(":\uff1a"))
+            if score < LABEL_THRESHOLD or bare_number or (tail and tail[0] in _PREPOSITIONS):
+                # "Tax 15% on $ 112.90": what follows a preposition is its object, not the value;
+                # "DE 232 446 240": a number after a number is the rest of one value.
+                continue
+            start = words[i + n].start()
+            rest = text[start:]
+            if kind == "text":
+                rest = _up_to_next_label(rest)
+            reading = read_value(kind, rest, leading=True)
+            if reading is None or not _follows(rest, reading.raw):
+                continue
+            if kind == "amount" and _inside_date(text, start + rest.find(reading.raw)):
+                # "TOTAL AMOUNT DUE ON August 3 , 2014": a year is no amount.
+                continue
+            weighted = score * PRIORS[strategy]
+            if best is None or weighted > best[0]:
+                best = (weighted, strategy, reading, label)
     if best is not None:
-        yield _candidate(best[1], best[0], "label_inline", [unit], best[2])
+        _, strategy, reading, label = best
+        yield _candidate(reading, match_label(name, label), strategy, [unit], label)
+
+
+def _inside_date(text: str, position: int) -> bool:
+    return any(d.start <= position < d.end for d in find_dates(text))
+
+
+def _extends(text: str, previous: re.Match[str], last: re.Match[str], concept: str | None) -> bool:
+    """Whether the word before a label joins it into a label of another concept."""
+    if previous.group(0).endswith((":", "\uff1a")):
+        return False
+    longer = concept_of(text[previous.start() : last.end()])
+    return longer is not None and longer != concept
+
+
+def _up_to_next_label(rest: str) -> str:
+    """Free text after a label runs up to the next `Label:` on the line ("MANIS Member: 7")."""
+    match = re.search("\\s*\\S+[:\uff1a]", rest)
+    return rest[: match.start()] if match and match.start() > 0 else rest
 
 
 def _table_candidates(doc: Document, name: str, kind: Kind) -> Iterator[Candidate]:
     for element in doc.elements:
         if element.type != "table" or not element.rows:
             continue
-        unit = TextUnit(
-            element.text,
-            element.page,
-            element,
-            element.box,
-            element.confidence,
-            element.source,
-            -1,
-            element.line_start,
-            element.line_end,
-        )
         rows = [[c.strip() for c in row] for row in element.rows]
-        for row in rows:
+        for r, row in enumerate(rows):
             if len(row) < 2:
                 continue
             score = match_label(name, _COLON_RE.sub(" ", row[0]))
             if score < LABEL_THRESHOLD:
                 continue
-            reading = next((r for c in row[1:] if c and (r := read_value(kind, c)) is not None), None)
-            if reading is not None:
-                yield _candidate(reading, score, "table_row", [unit], row[0])
-        for top, below_row in itertools.pairwise(rows):
+            found = next(
+                ((c, reading) for c, cell in enumerate(row[1:], 1) if (reading := read_value(kind, cell))),
+                None,
+            )
+            if found is not None:
+                unit = cell_unit(doc, element, r, found[0])
+                yield _candidate(found[1], score, "table_row", [unit], row[0])
+        for r, (top, below_row) in enumerate(itertools.pairwise(rows)):
             for column, header in enumerate(top):
                 if column >= len(below_row) or not below_row[column]:
                     continue
                 score = match_label(name, header)
                 reading = read_value(kind, below_row[column]) if score >= LABEL_THRESHOLD else None
                 if reading is not None:
+                    unit = cell_unit(doc, element, r + 1, column)
                     yield _candidate(reading, score, "table_column", [unit], header)

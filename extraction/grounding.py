@@ -29,7 +29,7 @@ from extraction.normalize import (
     parse_checkbox,
     parse_date,
 )
-from extraction.text_lines import TextUnit, text_units
+from extraction.text_lines import TextUnit, cell_unit, text_units
 from extraction.value_kinds import read_value
 
 #: Confidence of a model value found as written, and found only after normalisation.
@@ -118,10 +118,12 @@ def _hits(doc: Document, probe: _Probe, file_name: str) -> list[_Hit]:
         if element.type == "form_field" and element.text and (quality := probe.quality(element.text)):
             hits.append(_Hit(quality, element.confidence, [element_citation(doc, element, file_name)]))
         if element.type == "table" and element.rows and not element.lines:
-            cells = [cell for row in element.rows for cell in row if cell]
-            quality = max((probe.quality(cell) for cell in cells), default=0)
-            if quality:
-                hits.append(_Hit(quality, element.confidence, [element_citation(doc, element, file_name)]))
+            # Cells without their own line: cite the cell (spreadsheet), row (CSV) or table.
+            for r, row in enumerate(element.rows):
+                for c, cell in enumerate(row):
+                    if cell and (quality := probe.quality(cell)):
+                        unit = cell_unit(doc, element, r, c)
+                        hits.append(_Hit(quality, unit.confidence, [unit_citation(doc, unit, file_name)]))
     if not hits and len(probe.words) > 1:
         hits.extend(_spanning_hits(doc, units, probe, file_name))
     return hits

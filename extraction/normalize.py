@@ -19,7 +19,7 @@ from datetime import date
 from decimal import Decimal, InvalidOperation
 from functools import lru_cache
 
-from rapidfuzz import fuzz
+from rapidfuzz import fuzz, process
 
 #: Two-digit years below this are 20xx, the others 19xx (corpus/README.md, "dates").
 TWO_DIGIT_YEAR_PIVOT = 70
@@ -50,14 +50,16 @@ for _number, _names in enumerate(
 _MONTH_RE = "|".join(sorted((re.escape(m) for m in _MONTHS), key=len, reverse=True))
 _ORDINAL = r"(?:st|nd|rd|th|er|e)?"
 
+#: A date ends where its digits do, or where a time glued to it by OCR starts ("10/03/20185:41:06").
+_DATE_END = r"(?:(?![\d]|[.,]\d)|(?=\d{1,2}:\d{2}))"
 _DATE_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ("ymd", re.compile(r"(?<![\d.,/-])(\d{4})([-/.])(\d{1,2})\2(\d{1,2})(?![\d])")),
-    ("dmy", re.compile(r"(?<![\d.,/])(\d{1,2})([-/.])(\d{1,2})\2(\d{4}|\d{2})(?![\d]|[.,]\d)")),
+    ("dmy", re.compile(r"(?<![\d.,/])(\d{1,2})([-/.])(\d{1,2})\2(\d{4}|\d{2})" + _DATE_END)),
     (
         "d_month_y",
         re.compile(
             rf"(?<![\d])(\d{{1,2}}){_ORDINAL}\.?[\s-]*(?:day\s+of\s+|of\s+|de\s+)?"
-            rf"({_MONTH_RE})\.?(?![a-z])[\s,.-]*(?:de\s+)?(\d{{4}}|\d{{2}}(?![\d:]))(?![\d])",
+            rf"({_MONTH_RE})\.?(?![a-z])[\s,.-]*(?:de\s+)?(\d{{4}}|\d{{2}}(?![\d:])){_DATE_END}",
             re.IGNORECASE,
         ),
     ),
@@ -227,13 +229,32 @@ _CAMEL_RE = re.compile(r"(?<=[a-z])(?=[A-Z])")
 _NON_WORD_RE = re.compile(r"[^0-9a-z]+")
 
 
-@lru_cache(maxsize=4096)
-def label_tokens(text: str) -> tuple[str, ...]:
-    """Words of a label or field name: camelCase and snake_case split, symbols and emoji dropped."""
+def _raw_tokens(text: str) -> tuple[str, ...]:
     text = unicodedata.normalize("NFKD", text)
     text = "".join(c for c in text if not unicodedata.combining(c))
     text = _CAMEL_RE.sub(" ", text).lower()
     return tuple(t for t in _NON_WORD_RE.split(text) if t)
+
+
+#: Shortest word repaired towards the label vocabulary, and how similar (0..100) it must be:
+#: one wrong letter in five ("Tota1", "Rourding", "Salos").
+OCR_REPAIR_MIN_LENGTH = 4
+OCR_REPAIR_MIN_RATIO = 80
+
+
+@lru_cache(maxsize=65536)
+def _repaired(token: str) -> str:
+    if token in _VOCABULARY or len(token) < OCR_REPAIR_MIN_LENGTH or token.isdigit():
+        return token
+    match = process.extractOne(token, _LONG_VOCABULARY, scorer=fuzz.ratio, score_cutoff=OCR_REPAIR_MIN_RATIO)
+    return match[0] if match else token
+
+
+@lru_cache(maxsize=65536)
+def label_tokens(text: str) -> tuple[str, ...]:
+    """Words of a label or field name: camelCase and snake_case split, symbols and emoji dropped,
+    and a word one OCR slip away from a label word read as that word ("TOTAI" as "total")."""
+    return tuple(_repaired(t) for t in _raw_tokens(text))
 
 
 #: Field concepts and the ways documents label them. A field name maps to a concept when its words
@@ -389,8 +410,6 @@ CONCEPTS: dict[str, tuple[str, ...]] = {
         "vat id",
         "tax id",
         "ustid",
-        "siret",
-        "siren",
     ),
     "iban": ("iban",),
     "bic": ("bic", "swift", "swift code", "bic swift"),
@@ -402,8 +421,25 @@ CONCEPTS: dict[str, tuple[str, ...]] = {
 }
 
 _PHRASES: list[tuple[tuple[str, ...], str]] = [
-    (label_tokens(p), concept) for concept, phrases in CONCEPTS.items() for p in phrases
+    (_raw_tokens(p), concept) for concept, phrases in CONCEPTS.items() for p in phrases
 ]
+
+
+#: Which phrases (by index in `_PHRASES`) contain each word: only those can occur in a label.
+_PHRASE_INDEX: dict[str, list[int]] = {}
+for _index, (_phrase, _) in enumerate(_PHRASES):
+    for _token in set(_phrase):
+        _PHRASE_INDEX.setdefault(_token, []).append(_index)
+
+
+@lru_cache(maxsize=4096)
+def concept_words(name: str) -> frozenset[str]:
+    """The words that can start a label of field `name`: its own and its concept's synonyms'."""
+    concept = concept_of(name)
+    words = set(label_tokens(name))
+    if concept is not None:
+        words.update(t for phrase, c in _PHRASES if c == concept for t in phrase)
+    return frozenset(words)
 
 
 def _coverage(tokens: tuple[str, ...], phrase: tuple[str, ...]) -> int:
@@ -416,9 +452,13 @@ def _coverage(tokens: tuple[str, ...], phrase: tuple[str, ...]) -> int:
 
 def _best_phrase(tokens: tuple[str, ...], concept: str | None = None) -> tuple[int, int, str] | None:
     """(phrase length, coverage, concept) of the longest synonym phrase found in `tokens`."""
+    present = set(tokens)
+    candidates = {i for t in present for i in _PHRASE_INDEX.get(t, ())}
     best: tuple[int, int, str] | None = None
-    for phrase, phrase_concept in _PHRASES:
-        if concept is not None and phrase_concept != concept:
+    # In index order, so that of two equally long phrases the concept listed first wins.
+    for index in sorted(candidates):
+        phrase, phrase_concept = _PHRASES[index]
+        if (concept is not None and phrase_concept != concept) or not present.issuperset(phrase):
             continue
         coverage = _coverage(tokens, phrase)
         if coverage and (best is None or (len(phrase), coverage) > best[:2]):
@@ -427,6 +467,14 @@ def _best_phrase(tokens: tuple[str, ...], concept: str | None = None) -> tuple[i
 
 
 _INCLUSIVE_WORDS = frozenset({"incl", "inclusive", "includes", "including", "inc"})
+
+
+def is_label(text: str) -> bool:
+    """Whether `text` is nothing but a known label ("GST No.", "Cashier:"), so no field's value."""
+    tokens = label_tokens(text)
+    return bool(tokens) and any(tokens == phrase for phrase, _ in _PHRASES)
+
+
 #: Words that turn a total into an amount before tax ("Total Sales (Excluding GST)").
 _PRE_TAX_WORDS = frozenset({"excluding", "excl", "exclusive", "exc", "untaxed", "ht", "netto", "before"})
 
@@ -482,7 +530,8 @@ def match_label(field_name: str, label: str) -> float:
         if any(l_tokens == label_tokens(p) for p in CONCEPTS[f_concept]):
             return SYNONYM_SCORE
         best = _best_phrase(l_tokens, f_concept)
-        extra = len([t for t in l_tokens if t not in _FILLER_WORDS]) - (best[0] if best else 0)
+        # Fragments of one or two letters are OCR debris more often than words.
+        extra = len([t for t in l_tokens if t not in _FILLER_WORDS and len(t) > 2]) - (best[0] if best else 0)
         return round(CONTAINS_SCORE - EXTRA_WORD_PENALTY * min(max(extra, 0), 4), 4)
     similarity = fuzz.token_sort_ratio(" ".join(f_tokens), " ".join(l_tokens)) / 100.0
     return round(similarity * FUZZY_WEIGHT, 4)
@@ -506,3 +555,14 @@ def total_rank(label: str) -> int:
     if tokens & _FINAL_TOTAL_WORDS:
         return 3
     return 2 if tokens & {"total", "summe", "gesamtbetrag"} else 1
+
+
+#: Every word that labels are made of: what OCR-damaged words are repaired towards.
+_VOCABULARY: frozenset[str] = frozenset(
+    {t for phrase, _ in _PHRASES for t in phrase}
+    | _INCLUSIVE_WORDS
+    | _PRE_TAX_WORDS
+    | _FINAL_TOTAL_WORDS
+    | _ROUNDED_WORDS
+)
+_LONG_VOCABULARY = sorted(w for w in _VOCABULARY if len(w) >= OCR_REPAIR_MIN_LENGTH)

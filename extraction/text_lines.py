@@ -9,7 +9,7 @@ lies to the right of a label on the same visual line, and what lies just below i
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from extraction.document import Box, ConfidenceSource, Document, Element
@@ -56,6 +56,15 @@ def cell_position(cell: str) -> tuple[int, int] | None:
     return column, int(m.group(2))
 
 
+def column_letters(column: int) -> str:
+    """The letters of a 1-based column number (1 -> "A", 28 -> "AB")."""
+    letters = ""
+    while column > 0:
+        column, remainder = divmod(column - 1, 26)
+        letters = chr(ord("A") + remainder) + letters
+    return letters
+
+
 def _cell_box(element: Element) -> Box | None:
     position = cell_position(element.cell or "")
     if position is None:
@@ -79,13 +88,14 @@ def text_units(doc: Document) -> list[TextUnit]:
     for element in doc.elements:
         if element.type == "form_field":
             continue
+        if element.type == "table" and element.rows and not element.lines:
+            # Spreadsheet and CSV tables: their cells and rows come as elements of their own.
+            continue
         if element.lines:
             for line in element.lines:
                 add(element, line.text, line.box, min(line.confidence, element.confidence))
         elif element.cell is not None:
             add(element, element.text, _cell_box(element), element.confidence)
-        elif element.type == "table" and element.rows:
-            continue
         elif element.line_start is not None:
             for offset, text in enumerate(element.text.split("\n")):
                 number = element.line_start + offset
@@ -194,3 +204,79 @@ def below(label: TextUnit, units: list[TextUnit]) -> list[TextUnit]:
         if overlaps and -0.3 * height <= gap <= BELOW_MAX_GAP_HEIGHTS * height and not same_row(lb, u.box):
             found.append(u)
     return sorted(found, key=lambda u: (u.box.y0 if u.box else 0.0, u.box.x0 if u.box else 0.0))
+
+
+def cell_unit(doc: Document, table: Element, row: int, column: int) -> TextUnit:
+    """What to cite for cell (`row`, `column`), 0-based, of a table element: the cell's own box (PDF
+    tables list one line per non-empty cell, row by row), its spreadsheet cell, its CSV row, or
+    else the whole table."""
+    rows = table.rows or []
+    text = rows[row][column].strip()
+    whole = TextUnit(
+        text,
+        table.page,
+        table,
+        table.box,
+        table.confidence,
+        table.source,
+        -1,
+        table.line_start,
+        table.line_end,
+    )
+    if table.lines:
+        index = sum(1 for r in rows[:row] for c in r if c.strip()) + sum(
+            1 for c in rows[row][:column] if c.strip()
+        )
+        lines = table.lines[index : index + 1] + [line for line in table.lines if line.text.strip() == text]
+        line = next((line for line in lines if line.text.strip() == text), None)
+        if line is not None:
+            return replace(whole, box=line.box, confidence=min(line.confidence, table.confidence))
+        return whole
+    origin = cell_position((table.cell or "").split(":")[0]) if table.cell else None
+    if origin is not None:
+        reference = f"{column_letters(origin[0] + column)}{origin[1] + row}"
+        cell = next((e for e in doc.elements if e.sheet == table.sheet and e.cell == reference), None)
+        if cell is not None:
+            return TextUnit(cell.text, cell.page, cell, _cell_box(cell), cell.confidence, cell.source, -1)
+    if table.line_start is not None and table.line_end is not None:
+        # A CSV table's rows come as elements of their own, one per row, inside its line range.
+        first, last = table.line_start, table.line_end
+        row_elements = [
+            e
+            for e in doc.elements
+            if e is not table
+            and e.line_start is not None
+            and first <= e.line_start
+            and (e.line_end or 0) <= last
+        ]
+        if len(row_elements) == len(rows):
+            part = row_elements[row]
+            return TextUnit(
+                part.text,
+                part.page,
+                part,
+                None,
+                part.confidence,
+                part.source,
+                -1,
+                part.line_start,
+                part.line_end,
+            )
+    return whole
+
+
+def joined_text(units: list[TextUnit]) -> tuple[str, list[tuple[int, int, TextUnit]]]:
+    """The text of `units` joined by spaces, with each unit's character span in it."""
+    parts: list[str] = []
+    spans: list[tuple[int, int, TextUnit]] = []
+    position = 0
+    for unit in units:
+        spans.append((position, position + len(unit.text), unit))
+        parts.append(unit.text)
+        position += len(unit.text) + 1
+    return " ".join(parts), spans
+
+
+def units_in(spans: list[tuple[int, int, TextUnit]], start: int, end: int) -> list[TextUnit]:
+    """The units whose text overlaps characters `start`..`end` of `joined_text`."""
+    return [u for s, e, u in spans if s < end and start < e]

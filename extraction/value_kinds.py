@@ -98,6 +98,7 @@ _URL_RE = re.compile(
     re.IGNORECASE,
 )
 _PHONE_RE = re.compile(r"(?<![\w])\+?\(?\d[\d\s().\-/]{5,}\d(?![\w])")
+_NUMBER_MARKS = frozenset({("no",), ("nr",), ("n",), ("number",), ("num",), ()})
 _AMOUNT_TOKEN_RE = re.compile(r"^\d+[.,]\d{2}$")
 _URL_PATH_RE = re.compile(r"(?<=[^/:])/.*$")
 _IBAN_RE = re.compile(r"\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]){8,30}\b")
@@ -165,21 +166,44 @@ def _strip(text: str) -> str:
     return text.strip(_EDGE + "=")
 
 
+#: Longest identifier written in several groups ("DE 232 446 240"), in characters.
+MAX_GROUPED_IDENTIFIER = 24
+
+
+def _has_digit(word: str) -> bool:
+    return any(c.isdigit() for c in word)
+
+
 def _identifier(text: str) -> str | None:
-    words = text.replace("N°", " ").replace("n°", " ").replace("№", " ").split()
-    while (
-        words
-        and not any(c.isdigit() for c in words[0])
-        and label_tokens(words[0]) in (("no",), ("nr",), ("n",), ("number",), ("num",), ())
-    ):
+    """A reference such as "INV/2023/03/0008", "# BLR_WFLD2015..." or "DE 232 446 240": the first
+    word with digits and the digit groups that follow it (a short letter prefix included)."""
+    words = text.replace("N°", " ").replace("n°", " ").replace("\u2116", " ").split()
+    while words and not _has_digit(words[0]) and label_tokens(words[0]) in _NUMBER_MARKS:
         words.pop(0)
-    if not words or not any(c.isdigit() for c in " ".join(words)):
+    start = next((i for i, w in enumerate(words) if _has_digit(w)), None)
+    if start is None:
         return None
-    joined = " ".join(words)
-    if len(joined) <= 24:
-        return _strip(joined) or None
-    first = next(w for w in words if any(c.isdigit() for c in w))
-    return _strip(first) or None
+    if start == 1 and words[0].isalpha() and words[0].isupper() and len(words[0]) <= 3:
+        start = 0
+    group = [words[start]]
+    for word in words[start + 1 :]:
+        if not _has_digit(word) or len(" ".join([*group, word])) > MAX_GROUPED_IDENTIFIER:
+            break
+        group.append(word)
+    return _strip(" ".join(group)) or None
+
+
+def _read_amount(text: str, leading: bool) -> Reading | None:
+    amounts = find_amounts(text)
+    with_cents = [a for a in amounts if re.search(r"[.,]\d{2}$", a.raw.rstrip())]
+    if with_cents:
+        pick = with_cents[0] if leading else with_cents[-1]
+        return Reading(pick.value, pick.raw)
+    # A whole number is an amount only when it is the only number: right after a label
+    # ("Total: 300"), or alone with its currency ("$ 300"), not inside other text.
+    if len(amounts) == 1 and (leading or _is_currency_or_empty(text.replace(amounts[0].raw, ""))):
+        return Reading(amounts[0].value, amounts[0].raw)
+    return None
 
 
 def _is_currency_or_empty(text: str) -> bool:
@@ -187,8 +211,12 @@ def _is_currency_or_empty(text: str) -> bool:
     return not rest or rest.upper() in CURRENCY_CODES or rest in CURRENCY_SYMBOLS
 
 
-def read_value(kind: Kind, text: str) -> Reading | None:
-    """The value of `kind` that `text` holds, or None when it holds none."""
+def read_value(kind: Kind, text: str, *, leading: bool = False) -> Reading | None:
+    """The value of `kind` that `text` holds, or None when it holds none.
+
+    An amount is the last one with cents (the right-most column of a row), or with `leading` the
+    first one (the value right after a label, before whatever else the line holds).
+    """
     text = text.strip()
     if not text:
         return None
@@ -196,15 +224,7 @@ def read_value(kind: Kind, text: str) -> Reading | None:
         dates = find_dates(text)
         return Reading(dates[0].value, dates[0].raw) if dates else None
     if kind == "amount":
-        amounts = find_amounts(text)
-        with_cents = [a for a in amounts if re.search(r"[.,]\d{2}$", a.raw.rstrip())]
-        if with_cents:
-            return Reading(with_cents[-1].value, with_cents[-1].raw)
-        # A whole number is an amount only when it stands alone ("300", "$ 300"), not inside
-        # other text ("0305582 PJ PIRYALATHA").
-        if len(amounts) == 1 and _is_currency_or_empty(text.replace(amounts[0].raw, "")):
-            return Reading(amounts[0].value, amounts[0].raw)
-        return None
+        return _read_amount(text, leading)
     if kind in ("email", "url", "phone", "iban", "bic"):
         pattern = {"email": _EMAIL_RE, "url": _URL_RE, "phone": _PHONE_RE, "iban": _IBAN_RE, "bic": _BIC_RE}[
             kind

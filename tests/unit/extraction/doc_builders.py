@@ -71,7 +71,11 @@ class DocBuilder:
         self.doc.elements.append(element)
         return element
 
-    def table(self, rows: list[list[str]], box: Box, *, page: int = 1) -> Element:
+    def table(
+        self, rows: list[list[str]], box: Box, *, page: int = 1, cell_boxes: list[Box] | None = None
+    ) -> Element:
+        """A table; `cell_boxes` (one per non-empty cell, row by row) as a PDF engine gives them."""
+        cells = [c for row in rows for c in row if c.strip()]
         element = Element(
             id=f"e{len(self.doc.elements)}",
             type="table",
@@ -79,6 +83,7 @@ class DocBuilder:
             text="\n".join(" | ".join(r) for r in rows),
             box=box,
             rows=rows,
+            lines=[Line(t, b) for t, b in zip(cells, cell_boxes, strict=True)] if cell_boxes else [],
         )
         self.doc.elements.append(element)
         return element

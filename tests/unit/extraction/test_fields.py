@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from extraction.document import Box, Document
+from extraction.document import Box, Document, Element, Page
 from extraction.fields import FieldResult, extract_fields
 from tests.unit.extraction.doc_builders import DocBuilder, sheet_document, text_document
 
@@ -264,3 +264,107 @@ def test_to_dict_has_the_contract_keys() -> None:
     b = DocBuilder()
     b.line("Total: 5.00", 10, 10)
     assert set(extract(b.doc, "total")["total"].to_dict()) == {"value", "confidence", "citations"}
+
+
+# --- lines as OCR engines give them ------------------------------------------------------------
+
+
+def test_labels_inside_a_line_and_several_labels_on_one_line() -> None:
+    b = DocBuilder(source="ocr")
+    b.line("DocNo. : CS00004040 Date: 11/01/2019", 10, 10, 400, 28)
+    b.line("Cashier: MANIS Member: 0042", 10, 40, 400, 58)
+    b.line("Sub Total 12.00 Total 15.00", 10, 70, 400, 88)
+    result = extract(b.doc, "date", "cashier", "total", "subtotal")
+    assert result["date"].value == "2019-01-11"
+    assert result["cashier"].value == "MANIS"
+    assert result["total"].value == "15.00"
+    assert result["subtotal"].value == "12.00"
+
+
+def test_value_right_after_its_label_wins_over_the_rest_of_the_line() -> None:
+    b = DocBuilder()
+    b.line("Total HT : 46,68 € TVA 20% : 9,34 € Total TTC : 56,02 €", 10, 10, 500, 24)
+    result = extract(b.doc, "amount_untaxed", "amount_tax", "amount")
+    assert result["amount_untaxed"].value == "46.68"
+    assert result["amount_tax"].value == "9.34"
+    assert result["amount"].value == "56.02"
+
+
+def test_ocr_slips_in_labels_and_glued_dates() -> None:
+    b = DocBuilder(source="ocr")
+    b.line("Total Salos(Inclusiv of G ST) : 80.90", 10, 10, 400, 28)
+    b.line("TOTAI: 80.91", 10, 40, 400, 58)
+    b.line("Date:10/03/20185:41:06 PAXNO:4", 10, 70, 400, 88)
+    result = extract(b.doc, "total", "date")
+    assert result["total"].value == "80.90"
+    assert result["date"].value == "2018-03-10"
+
+
+def test_numbers_that_belong_to_other_values_are_no_amounts() -> None:
+    b = DocBuilder()
+    b.line("TOTAL AMOUNT DUE ON August 3 , 2014", 10, 10, 400, 24)
+    b.line("UStId DE 232 446 240", 10, 40, 400, 54)
+    b.line("Tax 15% on $ 112.90", 10, 70, 200, 84)
+    result = extract(b.doc, "total", "vat", "amount_tax")
+    assert result["total"].value is None
+    assert result["vat"].value is None
+    assert result["amount_tax"].value is None
+
+
+def test_a_percentage_may_end_a_label() -> None:
+    b = DocBuilder()
+    b.line("Total Includes GST 6% 9.00", 10, 10, 400, 24)
+    assert extract(b.doc, "total")["total"].value == "9.00"
+
+
+def test_a_known_label_below_is_not_a_value() -> None:
+    b = DocBuilder()
+    b.line("ACME TRADING SDN BHD", 10, 10)
+    b.line("NO. 1, JALAN MAJU, 43000 KAJANG", 10, 26)
+    b.line("Address", 10, 500)
+    b.line("GST No.", 10, 516)
+    result = extract(b.doc, "address")["address"]
+    assert result.value == "NO. 1, JALAN MAJU, 43000 KAJANG"
+
+
+def test_table_values_cite_their_own_cell() -> None:
+    b = DocBuilder()
+    boxes = [Box(50, 50, 100, 60), Box(110, 50, 200, 60), Box(50, 62, 100, 72), Box(110, 62, 200, 72)]
+    b.table([["Invoice No", "INV-7"], ["Total", "12.50"]], Box(50, 50, 200, 72), cell_boxes=boxes)
+    result = extract(b.doc, "invoice_number", "total")
+    assert result["invoice_number"].citations[0]["bounding_box"] == [110, 50, 200, 60]
+    assert result["total"].citations[0]["bounding_box"] == [110, 62, 200, 72]
+
+
+def test_spreadsheet_and_csv_tables_cite_cells_and_rows() -> None:
+    sheet = Document("b.xlsx", "xlsx", [Page(1, 0, 0)])
+    sheet.elements.append(
+        Element(
+            id="t",
+            type="table",
+            page=1,
+            text="",
+            sheet="Data",
+            cell="B2:C3",
+            rows=[["Total", "7.00"], ["", ""]],
+        )
+    )
+    sheet.elements.append(Element(id="c1", type="text", page=1, text="Total", sheet="Data", cell="B2"))
+    sheet.elements.append(Element(id="c2", type="text", page=1, text="7.00", sheet="Data", cell="C2"))
+    result = extract_fields(sheet, ["total"], file_name="b.xlsx")["total"]
+    assert (result.value, result.citations) == ("7.00", [{"file": "b.xlsx", "sheet": "Data", "cell": "C2"}])
+
+    csv = Document("t.csv", "csv", [Page(1, 0, 0)])
+    rows = [["name", "due date"], ["ACME", "2024-01-31"]]
+    csv.elements.append(Element(id="t", type="table", page=1, text="", rows=rows, line_start=1, line_end=2))
+    csv.elements.append(
+        Element(id="r1", type="text", page=1, text="name | due date", line_start=1, line_end=1)
+    )
+    csv.elements.append(
+        Element(id="r2", type="text", page=1, text="ACME | 2024-01-31", line_start=2, line_end=2)
+    )
+    result = extract_fields(csv, ["due_date"], file_name="t.csv")["due_date"]
+    assert (result.value, result.citations) == (
+        "2024-01-31",
+        [{"file": "t.csv", "line_start": 2, "line_end": 2}],
+    )

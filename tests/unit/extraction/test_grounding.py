@@ -168,3 +168,9 @@ def test_parse_model_json_fills_missing_keys_with_null_and_rejects_non_json() ->
     assert parse_model_json('{"total": "1"}', ["total", "date"]) == {"total": "1", "date": None}
     with pytest.raises(ValueError):
         parse_model_json("I could not find anything.", ["total"])
+
+
+def test_table_cells_without_boxes_are_cited_by_cell_or_whole_table() -> None:
+    b = DocBuilder()
+    table = b.table([["Name", "Jane Roe"]], Box(10, 10, 200, 30))
+    assert boxes(find_citations(b.doc, "Jane Roe", file_name="f")) == [table.box.as_list()]  # type: ignore[union-attr]
