@@ -65,6 +65,9 @@ def start_service(settings: Settings, *, dashboard: bool = True) -> RunningServi
             if settings.ray_address:
                 init_args["address"] = settings.ray_address
             else:
+                # "local" starts a cluster of our own even when `ray start` left one running on this
+                # machine, which a bare ray.init() would join (and refuse our resources for).
+                init_args["address"] = "local"
                 init_args["resources"] = {TASK_SLOT_RESOURCE: settings.max_live_tasks_per_node}
             ray.init(**init_args)  # type: ignore[arg-type]
         deploy(settings, env)
