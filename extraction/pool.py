@@ -115,7 +115,10 @@ def count_pages(data: bytes) -> int:
 @ray.remote(**TASK_OPTIONS)
 def parse_range(data: bytes, filename: str, first_page: int, last_page: int | None) -> Document:
     from extraction.engines import parse_bytes
+    from extraction.ocr import set_ocr_threads
 
+    # One CPU per task: OCR on every core would only make parallel workers take turns.
+    set_ocr_threads(int(TASK_OPTIONS["num_cpus"]))
     with memory_cap():
         return parse_bytes(data, filename, first_page=first_page, last_page=last_page)
 
