@@ -101,10 +101,15 @@ class Scheduler:
         return self._thread.is_alive()
 
 
-def start_scheduler() -> Any:
-    """Get or create the scheduler and wait until it runs."""
-    handle = Scheduler.options(  # type: ignore[attr-defined]
+def ensure_scheduler() -> Any:
+    """Get or create the scheduler (one per cluster) without waiting for it to start."""
+    return Scheduler.options(  # type: ignore[attr-defined]
         name=SCHEDULER_NAME, namespace=NAMESPACE, lifetime="detached", get_if_exists=True
     ).remote()
+
+
+def start_scheduler() -> Any:
+    """Get or create the scheduler and wait until it runs."""
+    handle = ensure_scheduler()
     ray.get(handle.alive.remote())
     return handle
