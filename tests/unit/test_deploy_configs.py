@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import json
 import re
 import shlex
@@ -128,14 +129,15 @@ def test_serve_config_parses_with_rays_schema() -> None:
 
 
 def test_serve_config_names_our_application_and_its_deployment() -> None:
-    from ray.serve._private.utils import import_attr
     from ray.serve.deployment import Application
 
+    from serve.deployment import Ingress
+
     (app,) = _serve_config()["applications"]
-    application = import_attr(app["import_path"])
-    assert isinstance(application, Application)
+    module, _, attribute = app["import_path"].partition(":")
+    assert isinstance(getattr(importlib.import_module(module), attribute), Application)
     (deployment,) = app["deployments"]
-    assert deployment["name"] == application._bound_deployment.name
+    assert deployment["name"] == Ingress.name
 
 
 def test_serve_config_fits_the_sync_budget_and_bounds_the_queue() -> None:
