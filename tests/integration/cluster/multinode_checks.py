@@ -107,19 +107,17 @@ def deployed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Deployed]:
     env = _node_env(redis_url, data_dir, secrets.token_urlsafe(32))
     dashboard_port = free_port()
     ports = {"head": free_port(), "worker": free_port()}
-    cluster = Cluster(
-        initialize_head=True,
-        head_node_args={
-            "num_cpus": 1,
-            "resources": {TASK_SLOT_RESOURCE: SLOTS_PER_NODE},
-            "include_dashboard": True,
-            "dashboard_port": dashboard_port,
-            "dashboard_agent_listen_port": free_port(),
-            "metrics_export_port": ports["head"],
-            "env_vars": env,
-        },
-    )
+    cluster = Cluster()
     try:
+        cluster.add_node(
+            num_cpus=1,
+            resources={TASK_SLOT_RESOURCE: SLOTS_PER_NODE},
+            include_dashboard=True,
+            dashboard_port=dashboard_port,
+            dashboard_agent_listen_port=free_port(),
+            metrics_export_port=ports["head"],
+            env_vars=env,
+        )
         worker = cluster.add_node(
             num_cpus=1,
             resources={TASK_SLOT_RESOURCE: SLOTS_PER_NODE},

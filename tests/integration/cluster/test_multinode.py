@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
 CHECKS = Path(__file__).with_name("multinode_checks.py")
 ROOT = Path(__file__).resolve().parents[3]
