@@ -14,11 +14,10 @@ from typing import Any
 
 import redis.asyncio as aioredis
 
-from core import agents, keys, metrics, tasks
+from core import agents, keys, tasks
 from core.errors import NotFound
 from core.ids import new_id, now_iso
 from core.models import AgentGroup, AgentVersion
-from core.state_machine import TaskStatus
 from core.tasks import Task, TaskSpec
 
 #: SPEC.md, Limits: delegation depth, top-level = 0.
@@ -160,7 +159,7 @@ async def spawn(
             for child_id in waited:
                 pipe.set(keys.child_await(ws, child_id), group_id)
         await pipe.execute()
-    metrics.inc(metrics.TASK_TRANSITIONS, len(children), status=TaskStatus.PENDING.value)
+    tasks.count_created(len(children))
     # Only now, with the awaits committed, may the children start (SPEC.md, Delegation step 3).
     for child in children:
         await emit(redis, "new_message", ws=ws, task=child.task_id)

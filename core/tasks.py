@@ -203,13 +203,18 @@ def add_create(pipe: Any, spec: TaskSpec) -> None:
     pipe.sadd(keys.live_tasks(), live_member(ws, task_id))
 
 
+def count_created(count: int) -> None:
+    """Count tasks stored with `add_create`, once their transaction has committed."""
+    metrics.inc(metrics.TASK_TRANSITIONS, count, status=TaskStatus.PENDING.value)
+
+
 async def create_task(redis: aioredis.Redis, spec_fields: dict[str, Any]) -> Task:
     """Store a new `pending` task with its first user message as feed item 1."""
     spec = new_spec(spec_fields)
     async with redis.pipeline(transaction=True) as pipe:
         add_create(pipe, spec)
         await pipe.execute()
-    metrics.inc(metrics.TASK_TRANSITIONS, status=TaskStatus.PENDING.value)
+    count_created(1)
     return Task(spec=spec, status=TaskStatus.PENDING.value, updated_at=spec.created_at)
 
 
