@@ -22,8 +22,18 @@ TASK_SLOT_RESOURCE = "agentry_task_slot"
 HOST_MAX_CONCURRENCY = 1000
 
 
+#: Prefix of a dedicated task actor's name; the task id follows.
+TASK_ACTOR_PREFIX = "task:"
+
+
 def actor_name(task_id: str) -> str:
-    return f"task:{task_id}"
+    return f"{TASK_ACTOR_PREFIX}{task_id}"
+
+
+def count_task_actors() -> int:
+    """Dedicated task actors in the cluster, alive or still waiting for a task slot."""
+    named: list[dict[str, str]] = ray.util.list_named_actors(all_namespaces=True)
+    return sum(1 for a in named if a["namespace"] == NAMESPACE and a["name"].startswith(TASK_ACTOR_PREFIX))
 
 
 @lru_cache(maxsize=1)

@@ -8,16 +8,20 @@ from __future__ import annotations
 
 import logging
 import time
+from collections import Counter
 
 import redis.asyncio as aioredis
 
 from actors.admission import admit_and_launch, drain_queue
 from actors.launcher import launch
-from core import keys, tasks
+from core import keys, metrics, tasks
 from core.settings import Settings
 from core.state_machine import TaskStatus
 
 log = logging.getLogger(__name__)
+
+#: The statuses of the live-task set: what may still need a runner.
+LIVE_STATUSES = (TaskStatus.PENDING.value, TaskStatus.QUEUED.value, TaskStatus.RUNNING.value)
 
 
 async def reconcile_once(redis: aioredis.Redis, settings: Settings) -> dict[str, int]:
@@ -26,17 +30,15 @@ async def reconcile_once(redis: aioredis.Redis, settings: Settings) -> dict[str,
     now_ms = int(time.time() * 1000)
     grace_ms = int(settings.task_lease_seconds * 1000)
     queues: set[tuple[str, str]] = set()
+    live: Counter[str] = Counter()
     members: list[str] = list(await redis.smembers(keys.live_tasks()))
     for member in members:
         workspace_id, _, task_id = member.partition("|")
         task = await tasks.find_task(redis, workspace_id, task_id)
-        if task is None or task.status not in (
-            TaskStatus.PENDING.value,
-            TaskStatus.QUEUED.value,
-            TaskStatus.RUNNING.value,
-        ):
+        if task is None or task.status not in LIVE_STATUSES:
             await redis.srem(keys.live_tasks(), member)
             continue
+        live[task.status] += 1
         launched = int(task.raw.get("launched_at") or 0)
         started_long_ago = now_ms - max(launched, _created_ms(task)) > grace_ms
         if task.status == TaskStatus.RUNNING.value:
@@ -51,9 +53,13 @@ async def reconcile_once(redis: aioredis.Redis, settings: Settings) -> dict[str,
                 counts["admitted"] += 1
         else:
             queues.add((workspace_id, task.spec.agent_group_id))
+    depths: dict[str, float] = {}
     for workspace_id, group_id in queues:
         await drain_queue(redis, settings, workspace_id, group_id)
         counts["queues"] += 1
+        depths[group_id] = await redis.llen(keys.agent_queue(workspace_id, group_id))
+    metrics.set_gauges(metrics.TASKS_LIVE, {status: live[status] for status in LIVE_STATUSES})
+    metrics.set_gauges(metrics.QUEUE_DEPTH, depths)
     return counts
 
 

@@ -25,9 +25,9 @@ from actors.conversation import build_messages, template_context
 from actors.delegation import resume_parent
 from actors.lease import Lease
 from actors.models.base import ModelError, ModelRequest, ModelResponse, ToolCall, Usage
-from actors.models.resolve import resolve_provider
+from actors.models.resolve import model_label, resolve_provider
 from actors.policy import AgentPolicy
-from core import agents, keys, tasks
+from core import agents, keys, metrics, tasks
 from core.settings import Settings
 from core.state_machine import TaskStatus
 from core.tasks import Task, dumps
@@ -171,7 +171,10 @@ class TaskRunner:
                 openai_base_url=self.settings.openai_base_url,
                 http_client=self.http,
             )
-            response = await provider.complete(request)
+            with metrics.timed(
+                metrics.MODEL_CALL_SECONDS, model=model_label(policy.model, self.settings.default_model)
+            ):
+                response = await provider.complete(request)
         except (ModelError, ValueError) as exc:
             message = getattr(exc, "message", str(exc))
             written = await tasks.record(
@@ -345,7 +348,8 @@ class TaskRunner:
                 policy.config, disable_delegation=task.spec.disable_delegation, available=tuple(self.registry)
             ):
                 raise ToolError(f"tool {call.name!r} is not available to this agent")
-            output = await self.registry.call(call.name, call.arguments, ctx)
+            with metrics.timed(metrics.TOOL_CALL_SECONDS, tool=call.name):
+                output = await self.registry.call(call.name, call.arguments, ctx)
         except PauseForInput as signal:
             return ("ask_user", signal.question)
         except PauseForChildren as signal:

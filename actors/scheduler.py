@@ -18,9 +18,9 @@ import ray
 from redis.exceptions import ResponseError
 
 from actors.delegation import check_timers, handle_event
-from actors.launcher import NAMESPACE
+from actors.launcher import NAMESPACE, count_task_actors
 from actors.reconciler import reconcile_once
-from core import keys
+from core import keys, metrics
 from core.settings import get_settings
 from core.store import async_client, resolve_redis_url
 
@@ -79,6 +79,7 @@ async def run_scheduler() -> None:
                 last_reconcile = time.monotonic()
                 await reconcile_once(redis, settings)
                 await check_timers(redis, settings)
+                metrics.set_gauge(metrics.TASK_ACTORS, await asyncio.to_thread(count_task_actors))
                 # Events that failed once are retried here.
                 await _consume(redis, settings, backlog=True)
         except Exception:
@@ -100,10 +101,15 @@ class Scheduler:
         return self._thread.is_alive()
 
 
-def start_scheduler() -> Any:
-    """Get or create the scheduler and wait until it runs."""
-    handle = Scheduler.options(  # type: ignore[attr-defined]
+def ensure_scheduler() -> Any:
+    """Get or create the scheduler (one per cluster) without waiting for it to start."""
+    return Scheduler.options(  # type: ignore[attr-defined]
         name=SCHEDULER_NAME, namespace=NAMESPACE, lifetime="detached", get_if_exists=True
     ).remote()
+
+
+def start_scheduler() -> Any:
+    """Get or create the scheduler and wait until it runs."""
+    handle = ensure_scheduler()
     ray.get(handle.alive.remote())
     return handle

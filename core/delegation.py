@@ -159,6 +159,7 @@ async def spawn(
             for child_id in waited:
                 pipe.set(keys.child_await(ws, child_id), group_id)
         await pipe.execute()
+    tasks.count_created(len(children))
     # Only now, with the awaits committed, may the children start (SPEC.md, Delegation step 3).
     for child in children:
         await emit(redis, "new_message", ws=ws, task=child.task_id)

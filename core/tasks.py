@@ -13,7 +13,7 @@ from typing import Any
 
 import redis.asyncio as aioredis
 
-from core import keys, lua
+from core import keys, lua, metrics
 from core.errors import Forbidden, NotFound
 from core.ids import now_iso, parse_uuid, sort_key, utcnow
 from core.models import Record
@@ -203,12 +203,18 @@ def add_create(pipe: Any, spec: TaskSpec) -> None:
     pipe.sadd(keys.live_tasks(), live_member(ws, task_id))
 
 
+def count_created(count: int) -> None:
+    """Count tasks stored with `add_create`, once their transaction has committed."""
+    metrics.inc(metrics.TASK_TRANSITIONS, count, status=TaskStatus.PENDING.value)
+
+
 async def create_task(redis: aioredis.Redis, spec_fields: dict[str, Any]) -> Task:
     """Store a new `pending` task with its first user message as feed item 1."""
     spec = new_spec(spec_fields)
     async with redis.pipeline(transaction=True) as pipe:
         add_create(pipe, spec)
         await pipe.execute()
+    count_created(1)
     return Task(spec=spec, status=TaskStatus.PENDING.value, updated_at=spec.created_at)
 
 
@@ -270,6 +276,8 @@ async def transition(
         task_id,
         ws,
     )
+    if int(applied):
+        metrics.inc(metrics.TASK_TRANSITIONS, status=target)
     return bool(int(applied)), str(previous)
 
 
@@ -330,6 +338,8 @@ async def admit(redis: aioredis.Redis, task: Task, *, limit: int, from_status: s
         live_member(ws, task_id),
         from_status,
     )
+    if result and result != from_status:
+        metrics.inc(metrics.TASK_TRANSITIONS, status=str(result))
     return str(result)
 
 

@@ -68,7 +68,9 @@ def extract_many(
     if started_ray:
         settings = get_settings()
         # Without RAY_ADDRESS a private local Ray: a bare ray.init() would join any cluster on the machine.
-        ray.init(address=settings.ray_address or "local", logging_level=logging.WARNING, include_dashboard=False)
+        ray.init(
+            address=settings.ray_address or "local", logging_level=logging.WARNING, include_dashboard=False
+        )
     try:
         with open(out, "w", encoding="utf-8") if out else contextlib.nullcontext() as sink:
             return asyncio.run(

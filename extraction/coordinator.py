@@ -12,11 +12,12 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
+import time
 from typing import Any
 
 import ray
 
-from core import files
+from core import files, metrics
 from core.blobs import BlobStore
 from core.errors import AgentryError
 from core.settings import Settings, get_settings
@@ -101,6 +102,8 @@ class ExtractionCoordinator:
             await job_store.forget_pending(redis, workspace_id, job_id)
             return
         record = await job_store.mark_started(redis, record)
+        started = time.perf_counter()
+        outcome = "failed"
         try:
             result = await self._work(record)
         except JobFailure as exc:
@@ -113,6 +116,10 @@ class ExtractionCoordinator:
             await job_store.finish_job(redis, record, error=INTERNAL_MESSAGE)
         else:
             await job_store.finish_job(redis, record, result=result)
+            outcome = "completed"
+        metrics.observe(
+            metrics.EXTRACTION_JOB_SECONDS, time.perf_counter() - started, kind=record.kind, outcome=outcome
+        )
 
     async def _work(self, record: JobRecord) -> dict[str, Any]:
         assert self._pool is not None

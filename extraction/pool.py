@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, TypeAlias
@@ -32,6 +33,7 @@ from ray.exceptions import (
     WorkerCrashedError,
 )
 
+from core import metrics
 from extraction.document import Document
 from extraction.memory import TASK_MEMORY_BYTES, memory_cap
 from extraction.model import ModelCaller, ModelFactory, ModelReplyError, ModelUnavailable
@@ -119,8 +121,19 @@ def parse_range(data: bytes, filename: str, first_page: int, last_page: int | No
 
     # One CPU per task: OCR on every core would only make parallel workers take turns.
     set_ocr_threads(int(TASK_OPTIONS["num_cpus"]))
+    started = time.perf_counter()
     with memory_cap():
-        return parse_bytes(data, filename, first_page=first_page, last_page=last_page)
+        doc = parse_bytes(data, filename, first_page=first_page, last_page=last_page)
+    _record_pages(doc, time.perf_counter() - started)
+    return doc
+
+
+def _record_pages(doc: Document, seconds: float) -> None:
+    # Recorded on the worker that parsed them, so each node's metrics show its own share.
+    pages = len(doc.pages)
+    if pages:
+        metrics.inc(metrics.EXTRACTION_PAGES, pages, format=doc.format)
+        metrics.observe(metrics.EXTRACTION_PAGES_PER_SECOND, pages / max(seconds, 1e-6), format=doc.format)
 
 
 @ray.remote(**TASK_OPTIONS)

@@ -6,18 +6,27 @@ from typing import Any
 
 from ray import serve
 
+from actors.scheduler import ensure_scheduler
 from core.settings import Settings
 from serve.app import app
 
 APP_NAME = "agentry"
 #: Queued requests per caller beyond which Serve answers at once instead of queueing forever.
 MAX_QUEUED_REQUESTS = 1000
+#: SPEC.md errors table: a refused request is a 429 whose `Retry-After` (whole seconds, never 0) says
+#: when to try again; Serve answers it itself when the queue above is full.
+BACKPRESSURE_RETRY_AFTER_SECONDS = 5
+BACKPRESSURE: dict[str, Any] = {"status_code": 429, "retry_after_s": BACKPRESSURE_RETRY_AFTER_SECONDS}
 
 
 @serve.deployment(name="ingress", ray_actor_options={"num_cpus": 0})
 @serve.ingress(app)
 class Ingress:
     """Stateless HTTP edge; settings arrive through the replica's environment."""
+
+    def __init__(self) -> None:
+        # `serve deploy` runs no `agentry up` driver: the edge makes sure the scheduler exists.
+        ensure_scheduler()
 
 
 def ingress_options(settings: Settings, env: dict[str, str]) -> dict[str, Any]:
@@ -26,6 +35,7 @@ def ingress_options(settings: Settings, env: dict[str, str]) -> dict[str, Any]:
         # Held `async=false` runs each occupy a slot for up to the sync budget.
         "max_ongoing_requests": settings.ingress_max_ongoing,
         "max_queued_requests": MAX_QUEUED_REQUESTS,
+        "backpressure_config": BACKPRESSURE,
         # Longer than the sync budget, so a draining replica can answer its held requests.
         "graceful_shutdown_timeout_s": settings.sync_budget_seconds + 10,
         "ray_actor_options": {"num_cpus": 0, "runtime_env": {"env_vars": env}},

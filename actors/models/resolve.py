@@ -75,3 +75,22 @@ def _openai_from_object(
         temperature=None if temperature is None else float(temperature),
         client=client,
     )
+
+
+def model_label(model_config: str | Mapping[str, Any] | None, settings_default: str) -> str:
+    """The model's name in metrics: `scripted`, `openai:<name>`, or `invalid` (never the whole setting)."""
+    if model_config is None:
+        model_config = settings_default
+    if isinstance(model_config, str):
+        name = model_config.strip()
+        if name == "scripted" or (name.startswith(_OPENAI_PREFIX) and name[len(_OPENAI_PREFIX) :].strip()):
+            return name
+        return "invalid"
+    if isinstance(model_config, Mapping):
+        provider = model_config.get("provider")
+        if provider == "scripted":
+            return "scripted"
+        openai_name = model_config.get("name")
+        if provider == "openai" and isinstance(openai_name, str) and openai_name.strip():
+            return _OPENAI_PREFIX + openai_name.strip()
+    return "invalid"

@@ -1,0 +1,342 @@
+"""A two-node Ray cluster on this machine, deployed the way an operator does it.
+
+Run by `test_multinode.py` in a pytest process of its own (one process holds one Ray, and the
+session service of the other integration tests is an in-process Ray), with token authentication on
+as cluster.yaml has it (RAY_AUTH_MODE=token, RAY_AUTH_TOKEN); runnable alone too:
+
+    python -m pytest tests/integration/cluster/multinode_checks.py
+
+The nodes start like cluster.yaml's `ray start` lines (CPUs, task slots, a metrics port, the
+settings in the raylet's environment); the application is deployed with `serve deploy` and the
+repository's serve/config.yaml through the head's dashboard, and no `agentry up` runs anywhere.
+The tests run in file order and share the cluster: placement first, losing a node last.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import subprocess
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+import ray
+import yaml
+
+from actors.launcher import NAMESPACE, TASK_ACTOR_PREFIX, TASK_SLOT_RESOURCE
+from actors.scheduler import SCHEDULER_NAME
+from core.settings import load_settings
+from core.store import resolve_redis_url
+from tests.support import documents
+from tests.support.metrics import scrape, total
+from tests.support.service import free_port, new_key, wait_for
+
+pytestmark = pytest.mark.integration
+
+ROOT = Path(__file__).resolve().parents[3]
+#: Task slots per node: a burst of twice this many tasks needs both nodes.
+SLOTS_PER_NODE = 2
+#: How long a test task's one model call takes: long enough to remove a node under it.
+TASK_SECONDS = 15
+#: Pages of each test PDF: three ranges of extraction.pool.PAGES_PER_RANGE parsed in parallel.
+PDF_PAGES = 60
+
+
+@dataclass
+class Deployed:
+    cluster: Any
+    head_id: str
+    worker: Any
+    worker_id: str
+    url: str
+    dashboard: str
+    redis_url: str
+    data_dir: Path
+    metrics_ports: dict[str, int]
+
+
+def _node_env(redis_url: str, data_dir: Path, secret: str) -> dict[str, str]:
+    """What cluster.yaml puts in the environment of `ray start` (here the blob store is a folder)."""
+    return {
+        "REDIS_URL": redis_url,
+        "AGENTRY_SECRET": secret,
+        "AGENTRY_DATA_DIR": str(data_dir),
+        "AGENTRY_BLOB_URL": f"file://{data_dir / 'blobs'}",
+        "AGENTRY_LOG_LEVEL": "WARNING",
+        # Workers import this checkout, not whatever copy of the project is installed.
+        "PYTHONPATH": str(ROOT),
+        # Metrics reach the node's endpoint within a second instead of ten.
+        "RAY_metrics_report_interval_ms": "1000",
+    }
+
+
+def _serve_config(port: int, data_dir: Path) -> dict[str, Any]:
+    """The repository's serve/config.yaml, changed only where one machine differs from a cluster."""
+    config: dict[str, Any] = yaml.safe_load((ROOT / "serve" / "config.yaml").read_text())
+    config["http_options"] |= {"host": "127.0.0.1", "port": port}
+    # Both nodes share this machine's ports: one proxy, on the head.
+    config["proxy_location"] = "HeadOnly"
+    (app,) = config["applications"]
+    app["runtime_env"]["env_vars"] |= {
+        "AGENTRY_BLOB_URL": f"file://{data_dir / 'blobs'}",
+        "AGENTRY_RATE_LIMIT": "off",
+        "AGENTRY_LOG_LEVEL": "WARNING",
+        # A lost runner is noticed within seconds, so the test stays short.
+        "AGENTRY_TASK_LEASE_SECONDS": "3",
+        "AGENTRY_RECONCILE_SECONDS": "1",
+    }
+    app["deployments"][0]["num_replicas"] = 1
+    return config
+
+
+@pytest.fixture(scope="module")
+def deployed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Deployed]:
+    from ray.cluster_utils import Cluster
+
+    data_dir = tmp_path_factory.mktemp("cluster")
+    saved = dict(os.environ)
+    os.environ.pop("RAY_ADDRESS", None)
+    os.environ["AGENTRY_DATA_DIR"] = str(data_dir)
+    redis_url, embedded = resolve_redis_url(load_settings())
+    env = _node_env(redis_url, data_dir, secrets.token_urlsafe(32))
+    dashboard_port = free_port()
+    ports = {"head": free_port(), "worker": free_port()}
+    cluster = Cluster()
+    try:
+        cluster.add_node(
+            num_cpus=1,
+            resources={TASK_SLOT_RESOURCE: SLOTS_PER_NODE},
+            include_dashboard=True,
+            dashboard_port=dashboard_port,
+            dashboard_agent_listen_port=free_port(),
+            metrics_export_port=ports["head"],
+            env_vars=env,
+        )
+        worker = cluster.add_node(
+            num_cpus=1,
+            resources={TASK_SLOT_RESOURCE: SLOTS_PER_NODE},
+            metrics_export_port=ports["worker"],
+            env_vars=env,
+        )
+        cluster.wait_for_nodes()
+        ray.init(address=cluster.address, namespace=NAMESPACE, logging_level="WARNING")
+        dashboard = f"http://127.0.0.1:{dashboard_port}"
+        wait_for(lambda: _answers(dashboard + "/api/version"), timeout=60, interval=0.5, what="the dashboard")
+        # Picked only now: the nodes' own processes took their random ports while starting.
+        http_port = free_port()
+        config = data_dir / "serve.yaml"
+        config.write_text(yaml.safe_dump(_serve_config(http_port, data_dir)))
+        deploy = subprocess.run(
+            [str(Path(sys.executable).parent / "serve"), "deploy", str(config), "-a", dashboard],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert deploy.returncode == 0, deploy.stdout + deploy.stderr
+        url = f"http://127.0.0.1:{http_port}"
+        wait_for(lambda: _answers(url + "/readyz"), timeout=180, interval=0.5, what="the deployed service")
+        yield Deployed(
+            cluster=cluster,
+            head_id=cluster.head_node.node_id,
+            worker=worker,
+            worker_id=worker.node_id,
+            url=url,
+            dashboard=dashboard,
+            redis_url=redis_url,
+            data_dir=data_dir,
+            metrics_ports={cluster.head_node.node_id: ports["head"], worker.node_id: ports["worker"]},
+        )
+    finally:
+        ray.shutdown()
+        cluster.shutdown()
+        if embedded is not None:
+            embedded.stop()
+        os.environ.clear()
+        os.environ.update(saved)
+
+
+@pytest.fixture(scope="module")
+def api(deployed: Deployed) -> Iterator[httpx.Client]:
+    key = new_key(deployed.redis_url, "cluster").key
+    with httpx.Client(
+        base_url=deployed.url, headers={"Authorization": f"Bearer {key}"}, timeout=60
+    ) as client:
+        yield client
+
+
+def _answers(url: str) -> bool:
+    # With token authentication on, the dashboard asks for the cluster's token; our service does not.
+    token = os.environ.get("RAY_AUTH_TOKEN")
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    try:
+        return httpx.get(url, headers=headers, timeout=5).status_code == 200
+    except httpx.HTTPError:
+        return False
+
+
+def _get(api: httpx.Client, path: str) -> dict[str, Any] | None:
+    """The body of a GET, or None while the service is out of reach (a replica being replaced)."""
+    try:
+        reply = api.get(path)
+    except httpx.HTTPError:
+        return None
+    return dict(reply.json()) if reply.status_code == 200 else None
+
+
+def _task_actors() -> dict[str, str]:
+    """Alive task actors: task id -> node id (Ray's state API, served by the head's dashboard)."""
+    from ray.util.state import list_actors
+
+    alive = list_actors(filters=[("state", "=", "ALIVE")], limit=1000, raise_on_missing_output=False)
+    return {
+        a.name[len(TASK_ACTOR_PREFIX) :]: a.node_id
+        for a in alive
+        if a.name.startswith(TASK_ACTOR_PREFIX) and a.ray_namespace == NAMESPACE
+    }
+
+
+def _actor_nodes(name: str) -> set[str]:
+    """Every node an actor of this name ran on, including the dead ones."""
+    from ray.util.state import list_actors
+
+    return {a.node_id for a in list_actors(filters=[("name", "=", name)], raise_on_missing_output=False)}
+
+
+def test_serve_deploy_alone_starts_the_service_and_its_scheduler(deployed: Deployed) -> None:
+    assert httpx.get(deployed.url + "/healthz").json() == {"status": "ok"}
+    ready = httpx.get(deployed.url + "/readyz").json()
+    assert ready["checks"] == {"redis": True, "ray": True}
+    # Nothing but the ingress replica could have created it: no driver of ours ran start_service.
+    scheduler = wait_for(lambda: _named(SCHEDULER_NAME), timeout=60, interval=0.5, what="the scheduler actor")
+    assert ray.get(scheduler.alive.remote(), timeout=60) is True
+    nodes = {n["NodeID"] for n in ray.nodes() if n["Alive"]}
+    assert nodes == {deployed.head_id, deployed.worker_id}
+    assert ray.cluster_resources()[TASK_SLOT_RESOURCE] == 2 * SLOTS_PER_NODE
+
+
+def _named(name: str) -> Any:
+    try:
+        return ray.get_actor(name, namespace=NAMESPACE)
+    except ValueError:
+        return None
+
+
+def test_extraction_jobs_run_on_both_nodes(deployed: Deployed, api: httpx.Client) -> None:
+    pdf = documents.pdf_text([[f"Invoice Number: INV-{n:03d}", "Total: 10.00"] for n in range(PDF_PAGES)])
+    jobs = []
+    for n in range(2):
+        upload = api.post("/api/v2/files", files={"file": (f"big-{n}.pdf", pdf)})
+        assert upload.status_code == 200, upload.text
+        reply = api.post(
+            "/api/v2/extract/async",
+            json={
+                "input": upload.json()["file_id"],
+                "extraction_config": {"json_options": ["invoice_number"], "prompt_mode": "rules"},
+            },
+        )
+        assert reply.status_code in (200, 201, 202), reply.text
+        jobs.append(reply.json()["record_id"])
+    for job in jobs:
+        done = wait_for(
+            lambda job=job: (
+                (body := _get(api, f"/api/v2/jobs/{job}")) and body["status"] != "processing" and body
+            ),
+            timeout=180,
+            interval=0.5,
+            what=f"extraction job {job}",
+        )
+        assert done["status"] == "completed", done
+        assert done["result"]["data"]["invoice_number"] == "INV-000"
+
+    # Pages are counted by the worker that parsed them, on its own node's metrics endpoint.
+    def parsed_per_node() -> dict[str, float] | None:
+        counts = {
+            node: total(scrape(port), "agentry_extraction_pages_total", format="pdf") or 0
+            for node, port in deployed.metrics_ports.items()
+        }
+        return counts if sum(counts.values()) >= 2 * PDF_PAGES else None
+
+    counts = wait_for(parsed_per_node, timeout=60, interval=1.0, what="pages counted on the nodes")
+    assert all(count > 0 for count in counts.values()), counts
+
+
+def test_notebooks_submit_batch_extraction_as_ray_jobs(deployed: Deployed, tmp_path: Path) -> None:
+    from ray.job_submission import JobStatus, JobSubmissionClient
+
+    source = tmp_path / "form.pdf"
+    source.write_bytes(documents.pdf_text([["Invoice Number: B-7", "Total: 5.00"]]))
+    out = tmp_path / "out.jsonl"
+    client = JobSubmissionClient(deployed.dashboard)
+    job = client.submit_job(
+        entrypoint=f"{sys.executable} -m serve.cli extract {source} --fields invoice_number --out {out} --quiet",
+        entrypoint_num_cpus=0,
+    )
+    status = wait_for(
+        lambda: (
+            (s := client.get_job_status(job)) in (JobStatus.SUCCEEDED, JobStatus.FAILED, JobStatus.STOPPED)
+            and s
+        ),
+        timeout=180,
+        interval=1.0,
+        what="the batch job",
+    )
+    assert status == JobStatus.SUCCEEDED, client.get_job_logs(job)
+    record = json.loads(out.read_text())
+    assert record["data"] == {"invoice_number": "B-7"} and record["error"] is None
+
+
+def test_tasks_spread_over_both_nodes_and_survive_losing_one(deployed: Deployed, api: httpx.Client) -> None:
+    agent = api.post(
+        "/api/v1/agents",
+        json={
+            "config": {
+                "model": {
+                    "provider": "scripted",
+                    "turns": [{"delay_seconds": TASK_SECONDS, "answer": "done"}],
+                }
+            }
+        },
+    )
+    assert agent.status_code == 201, agent.text
+    burst = 2 * SLOTS_PER_NODE
+    task_ids = []
+    for n in range(burst):
+        reply = api.post(f"/api/v1/agents/{agent.json()['id']}/run", json={"query": f"task {n}"})
+        assert reply.status_code == 201, reply.text
+        task_ids.append(reply.json()["task_id"])
+    on: dict[str, str] = {}
+
+    def all_placed() -> bool:
+        # Actors start one after another on a busy machine: note each one's node as it shows up.
+        on.update({t: node for t, node in _task_actors().items() if t in task_ids})
+        return len(on) == burst
+
+    wait_for(all_placed, timeout=60, interval=0.5, what="a task actor for every task of the burst")
+    assert set(on.values()) == {deployed.head_id, deployed.worker_id}, on
+    moved = [task_id for task_id, node in on.items() if node == deployed.worker_id]
+
+    # The second node goes away while its tasks are mid-call.
+    deployed.cluster.remove_node(deployed.worker, allow_graceful=False)
+
+    def finished() -> list[dict[str, Any]] | None:
+        bodies = [_get(api, f"/api/v1/tasks/{task_id}") for task_id in task_ids]
+        if any(b is None or b["status"] in ("pending", "queued", "running") for b in bodies):
+            return None
+        return [b for b in bodies if b is not None]
+
+    ended = wait_for(finished, timeout=180, interval=1.0, what="every task to end after the node left")
+    assert [b["status"] for b in ended] == ["completed"] * burst, ended
+    # The lost tasks ran again on the node that remained, and their answer was recorded once.
+    for task_id in moved:
+        assert deployed.head_id in _actor_nodes(f"{TASK_ACTOR_PREFIX}{task_id}")
+        result = wait_for(
+            lambda t=task_id: _get(api, f"/api/v1/tasks/{t}/result"), timeout=60, what="a result"
+        )
+        answers = [i for i in result["feed"] if i["type"] == "assistant_message"]
+        assert [a["text"] for a in answers] == ["done"]
