@@ -24,7 +24,7 @@ from typing import Any
 
 from bench.corpus_score import Counts, Report, score
 
-DEFAULT_CORPUS = Path("/work/shared/corpus")
+DEFAULT_CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
 #: Per-call HTTP timeout: OCR of a large scan can take a while on a small machine.
 HTTP_TIMEOUT_SECONDS = 300.0
 

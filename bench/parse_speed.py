@@ -1,6 +1,6 @@
 """Parse throughput in pages per second: our PDF engine against pymupdf4llm, on the same files.
 
-    python bench/parse_speed.py [--corpus /work/shared/corpus] [--task-pages 16]
+    python bench/parse_speed.py [--corpus ../shared/corpus] [--task-pages 16]
 
 Ours is parse + merge + Markdown (what a parse request does). It runs in this process, then as
 Ray tasks on a local Ray instance with two CPUs: one task at a time (1 worker) and two at a time
@@ -139,7 +139,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--corpus", type=Path, default=Path("/work/shared/corpus"))
+    parser.add_argument("--corpus", type=Path, default=Path(__file__).resolve().parents[1].parent / "shared" / "corpus")
     parser.add_argument("--task-pages", type=int, default=16, help="pages per Ray task")
     parser.add_argument("--rounds", type=int, default=3, help="passes over the corpus for our engine")
     parser.add_argument("--trials", type=int, default=2, help="runs of each Ray set-up; the best counts")

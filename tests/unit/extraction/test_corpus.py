@@ -10,7 +10,8 @@ from extraction.markdown import to_markdown
 
 pytestmark = pytest.mark.unit
 
-CORPUS = Path("/work/shared/corpus")
+# CI clones the repository with shared/ beside it.
+CORPUS = Path(__file__).resolve().parents[3].parent / "shared" / "corpus"
 needs_corpus = pytest.mark.skipif(not CORPUS.is_dir(), reason="shared corpus not present")
 
 
