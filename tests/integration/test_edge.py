@@ -24,7 +24,7 @@ def test_missing_malformed_or_unknown_key_is_401(service: Service, header: str |
         response = httpx.get(service.url + path, headers=headers)
         assert response.status_code == 401
         assert set(response.json()) == {"error"}
-        assert response.headers["X-Sync-Budget-Seconds"] == "20"
+        assert response.headers["X-Sync-Budget-Seconds"] == "45"
 
 
 def test_revoked_key_fails_on_its_next_request(service: Service) -> None:
@@ -39,7 +39,7 @@ def test_revoked_key_fails_on_its_next_request(service: Service) -> None:
 
 def test_sync_budget_header_on_every_v1_response(api: httpx.Client) -> None:
     for response in (api.get("/api/v1/agents"), api.get("/api/v1/agents/nope"), api.get("/api/v1/nothing")):
-        assert response.headers["X-Sync-Budget-Seconds"] == "20"
+        assert response.headers["X-Sync-Budget-Seconds"] == "45"
     assert "X-Sync-Budget-Seconds" not in api.get("/healthz").headers
 
 

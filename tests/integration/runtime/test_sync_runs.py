@@ -32,7 +32,7 @@ def test_every_selector(api: httpx.Client, placement: str) -> None:
     body = paused.json()
     assert body["outcome"] == "result_unavailable" and body["status"] == "waiting_for_input"
     assert body["result_status"] == "processing" and "result" not in body
-    assert body["wait_budget_seconds"] == 20 and body["result_selector"] == "summary"
+    assert body["wait_budget_seconds"] == 45 and body["result_selector"] == "summary"
     api.post(f"/api/v1/tasks/{body['task_id']}/message", json={"message": "hi"})
     wait_status(api, body["task_id"])
 
@@ -81,7 +81,7 @@ def test_failed_and_stopped_runs_answer_200(api: httpx.Client) -> None:
 
 
 def test_budget_expired(api: httpx.Client) -> None:
-    agent = create_agent(api, scripted({"delay_seconds": 60, "answer": "slow"}))
+    agent = create_agent(api, scripted({"delay_seconds": 120, "answer": "slow"}))
     response = run_sync(api, agent["id"], result="summary")
     assert response.status_code == 202
     body = response.json()
