@@ -4,18 +4,7 @@ from __future__ import annotations
 
 import redis.asyncio as aioredis
 
-_RENEW = """
-if redis.call('GET', KEYS[1]) == ARGV[1] then
-  return redis.call('PEXPIRE', KEYS[1], ARGV[2])
-end
-return 0
-"""
-_RELEASE = """
-if redis.call('GET', KEYS[1]) == ARGV[1] then
-  return redis.call('DEL', KEYS[1])
-end
-return 0
-"""
+from core.locks import RELEASE_IF_HELD, RENEW_IF_HELD
 
 
 class Lease:
@@ -29,7 +18,7 @@ class Lease:
         return bool(await self.redis.set(self.key, self.holder, nx=True, px=self.ttl_ms))
 
     async def renew(self) -> bool:
-        return bool(await self.redis.eval(_RENEW, 1, self.key, self.holder, self.ttl_ms))
+        return bool(await self.redis.eval(RENEW_IF_HELD, 1, self.key, self.holder, self.ttl_ms))
 
     async def release(self) -> None:
-        await self.redis.eval(_RELEASE, 1, self.key, self.holder)
+        await self.redis.eval(RELEASE_IF_HELD, 1, self.key, self.holder)

@@ -20,13 +20,15 @@ import redis.asyncio as aioredis
 
 log = logging.getLogger(__name__)
 
-_RENEW = """
+#: Extend a key's expiry only while it still holds our token (shared with task leases).
+RENEW_IF_HELD = """
 if redis.call('GET', KEYS[1]) == ARGV[1] then
   return redis.call('PEXPIRE', KEYS[1], ARGV[2])
 end
 return 0
 """
-_RELEASE = """
+#: Delete a key only while it still holds our token.
+RELEASE_IF_HELD = """
 if redis.call('GET', KEYS[1]) == ARGV[1] then
   return redis.call('DEL', KEYS[1])
 end
@@ -77,14 +79,14 @@ class RedisLock:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._renewer
             self._renewer = None
-        await self._redis.eval(_RELEASE, 1, self.key, self._token)
+        await self._redis.eval(RELEASE_IF_HELD, 1, self.key, self._token)
 
     async def _renew(self) -> None:
         interval = self._ttl_ms / 1000 / 3
         while True:
             await asyncio.sleep(interval)
             try:
-                renewed = await self._redis.eval(_RENEW, 1, self.key, self._token, self._ttl_ms)
+                renewed = await self._redis.eval(RENEW_IF_HELD, 1, self.key, self._token, self._ttl_ms)
             except Exception as exc:
                 log.warning("could not renew lock %s: %s", self.key, type(exc).__name__)
                 continue
