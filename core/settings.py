@@ -33,6 +33,10 @@ class Settings(BaseSettings):
     redis_url: str | None = Field(
         None, validation_alias=_env("REDIS_URL"), description="External Redis; unset: the embedded one."
     )
+    #: The embedded server's `appendfsync`: `always` makes every acknowledged write survive a crash.
+    redis_appendfsync: Literal["always", "everysec", "no"] = Field(
+        "always", validation_alias=_env("AGENTRY_REDIS_APPENDFSYNC")
+    )
     ray_address: str | None = Field(
         None, validation_alias=_env("RAY_ADDRESS"), description="Join this Ray cluster; unset: local."
     )

@@ -14,7 +14,7 @@ CONNECT_TIMEOUT_SECONDS = 2.0
 
 
 def embedded_for(settings: Settings) -> EmbeddedRedis:
-    return EmbeddedRedis(settings.redis_dir)
+    return EmbeddedRedis(settings.redis_dir, appendfsync=settings.redis_appendfsync)
 
 
 def resolve_redis_url(settings: Settings, *, start: bool = True) -> tuple[str, EmbeddedRedis | None]:
