@@ -23,13 +23,14 @@ from actors import completion
 from actors.admission import drain_queue
 from actors.conversation import build_messages, template_context
 from actors.delegation import resume_parent
-from actors.lease import Lease
+from actors.lease import Lease, hold_while
 from actors.models.base import ModelError, ModelRequest, ModelResponse, ToolCall, Usage
 from actors.models.resolve import model_label, resolve_provider
 from actors.policy import AgentPolicy
 from core import agents, keys, metrics, tasks
 from core.settings import Settings
 from core.state_machine import TaskStatus
+from core.store import STORE_ERRORS
 from core.tasks import Task, dumps
 from tools.context import ToolContext
 from tools.errors import ToolError
@@ -61,6 +62,16 @@ class TaskRunner:
         self.http = http
 
     async def run(self, workspace_id: str, task_id: str) -> None:
+        try:
+            await self._run(workspace_id, task_id)
+        except STORE_ERRORS as exc:
+            # Nothing is lost: the task is still `running` in Redis, and once the store is back its
+            # lease lapses and the reconciler starts a runner again.
+            log.warning(
+                "runner of task %s stopped: the state store is unreachable (%s)", task_id, type(exc).__name__
+            )
+
+    async def _run(self, workspace_id: str, task_id: str) -> None:
         lease = Lease(
             self.redis,
             keys.task_lease(workspace_id, task_id),
@@ -69,27 +80,23 @@ class TaskRunner:
         )
         if not await lease.acquire():
             return
-        heartbeat = asyncio.create_task(self._heartbeat(lease))
         try:
-            await self._loop(workspace_id, task_id)
-        except Exception:
-            log.exception("runner of task %s crashed; the reconciler will restart it", task_id)
+            finished = await hold_while(lease, self._loop(workspace_id, task_id))
+        except Exception as exc:
+            if not isinstance(exc, STORE_ERRORS):
+                log.exception("runner of task %s crashed; the reconciler will restart it", task_id)
             raise
         finally:
-            heartbeat.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await heartbeat
-            await lease.release()
+            # A no-op when another runner holds it; when the store is down, the lease lapses by itself.
+            with contextlib.suppress(*STORE_ERRORS):
+                await lease.release()
+        if not finished:
+            log.warning("task %s: another runner took over its lease; this one stopped", task_id)
+            return
         task = await tasks.find_task(self.redis, workspace_id, task_id)
         if task is not None and task.status != TaskStatus.RUNNING.value:
             # The task gave back its running slot: the agent's next queued task may start.
             await drain_queue(self.redis, self.settings, workspace_id, task.spec.agent_group_id)
-
-    async def _heartbeat(self, lease: Lease) -> None:
-        interval = self.settings.task_lease_seconds / 3
-        while True:
-            await asyncio.sleep(interval)
-            await lease.renew()
 
     async def _loop(self, workspace_id: str, task_id: str) -> None:
         task = await tasks.find_task(self.redis, workspace_id, task_id)

@@ -8,6 +8,10 @@ import redis.asyncio as aioredis
 from core.embedded_redis import EmbeddedRedis
 from core.settings import Settings
 
+#: What a call raises when the store is unreachable (down, restarting, loading its data, too slow):
+#: the HTTP edge answers 503, background loops wait and try again.
+STORE_ERRORS: tuple[type[Exception], ...] = (redis.ConnectionError, redis.TimeoutError)
+
 #: Seconds before a Redis call gives up, so a request fails fast (503) instead of hanging.
 SOCKET_TIMEOUT_SECONDS = 5.0
 CONNECT_TIMEOUT_SECONDS = 2.0

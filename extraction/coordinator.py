@@ -13,7 +13,8 @@ import asyncio
 import functools
 import logging
 import time
-from typing import Any
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
 
 import ray
 
@@ -21,7 +22,7 @@ from core import files, metrics
 from core.blobs import BlobStore
 from core.errors import AgentryError
 from core.settings import Settings, get_settings
-from core.store import async_client, resolve_redis_url
+from core.store import STORE_ERRORS, async_client, resolve_redis_url
 from extraction import job_store
 from extraction.job_models import JobRecord
 from extraction.model import ModelFactory
@@ -55,6 +56,7 @@ class ExtractionCoordinator:
         self._pool: WorkerPool | None = None
         self._blobs = BlobStore(self._settings.resolved_blob_url)
         self._parsed = ParsedCache()
+        self._starting = asyncio.Lock()
 
     async def submit(self, workspace_id: str, job_id: str) -> None:
         """Start driving the job (a job already being driven is left alone)."""
@@ -80,13 +82,17 @@ class ExtractionCoordinator:
         return len(self._jobs)
 
     async def _start(self) -> None:
-        if self._redis is not None:
-            return
-        url, _ = resolve_redis_url(self._settings)
-        self._redis = async_client(url)
-        self._pool = WorkerPool()
-        for workspace_id, job_id in await job_store.pending_jobs(self._redis):
-            self._drive(workspace_id, job_id)
+        async with self._starting:
+            if self._redis is not None:
+                return
+            url, _ = resolve_redis_url(self._settings)
+            redis = async_client(url)
+            # Listed before the coordinator counts as started: if the store is down now, the next
+            # call tries again instead of leaving the pending jobs behind.
+            pending = await job_store.pending_jobs(redis)
+            self._redis, self._pool = redis, WorkerPool()
+            for workspace_id, job_id in pending:
+                self._drive(workspace_id, job_id)
 
     def _drive(self, workspace_id: str, job_id: str) -> None:
         if job_id in self._jobs:
@@ -97,29 +103,44 @@ class ExtractionCoordinator:
 
     async def _run(self, workspace_id: str, job_id: str) -> None:
         redis = self._redis
-        record = await job_store.load_job(redis, workspace_id, job_id)
-        if record is None or record.status != "processing":
-            await job_store.forget_pending(redis, workspace_id, job_id)
+        record = await _stored(job_id, lambda: self._begin(workspace_id, job_id))
+        if record is None:
             return
-        record = await job_store.mark_started(redis, record)
         started = time.perf_counter()
-        outcome = "failed"
-        try:
-            result = await self._work(record)
-        except JobFailure as exc:
-            await job_store.finish_job(redis, record, error=exc.message)
-        except AgentryError as exc:
-            await job_store.finish_job(redis, record, error=exc.message)
-        except Exception as exc:
-            # Only the kind of error is logged: its text may quote the document.
-            log.error("extraction job %s failed with %s", job_id, type(exc).__name__)
-            await job_store.finish_job(redis, record, error=INTERNAL_MESSAGE)
-        else:
-            await job_store.finish_job(redis, record, result=result)
-            outcome = "completed"
+        result: dict[str, Any] | None = None
+        error: str | None = None
+        while True:
+            try:
+                result = await self._work(record)
+            except STORE_ERRORS as exc:
+                # Reading the file's record needs the store: wait for it rather than fail the job.
+                await _store_pause(job_id, exc)
+                continue
+            except JobFailure as exc:
+                error = exc.message
+            except AgentryError as exc:
+                error = exc.message
+            except Exception as exc:
+                # Only the kind of error is logged: its text may quote the document.
+                log.error("extraction job %s failed with %s", job_id, type(exc).__name__)
+                error = INTERNAL_MESSAGE
+            break
+        # The work is done: keep trying to store its outcome until the store takes it.
+        await _stored(job_id, lambda: job_store.finish_job(redis, record, result=result, error=error))
         metrics.observe(
-            metrics.EXTRACTION_JOB_SECONDS, time.perf_counter() - started, kind=record.kind, outcome=outcome
+            metrics.EXTRACTION_JOB_SECONDS,
+            time.perf_counter() - started,
+            kind=record.kind,
+            outcome="failed" if error is not None else "completed",
         )
+
+    async def _begin(self, workspace_id: str, job_id: str) -> JobRecord | None:
+        """The job's record stamped as started, or None when it is no longer to be done."""
+        record = await job_store.load_job(self._redis, workspace_id, job_id)
+        if record is None or record.status != "processing":
+            await job_store.forget_pending(self._redis, workspace_id, job_id)
+            return None
+        return await job_store.mark_started(self._redis, record)
 
     async def _work(self, record: JobRecord) -> dict[str, Any]:
         assert self._pool is not None
@@ -139,6 +160,28 @@ class ExtractionCoordinator:
             model_available=self._model is not None,
             model_factory=self._model_factory,
         )
+
+
+#: Pause before a job's step that could not reach the store tries again.
+STORE_RETRY_SECONDS = 1.0
+
+T = TypeVar("T")
+
+
+async def _store_pause(job_id: str, exc: Exception) -> None:
+    log.warning(
+        "extraction job %s: the state store is unreachable (%s); trying again", job_id, type(exc).__name__
+    )
+    await asyncio.sleep(STORE_RETRY_SECONDS)
+
+
+async def _stored(job_id: str, step: Callable[[], Awaitable[T]]) -> T:
+    """`step()`'s result, retried while the store is unreachable."""
+    while True:
+        try:
+            return await step()
+        except STORE_ERRORS as exc:
+            await _store_pause(job_id, exc)
 
 
 _handles: dict[str, Any] = {}

@@ -1,8 +1,16 @@
-"""Test options: the same tests run on the embedded defaults or against given services."""
+"""Test options: the same tests run on the embedded defaults or against given services.
+
+The session service and its clients (`tests.support.session_service`) are registered here, so
+tests/integration and tests/reliability share one Ray and one Serve application per session.
+"""
 
 from __future__ import annotations
 
 import pytest
+
+from tests.support.session_service import api, api_key, placement, service
+
+__all__ = ["api", "api_key", "placement", "service"]
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
