@@ -9,6 +9,7 @@ from ray import serve
 from actors.scheduler import ensure_scheduler
 from core.settings import Settings
 from serve.app import app
+from serve.proxy_middleware import PROXY_ENV
 
 APP_NAME = "agentry"
 #: Queued requests per caller beyond which Serve answers at once instead of queueing forever.
@@ -53,7 +54,9 @@ def deploy(settings: Settings, env: dict[str, str]) -> None:
             "host": settings.host,
             "port": settings.port,
             "request_timeout_s": settings.sync_budget_seconds + 60,
-        }
+        },
+        # The proxies the controller starts answer a request cut off by a dying replica with a 503.
+        controller_options={"runtime_env": {"env_vars": PROXY_ENV}},
     )
     serve.run(
         Ingress.options(**ingress_options(settings, env)).bind(),  # type: ignore[attr-defined]

@@ -128,6 +128,12 @@ def test_serve_config_parses_with_rays_schema() -> None:
     assert app.route_prefix == "/"
 
 
+def test_serve_config_starts_the_proxies_with_our_middleware() -> None:
+    from serve.proxy_middleware import PROXY_ENV
+
+    assert _serve_config()["controller_options"]["runtime_env"]["env_vars"] == PROXY_ENV
+
+
 def test_serve_config_names_our_application_and_its_deployment() -> None:
     from ray.serve.deployment import Application
 
