@@ -1,5 +1,9 @@
-"""A `kill -9` of the embedded Redis under load: nothing acknowledged is lost, the API fails fast with
-503 in its envelope while the store is down, and recovers by itself when the store is back.
+"""Faults of a whole `agentry up` process (a child process with its own data dir).
+
+- A `kill -9` of the embedded Redis under load: nothing acknowledged is lost, the API fails fast with
+  503 in its envelope while the store is down, and recovers by itself when the store is back.
+- The process stopped (SIGTERM) mid-load and started again: held sync runs answer `draining`, and
+  every task, running or queued, resumes and completes once.
 
 The service does not restart its embedded Redis: whoever runs on the same data dir next (another
 `agentry` command, or this test, with `EmbeddedRedis(...).ensure_running()`) starts it from its
@@ -17,9 +21,9 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.reliability.conftest import scaled
+from tests.reliability.conftest import FULL, scaled
 from tests.support.agentry_process import AgentryProcess
-from tests.support.agents import TERMINAL, create_agent, scripted
+from tests.support.agents import TERMINAL, create_agent, feed, of_type, scripted, start, task
 from tests.support.documents import pdf_text
 from tests.support.service import wait_for
 
@@ -144,6 +148,9 @@ def test_acknowledged_tasks_survive_a_kill_9_of_redis(agentry: AgentryProcess) -
             ),
         )
         before = scaled(15, 60)
+        # At full scale also an extraction job long enough to straddle the outage (its result is
+        # stored once the store is back).
+        job = _start_long_parse(api) if FULL else None
         with Load(agentry.url, agentry.key(), agent["id"], clients=scaled(2, 4)) as load:
             wait_for(lambda: load.count() >= before, timeout=120, what=f"{before} acknowledged runs")
             service_pid = agentry.process.pid  # type: ignore[union-attr]
@@ -180,6 +187,9 @@ def test_acknowledged_tasks_survive_a_kill_9_of_redis(agentry: AgentryProcess) -
             assert tasks[task_id]["status"] == "completed", tasks[task_id]
             summary = api.get(f"/api/v1/tasks/{task_id}/summary").json()
             assert summary["summary"] == f"done {query}", summary
+        if job is not None:
+            done = wait_for(lambda: _job_ended(api, job), timeout=300, interval=1.0, what="the parse job")
+            assert done["status"] == "completed", done
         # And a new run goes through as before.
         reply = api.post(
             f"/api/v1/agents/{agent['id']}/run",
@@ -187,3 +197,70 @@ def test_acknowledged_tasks_survive_a_kill_9_of_redis(agentry: AgentryProcess) -
             json={"query": "after"},
         )
         assert reply.status_code == 200 and reply.json()["result"] == "done after", reply.text
+
+
+def test_a_restart_mid_load_resumes_every_task(agentry: AgentryProcess) -> None:
+    count = scaled(10, 40)
+    with agentry.client() as api:
+        agent = create_agent(
+            api,
+            scripted({"delay_seconds": 4, "answer": "done {{query}}"}, settings={"max_concurrent_tasks": 4}),
+        )
+        held: list[httpx.Response] = []
+
+        def hold() -> None:
+            with agentry.client(timeout=120) as client:
+                held.append(
+                    client.post(
+                        f"/api/v1/agents/{agent['id']}/run",
+                        params={"async": "false", "result": "summary"},
+                        json={"query": "held"},
+                    )
+                )
+
+        holder = threading.Thread(target=hold, daemon=True)
+        holder.start()
+        wait_for(lambda: _count(api, agent["id"], "running") == 1, timeout=60, what="the held run to start")
+        queries = {start(api, agent["id"], f"r{i}"): f"r{i}" for i in range(count)}
+        wait_for(lambda: _count(api, agent["id"], "running") == 4, timeout=60, what="four running tasks")
+        assert _count(api, agent["id"], "queued") > 0
+
+    assert agentry.stop() == 0, agentry.output()
+    holder.join(timeout=60)
+    (reply,) = held
+    # The stopping service told the held request to let go, with the id of its task.
+    assert reply.status_code == 202 and reply.json()["outcome"] == "draining", reply.text
+    queries[reply.json()["task_id"]] = "held"
+
+    agentry.start()
+    with agentry.client() as api:
+
+        def ended() -> dict[str, dict] | None:
+            found = {tid: task(api, tid) for tid in queries}
+            return found if all(body["status"] in TERMINAL for body in found.values()) else None
+
+        tasks = wait_for(ended, timeout=scaled(180, 400), interval=1.0, what="every task after the restart")
+        for task_id, query in queries.items():
+            assert tasks[task_id]["status"] == "completed", tasks[task_id]
+            messages = of_type(feed(api, task_id), "assistant_message")
+            assert [m["text"] for m in messages] == [f"done {query}"], messages
+
+
+def _start_long_parse(api: httpx.Client) -> str:
+    pages = [[f"Outage page {n}"] for n in range(1, 401)]
+    upload = api.post("/api/v2/files", files={"file": ("long.pdf", pdf_text(pages))})
+    assert upload.status_code == 200, upload.text
+    queued = api.post("/api/v2/parse/async", json={"input": upload.json()["file_id"]})
+    assert queued.status_code == 200, queued.text
+    return str(queued.json()["record_id"])
+
+
+def _job_ended(api: httpx.Client, record_id: str) -> dict | None:
+    reply = api.get(f"/api/v2/jobs/{record_id}")
+    body: dict = reply.json()
+    return body if reply.status_code == 200 and body["status"] != "processing" else None
+
+
+def _count(api: httpx.Client, agent_id: str, status: str) -> int:
+    reply = api.get("/api/v1/tasks", params={"agent_id": agent_id, "status": status, "limit": 100})
+    return len(reply.json()["data"]) if reply.status_code == 200 else 0
