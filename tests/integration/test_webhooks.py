@@ -13,7 +13,7 @@ from tests.integration.conftest import Service
 from tests.support import documents
 from tests.support.agents import ask, create_agent, scripted, start, wait_status
 from tests.support.service import wait_for
-from tests.support.webhook_receiver import Receiver, Received, receiver
+from tests.support.webhook_receiver import Received, Receiver, receiver
 
 pytestmark = pytest.mark.integration
 
@@ -107,7 +107,10 @@ def test_a_completed_task_is_delivered_once_signed(api: httpx.Client, hooks: Rec
     task_id = start(api, agent["id"], "hello")
     (got,) = arrived(hooks, "/done")
     assert got.signed_by(hook["secret"]) and not got.signed_by("whsec_other")
-    assert got.headers["x-agentry-event"] == "task.completed" and got.headers["content-type"] == "application/json"
+    assert (
+        got.headers["x-agentry-event"] == "task.completed"
+        and got.headers["content-type"] == "application/json"
+    )
     body = got.json
     assert body["type"] == "task.completed" and body["id"] and body["created_at"]
     data = body["data"]
@@ -115,7 +118,9 @@ def test_a_completed_task_is_delivered_once_signed(api: httpx.Client, hooks: Rec
     assert data["error"] is None and "summary" not in data and "query" not in data
     (attempt,) = wait_for(lambda: deliveries(api, hook["id"]), what="the attempt's record")
     assert attempt["delivery_id"] == got.headers["x-agentry-delivery"] and attempt["event_id"] == body["id"]
-    assert attempt["event"] == "task.completed" and attempt["attempt"] == 1 and attempt["outcome"] == "succeeded"
+    assert (
+        attempt["event"] == "task.completed" and attempt["attempt"] == 1 and attempt["outcome"] == "succeeded"
+    )
     assert attempt["status_code"] == 200 and attempt["error"] is None and attempt["next_attempt_at"] is None
     assert attempt["duration_ms"] >= 0 and attempt["started_at"] <= attempt["finished_at"]
     assert wait_status(api, task_id)["status"] == "completed"
@@ -144,7 +149,11 @@ def test_a_failing_receiver_is_retried_and_every_attempt_recorded(api: httpx.Cli
     start(api, agent["id"])
     failed, succeeded = arrived(hooks, "/flaky", 2)
     assert (failed.status, succeeded.status) == (500, 200)
-    assert failed.body == succeeded.body and failed.signed_by(hook["secret"]) and succeeded.signed_by(hook["secret"])
+    assert (
+        failed.body == succeeded.body
+        and failed.signed_by(hook["secret"])
+        and succeeded.signed_by(hook["secret"])
+    )
     assert failed.headers["x-agentry-delivery"] == succeeded.headers["x-agentry-delivery"]
     newest, oldest = wait_for(lambda: len(d := deliveries(api, hook["id"])) == 2 and d, what="two attempts")
     assert (oldest["attempt"], oldest["outcome"], oldest["status_code"]) == (1, "retrying", 500)
@@ -153,7 +162,9 @@ def test_a_failing_receiver_is_retried_and_every_attempt_recorded(api: httpx.Cli
     assert newest["delivery_id"] == oldest["delivery_id"] and newest["event_id"] == oldest["event_id"]
     page = api.get(f"/api/v1/webhooks/{hook['id']}/deliveries", params={"limit": 1}).json()
     assert [a["id"] for a in page["data"]] == [newest["id"]] and page["has_more"]
-    after = api.get(f"/api/v1/webhooks/{hook['id']}/deliveries", params={"cursor": page["next_cursor"]}).json()
+    after = api.get(
+        f"/api/v1/webhooks/{hook['id']}/deliveries", params={"cursor": page["next_cursor"]}
+    ).json()
     assert [a["id"] for a in after["data"]] == [oldest["id"]] and not after["has_more"]
 
 

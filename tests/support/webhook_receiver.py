@@ -32,7 +32,9 @@ class Received:
         return parsed
 
     def signed_by(self, secret: str) -> bool:
-        return verify(secret, self.headers["x-agentry-timestamp"], self.body, self.headers["x-agentry-signature"])
+        return verify(
+            secret, self.headers["x-agentry-timestamp"], self.body, self.headers["x-agentry-signature"]
+        )
 
 
 @dataclass
