@@ -27,7 +27,7 @@ def decode_in_chunks(text: str, cuts: list[int]) -> list[ServerSentEvent]:
     decoder = SSEDecoder()
     events: list[ServerSentEvent] = []
     start = 0
-    for cut in sorted(cuts) + [len(text)]:
+    for cut in [*sorted(cuts), len(text)]:
         events += decoder.feed(text[start:cut])
         start = cut
     return events
