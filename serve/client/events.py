@@ -4,6 +4,7 @@ The stream carries `id: <redis stream id>`, `event: status|feed|child|end` and o
 `data`; `end` is the last event. When the connection drops, the next one sends `Last-Event-ID`
 so the service resumes after the last event seen, and an event that arrives twice anyway (a
 resume point older than what was delivered) is skipped, so the caller sees each event once.
+`end` carries the id of the last entry before it (a resume from there yields `end` again).
 """
 
 from __future__ import annotations
@@ -75,7 +76,10 @@ class EventStream:
                 break
             if sse.retry is not None:
                 self._retry_ms = sse.retry
-            if sse.id and self.last_event_id and not stream_id_after(sse.id, self.last_event_id):
+            # `end` carries the id of the task's last entry, so it is the one event whose id may
+            # equal one already delivered; it comes once, as the iteration stops after it.
+            duplicate = sse.id and self.last_event_id and not stream_id_after(sse.id, self.last_event_id)
+            if duplicate and sse.event != END:
                 continue
             if sse.id:
                 self.last_event_id = sse.id

@@ -19,6 +19,8 @@ STREAM = (
     'id: 1700000000000-0\nevent: status\ndata: {"status": "running"}\n\n'
     ": ping\n"
     'id: 1700000000000-1\nevent: feed\ndata: {"seq": 1}\n\n'
+    'id: 1700000000001-0\nevent: feed\ndata: {"seq": 2}\n\n'
+    # `end` repeats the id of the last entry (CONTRACT of the events endpoint).
     'id: 1700000000001-0\nevent: end\ndata: {"status": "completed"}\n\n'
 )
 
@@ -38,6 +40,7 @@ def test_events_with_ids_types_and_keepalive_comments() -> None:
     assert [(e.id, e.event, e.data) for e in events] == [
         ("1700000000000-0", "status", '{"status": "running"}'),
         ("1700000000000-1", "feed", '{"seq": 1}'),
+        ("1700000000001-0", "feed", '{"seq": 2}'),
         ("1700000000001-0", "end", '{"status": "completed"}'),
     ]
 
@@ -107,7 +110,15 @@ def test_stream_resumes_skips_duplicates_and_stops_after_end() -> None:
     again = stream.receive(
         STREAM[STREAM.index("id: 1700000000000-1") :] + "id: 1700000000002-0\ndata: {}\n\n"
     )
-    assert [(e.id, e.type) for e in again] == [("1700000000001-0", "end")] and stream.done
+    assert [(e.id, e.type) for e in again] == [("1700000000001-0", "feed"), ("1700000000001-0", "end")]
+    assert stream.done
+
+
+def test_a_resume_from_the_last_entry_still_gets_end() -> None:
+    stream = EventStream(Context(), "t-1", "1700000000001-0")
+    stream.connected()
+    events = stream.receive('id: 1700000000001-0\nevent: end\ndata: {"status": "completed"}\n\n')
+    assert [e.type for e in events] == ["end"] and events[0].data == {"status": "completed"} and stream.done
 
 
 def test_stream_gives_up_after_repeated_empty_connections_and_raises_refusals() -> None:
