@@ -10,10 +10,12 @@ import json
 import random
 from typing import Any
 
+import httpx
 import pytest
 
 from serve.client import operations as ops
 from serve.client.errors import (
+    AgentryClientError,
     ConnectionFailed,
     NotFound,
     RateLimited,
@@ -24,7 +26,7 @@ from serve.client.errors import (
 from serve.client.models import Job, Page, SyncReply, Task, TaskSummary
 from serve.client.protocol import Call, Context, Flow, Reply, TransportFailure, drive_sync
 from serve.client.retry import PollPolicy, RetryPolicy
-from serve.client.transport import request_options
+from serve.client.transport import request_options, resolve_api_key, to_failure
 
 pytestmark = pytest.mark.unit
 
@@ -315,3 +317,15 @@ def test_run_bodies_json_or_multipart() -> None:
         "source": "test",
     }
     assert ops.segment("file://abc") == "file%3A%2F%2Fabc"
+
+
+def test_which_connection_errors_prove_nothing_was_sent(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert not to_failure(httpx.ConnectError("refused")).sent
+    assert not to_failure(httpx.ConnectTimeout("slow")).sent
+    assert to_failure(httpx.ReadError("reset")).sent and to_failure(httpx.RemoteProtocolError("gone")).sent
+    assert to_failure(httpx.ReadTimeout("slow")).sent and to_failure(httpx.WriteError("pipe")).sent
+    monkeypatch.setenv("AGENTRY_API_KEY", "agk_env")
+    assert resolve_api_key(None) == "agk_env" and resolve_api_key("agk_arg") == "agk_arg"
+    monkeypatch.delenv("AGENTRY_API_KEY")
+    with pytest.raises(AgentryClientError, match="AGENTRY_API_KEY"):
+        resolve_api_key(None)
