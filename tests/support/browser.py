@@ -65,7 +65,9 @@ def chromium() -> Iterator[Any]:
         driver.quit()
 
 
-def until(driver: Any, condition: Callable[[Any], T | None | bool], timeout: float = 30.0, what: str = "") -> T:
+def until(
+    driver: Any, condition: Callable[[Any], T | bool | None], timeout: float = 30.0, what: str = ""
+) -> T:
     """Poll `condition(driver)` until it is truthy; on timeout fail with the page's console log."""
     from selenium.common.exceptions import TimeoutException
     from selenium.webdriver.support.ui import WebDriverWait

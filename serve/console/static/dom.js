@@ -44,3 +44,10 @@ export function errorBox(error) {
 export function json(value) {
   return JSON.stringify(value, null, 2);
 }
+
+// Marks `button` as the cited value being shown, and no other in its view.
+export function markSelected(button) {
+  const view = button.closest("section") ?? document;
+  for (const other of view.querySelectorAll(".cited-value.selected")) other.classList.remove("selected");
+  button.classList.add("selected");
+}

@@ -3,7 +3,7 @@
 
 import { getJson, postJson, request } from "./api.js";
 import { boxFractions, describe } from "./citations.js";
-import { clear, errorBox, h } from "./dom.js";
+import { clear, errorBox, h, markSelected } from "./dom.js";
 import { PageViewer } from "./viewer.js";
 
 const POLL_MS = 500;
@@ -91,7 +91,8 @@ function resultTable(fields, fileId, viewer) {
   const rows = Object.entries(fields).map(([name, field]) => {
     const citations = field.citations || [];
     const onPage = citations.filter((c) => c.page !== undefined);
-    const show = () => {
+    const show = (event) => {
+      markSelected(event.currentTarget);
       if (!onPage.length) return viewer.empty(citations.length ? citations.map(describe).join("; ") : "No citation for this value.");
       const page = onPage[0].page;
       const boxes = onPage.filter((c) => c.page === page).map((c) => boxFractions(c)).filter(Boolean);

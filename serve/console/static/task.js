@@ -3,7 +3,7 @@
 
 import { ApiError, getJson } from "./api.js";
 import { boxFractions, describe, fileIdsByName, isCitedLeaf, pageSizeOf } from "./citations.js";
-import { clear, errorBox, h, statusBadge, when } from "./dom.js";
+import { clear, errorBox, h, markSelected, statusBadge, when } from "./dom.js";
 import { feedEntry } from "./feed.js";
 import { followEvents } from "./sse.js";
 import { PageViewer } from "./viewer.js";
@@ -192,7 +192,10 @@ function citedValue(leaf, { documents, fileIds, viewer }, path) {
       class: "cited-value",
       dataset: { path },
       title: citations.map(describe).join("\n"),
-      onclick: () => (drawable.length ? showCitation(drawable[0]) : viewer.empty(citations.map(describe).join("; "))),
+      onclick: (event) => {
+        markSelected(event.currentTarget);
+        return drawable.length ? showCitation(drawable[0]) : viewer.empty(citations.map(describe).join("; "));
+      },
     },
     String(leaf.value),
     h("span", { class: "cite-count" }, String(citations.length)),

@@ -110,7 +110,13 @@ def test_a_task_feed_updates_live_and_a_cited_value_shows_its_box(
     with service.client(key, timeout=120) as api:
         agent = create_agent(
             api,
-            scripted(extract, ask("File this invoice?"), filed, output_schema={"type": "object"}, structured_output_citations=True),
+            scripted(
+                extract,
+                ask("File this invoice?"),
+                filed,
+                output_schema={"type": "object"},
+                structured_output_citations=True,
+            ),
             name="Invoice filer",
         )
         started = api.post(
@@ -167,7 +173,9 @@ def test_the_playground_extracts_fields_and_shows_their_boxes(
     save_screenshot(browser, tmp_path, "console-playground.png")
 
 
-def test_the_event_stream_parser_handles_split_chunks_and_line_endings(service: Service, browser: Any) -> None:
+def test_the_event_stream_parser_handles_split_chunks_and_line_endings(
+    service: Service, browser: Any
+) -> None:
     browser.get(f"{service.url}/console/")
     events = browser.execute_async_script(
         "const done = arguments[arguments.length - 1];"
