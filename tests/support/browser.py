@@ -80,12 +80,13 @@ def until(
         pytest.fail(f"timed out after {timeout} s waiting for {what}; browser log:\n{logs}")
 
 
-def save_screenshot(driver: Any, tmp_path: Path, name: str) -> Path:
-    """Save the window as `name` in the test's tmp dir, and in $AGENTRY_SCREENSHOT_DIR when set."""
+def save_screenshot(driver: Any, tmp_path: Path, name: str, *, publish: bool = True) -> Path:
+    """Save the window as `name` in the test's tmp dir, and (`publish`) in $AGENTRY_SCREENSHOT_DIR
+    when it is set."""
     path = tmp_path / name
     assert driver.save_screenshot(str(path)), "the screenshot could not be taken"
     target = os.environ.get(SCREENSHOT_DIR_ENV)
-    if target:
+    if publish and target:
         Path(target).mkdir(parents=True, exist_ok=True)
         shutil.copyfile(path, Path(target) / name)
     return path

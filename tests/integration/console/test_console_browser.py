@@ -170,7 +170,7 @@ def test_the_playground_extracts_fields_and_shows_their_boxes(
     geometry = assert_box_on_page_image(browser)
     # The customer's name is the second field of the form, below the invoice number's line.
     assert geometry["boxes"][0]["top"] > geometry["image"]["top"] + 0.1 * geometry["image"]["height"]
-    save_screenshot(browser, tmp_path, "console-playground.png")
+    save_screenshot(browser, tmp_path, "console-playground.png", publish=False)
 
 
 def test_the_event_stream_parser_handles_split_chunks_and_line_endings(
