@@ -102,7 +102,12 @@ def task(workspace_id: str, task_id: str) -> str:
 
 
 def task_feed(workspace_id: str, task_id: str) -> str:
-    """The task's ordered, numbered event log (a stream); the feed is read from it."""
+    """The task's ordered, numbered event log (a stream); the feed is read from it.
+
+    Entries are the task's own feed items (`seq`, `item`) and the items its delegated children
+    mirror into it (`child`, `child_item`), which only the live event stream reads. Never trimmed:
+    the log lives as long as the task.
+    """
     return ws(workspace_id, "task", task_id, "feed")
 
 

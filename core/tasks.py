@@ -331,7 +331,12 @@ async def record(
     stamp = now_iso()
     encoded = [dumps(item | {"created_at": stamp}) for item in items or []]
     parent_feed, parent_member = _mirror(task.spec)
-    script_keys = [keys.task(ws, task_id), keys.task_feed(ws, task_id), keys.task_steps(ws, task_id), *parent_feed]
+    script_keys = [
+        keys.task(ws, task_id),
+        keys.task_feed(ws, task_id),
+        keys.task_steps(ws, task_id),
+        *parent_feed,
+    ]
     result = await redis.eval(
         lua.RECORD,
         len(script_keys),

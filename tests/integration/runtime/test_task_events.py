@@ -33,7 +33,9 @@ def _as_events(task_id: str, items: list[dict[str, Any]]) -> list[tuple[str, dic
 
 
 def test_events_arrive_in_order_end_once_and_resume_without_loss(api: httpx.Client) -> None:
-    agent = create_agent(api, scripted({"tool_calls": [{"name": "no_such_tool", "arguments": {}}]}, {"answer": "Hi"}))
+    agent = create_agent(
+        api, scripted({"tool_calls": [{"name": "no_such_tool", "arguments": {}}]}, {"answer": "Hi"})
+    )
     task_id = start(api, agent["id"])
     received = events(api, task_id)
     assert received[-1].type == "end" and received[-1].data == {"task_id": task_id, "status": "completed"}
@@ -54,8 +56,7 @@ def test_events_arrive_in_order_end_once_and_resume_without_loss(api: httpx.Clie
     reply = api.get(f"/api/v1/tasks/{task_id}/events", params={"last_event_id": received[-1].id})
     assert reply.status_code == 200
     assert reply.text == (
-        f"id: {received[-1].id}\nevent: end\ndata: "
-        f'{{"task_id":"{task_id}","status":"completed"}}\n\n'
+        f'id: {received[-1].id}\nevent: end\ndata: {{"task_id":"{task_id}","status":"completed"}}\n\n'
     )
 
 
@@ -70,7 +71,10 @@ def test_invalid_resume_points_and_other_workspaces_are_refused(api: httpx.Clien
         assert foreign.status_code == 403 and set(foreign.json()) == {"error"}
         missing = stranger.get(f"/api/v1/tasks/{uuid.uuid4()}/events")
         assert missing.status_code == 404
-    assert api.get(f"/api/v1/tasks/{task_id}/events", headers={"Authorization": "Bearer nope"}).status_code == 401
+    assert (
+        api.get(f"/api/v1/tasks/{task_id}/events", headers={"Authorization": "Bearer nope"}).status_code
+        == 401
+    )
 
 
 def test_a_waiting_task_keeps_its_stream_open_until_the_reply_moves_it_on(
@@ -106,7 +110,9 @@ def test_a_parent_stream_nests_its_childrens_events_without_touching_its_feed(ap
                 "tool_calls": [
                     {
                         "name": "delegate_tasks",
-                        "arguments": {"tasks": [{"agent_group_id": worker["agent_group_id"], "prompt": "greet"}]},
+                        "arguments": {
+                            "tasks": [{"agent_group_id": worker["agent_group_id"], "prompt": "greet"}]
+                        },
                     }
                 ]
             },
