@@ -5,6 +5,7 @@ from __future__ import annotations
 from fastapi import FastAPI
 
 from core.settings import get_settings
+from serve.console import mount_console
 from serve.errors import install_error_handlers
 from serve.middleware import EdgeMiddleware
 from serve.routers import (
@@ -49,6 +50,7 @@ def build_app() -> FastAPI:
     extraction_api = (files.router, extraction.router, configs.router)
     for router in (health.router, *agents_api, *extraction_api):
         app.include_router(router)
+    mount_console(app)
     return app
 
 
