@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 # The store tests also run against this external Redis; they skip when nothing answers there.
 EXTERNAL_REDIS_URL ?= redis://127.0.0.1:6379/15
 
-.PHONY: install run test test-unit lint bench clean
+.PHONY: install browser run test test-unit lint bench clean
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -16,10 +16,18 @@ $(STAMP): pyproject.toml
 
 install: $(STAMP)
 
+# Headless Chromium and its driver for the console's browser tests, from Debian (CI runs as root).
+# Elsewhere, without them, those tests skip; with CI set they fail instead.
+browser:
+	@if [ -x /usr/bin/chromium ] && [ -x /usr/bin/chromedriver ]; then :; \
+	elif command -v apt-get >/dev/null && [ "$$(id -u)" = 0 ]; then \
+		apt-get update -q && apt-get install -y -q --no-install-recommends chromium chromium-driver; \
+	else echo "chromium and chromium-driver are not installed: the console browser tests will skip"; fi
+
 run: install
 	$(BIN)/agentry up
 
-test: install
+test: install browser
 	$(BIN)/python -m pytest
 	$(BIN)/python -m pytest -m store --redis-url $(EXTERNAL_REDIS_URL)
 

@@ -139,7 +139,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--corpus", type=Path, default=Path(__file__).resolve().parents[1].parent / "shared" / "corpus")
+    parser.add_argument(
+        "--corpus", type=Path, default=Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
+    )
     parser.add_argument("--task-pages", type=int, default=16, help="pages per Ray task")
     parser.add_argument("--rounds", type=int, default=3, help="passes over the corpus for our engine")
     parser.add_argument("--trials", type=int, default=2, help="runs of each Ray set-up; the best counts")

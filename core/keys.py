@@ -102,7 +102,12 @@ def task(workspace_id: str, task_id: str) -> str:
 
 
 def task_feed(workspace_id: str, task_id: str) -> str:
-    """The task's ordered, numbered event log (a stream); the feed is read from it."""
+    """The task's ordered, numbered event log (a stream); the feed is read from it.
+
+    Entries are the task's own feed items (`seq`, `item`) and the items its delegated children
+    mirror into it (`child`, `child_item`), which only the live event stream reads. Never trimmed:
+    the log lives as long as the task.
+    """
     return ws(workspace_id, "task", task_id, "feed")
 
 
@@ -193,3 +198,37 @@ def await_timers() -> str:
 
 #: Consumer group of the scheduler on the runtime event stream.
 EVENTS_GROUP = "scheduler"
+
+
+# Webhooks.
+def webhooks_index(workspace_id: str) -> str:
+    """The workspace's webhook subscriptions, newest first; the transition script reads its size."""
+    return ws(workspace_id, "webhooks")
+
+
+def webhook(workspace_id: str, webhook_id: str) -> str:
+    return ws(workspace_id, "webhook", webhook_id)
+
+
+def webhook_attempts(workspace_id: str, webhook_id: str) -> str:
+    """Every delivery attempt to one subscription (a stream, newest read first)."""
+    return ws(workspace_id, "webhook", webhook_id, "attempts")
+
+
+def webhook_delivery(workspace_id: str, delivery_id: str) -> str:
+    """One event's delivery to one subscription: its body and where its retries stand."""
+    return ws(workspace_id, "webhook-delivery", delivery_id)
+
+
+def webhook_outbox() -> str:
+    """Events to deliver (a stream), appended in the same atomic step as the change they report."""
+    return glob("webhooks", "outbox")
+
+
+def webhook_due() -> str:
+    """Deliveries by the time their next attempt is due (a sorted set of `<ws>|<delivery id>`)."""
+    return glob("webhooks", "due")
+
+
+#: Consumer group of the webhook dispatcher on the outbox.
+WEBHOOKS_GROUP = "webhooks"

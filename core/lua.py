@@ -2,17 +2,26 @@
 
 Feed items are passed in as JSON objects without their `seq`; the script numbers them from the
 task's counter, so items are numbered in commit order whoever writes them.
+
+A delegated child's items are also mirrored into its parent's stream in the same step, as entries
+with the fields `child` and `child_item` instead of `seq` and `item`: the parent's live event stream
+shows them, and every feed reader skips them (`core.tasks.read_feed` reads only `item` entries).
 """
 
 from __future__ import annotations
 
-# Shared helpers: append pre-serialised feed items with the next seq numbers, publish a wake-up.
+# Shared helpers: append pre-serialised feed items with the next seq numbers (mirrored into the
+# parent's stream when `parent_feed` is not ''), set and drop hash fields.
 _APPEND = """
-local function append_items(task_key, feed_key, items)
+local function append_items(task_key, feed_key, items, parent_feed, child_id)
   local last = 0
   for _, item in ipairs(items) do
     last = redis.call('HINCRBY', task_key, 'feed_seq', 1)
-    redis.call('XADD', feed_key, '*', 'seq', last, 'item', '{"seq":' .. last .. ',' .. string.sub(item, 2))
+    local numbered = '{"seq":' .. last .. ',' .. string.sub(item, 2)
+    redis.call('XADD', feed_key, '*', 'seq', last, 'item', numbered)
+    if parent_feed ~= '' then
+      redis.call('XADD', parent_feed, '*', 'child', child_id, 'child_item', numbered)
+    end
   end
   return last
 end
@@ -30,9 +39,12 @@ end
 #: KEYS: task hash, feed stream, live set, the agent's running set. ARGV: transition table JSON,
 #: target status, now (ISO), fields to set (JSON object of strings), fields to drop (JSON list), extra
 #: feed items (JSON list of JSON object strings), channel, live-set member, expected current status
-#: ("" = any allowed), task id, workspace id; KEYS[5] is the runtime event stream. Leaving `running`
-#: frees the task's slot in the agent's running set; a delegated child reaching a terminal state
-#: enqueues its `child_task` signal in the same atomic step, so no signal can be lost.
+#: ("" = any allowed), task id, workspace id, the parent's live-set member ("" = no parent), the
+#: webhook event of the target status ("" = none); KEYS[5] is the runtime event stream, KEYS[6] the
+#: webhook outbox, KEYS[7] the workspace's webhook index, KEYS[8] (a child only) the parent's feed.
+#: Leaving `running` frees the task's slot in the agent's running set; a delegated child reaching a
+#: terminal state enqueues its `child_task` signal in the same atomic step, so no signal can be lost;
+#: the same holds for the webhook event, written only when the workspace has a subscription.
 #: Returns {1, previous status} when applied, {0, current status} when refused.
 TRANSITION = (
     _APPEND
@@ -48,11 +60,16 @@ for _, to in ipairs(table_[current] or {}) do
 end
 if not allowed then return {0, current} end
 redis.call('HSET', KEYS[1], 'status', target, 'updated_at', ARGV[3])
-set_fields(KEYS[1], cjson.decode(ARGV[4]), cjson.decode(ARGV[5]))
+local fields = cjson.decode(ARGV[4])
+set_fields(KEYS[1], fields, cjson.decode(ARGV[5]))
 local items = cjson.decode(ARGV[6])
 table.insert(items, 1, '{"type":"status_changed","from":"' .. current .. '","to":"' .. target
   .. '","created_at":"' .. ARGV[3] .. '"}')
-append_items(KEYS[1], KEYS[2], items)
+append_items(KEYS[1], KEYS[2], items, KEYS[8] or '', ARGV[10])
+if ARGV[13] ~= '' and redis.call('ZCARD', KEYS[7]) > 0 then
+  redis.call('XADD', KEYS[6], '*', 'type', ARGV[13], 'ws', ARGV[11], 'task_id', ARGV[10], 'from', current,
+    'at', ARGV[3], 'error', fields['error'] or '', 'pause', fields['pause'] or '')
+end
 if target == 'pending' or target == 'queued' or target == 'running' then
   redis.call('SADD', KEYS[3], ARGV[8])
 else
@@ -66,14 +83,16 @@ if target == 'completed' or target == 'failed' or target == 'stopped' then
   end
 end
 redis.call('PUBLISH', ARGV[7], ARGV[8] .. '|' .. target)
+if ARGV[12] ~= '' then redis.call('PUBLISH', ARGV[7], ARGV[12] .. '|child') end
 return {1, current}
 """
 )
 
-#: Record one piece of a step exactly once. KEYS: task hash, feed stream, steps hash.
-#: ARGV: marker field, marker value, allowed statuses (JSON list), fields (JSON object), drop (JSON
-#: list), feed items (JSON list), increments (JSON object field -> number), now, channel, member,
-#: further step markers written with it (JSON object marker -> value).
+#: Record one piece of a step exactly once. KEYS: task hash, feed stream, steps hash, and (a child
+#: only) the parent's feed. ARGV: marker field, marker value, allowed statuses (JSON list), fields
+#: (JSON object), drop (JSON list), feed items (JSON list), increments (JSON object field -> number),
+#: now, channel, member, further step markers written with it (JSON object marker -> value), task id,
+#: the parent's live-set member ("" = no parent).
 #: Returns 1 when written, 0 when the marker was already there, -1 when the status forbids it.
 RECORD = (
     _APPEND
@@ -94,14 +113,17 @@ for k, v in pairs(cjson.decode(ARGV[7])) do
   redis.call('HINCRBYFLOAT', KEYS[1], k, v)
 end
 redis.call('HSET', KEYS[1], 'updated_at', ARGV[8])
-append_items(KEYS[1], KEYS[2], cjson.decode(ARGV[6]))
+local items = cjson.decode(ARGV[6])
+append_items(KEYS[1], KEYS[2], items, KEYS[4] or '', ARGV[12])
 redis.call('PUBLISH', ARGV[9], ARGV[10] .. '|' .. status)
+if ARGV[13] ~= '' and #items > 0 then redis.call('PUBLISH', ARGV[9], ARGV[13] .. '|child') end
 return 1
 """
 )
 
-#: Admission per agent. KEYS: running set, queue list, task hash, feed, live set.
-#: ARGV: limit, task id, transition table, now, channel, member, from status.
+#: Admission per agent. KEYS: running set, queue list, task hash, feed, live set, and (a child only)
+#: the parent's feed. ARGV: limit, task id, transition table, now, channel, member, from status, the
+#: parent's live-set member ("" = no parent).
 #: Returns 'running' or 'queued' (or '' when the task left `from status` meanwhile).
 ADMIT = (
     _APPEND
@@ -119,9 +141,10 @@ else
   redis.call('RPUSH', KEYS[2], ARGV[2])
 end
 append_items(KEYS[3], KEYS[4], {'{"type":"status_changed","from":"' .. status .. '","to":"' .. target
-  .. '","created_at":"' .. ARGV[4] .. '"}'})
+  .. '","created_at":"' .. ARGV[4] .. '"}'}, KEYS[6] or '', ARGV[2])
 redis.call('SADD', KEYS[5], ARGV[6])
 redis.call('PUBLISH', ARGV[5], ARGV[6] .. '|' .. target)
+if ARGV[8] ~= '' then redis.call('PUBLISH', ARGV[5], ARGV[8] .. '|child') end
 return target
 """
 )

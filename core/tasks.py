@@ -164,6 +164,27 @@ def live_member(workspace_id: str, task_id: str) -> str:
     return f"{workspace_id}|{task_id}"
 
 
+#: The webhook event each status raises (`core.webhooks` lists every event a subscription may name).
+WEBHOOK_EVENTS: dict[str, str] = {
+    TaskStatus.COMPLETED.value: "task.completed",
+    TaskStatus.FAILED.value: "task.failed",
+    TaskStatus.WAITING_FOR_INPUT.value: "task.waiting_for_input",
+    TaskStatus.AWAITING_REVIEW.value: "task.awaiting_review",
+}
+
+
+def _mirror(spec: TaskSpec) -> tuple[list[str], str]:
+    """(the parent's feed as an extra script key, the parent's live-set member) for a delegated child.
+
+    A child's items are mirrored into its parent's stream (see `core.lua`), so the parent's live
+    event stream shows the child's progress; the parent is always in the child's workspace.
+    """
+    if not spec.parent_task_id:
+        return [], ""
+    ws = spec.workspace_id
+    return [keys.task_feed(ws, spec.parent_task_id)], live_member(ws, spec.parent_task_id)
+
+
 def dumps(value: Any) -> str:
     return json.dumps(value, separators=(",", ":"), default=str)
 
@@ -196,6 +217,8 @@ def add_create(pipe: Any, spec: TaskSpec) -> None:
         # Read by the transition script: a child's terminal state signals its parent.
         fields["parent_task_id"] = spec.parent_task_id
         pipe.zadd(keys.task_children(ws, spec.parent_task_id), {spec.index_member: 0})
+        pipe.xadd(keys.task_feed(ws, spec.parent_task_id), {"child": task_id, "child_item": dumps(first)})
+        pipe.publish(keys.TASK_EVENTS_CHANNEL, live_member(ws, spec.parent_task_id) + "|child")
     pipe.set(keys.owner(task_id), ws)
     pipe.hset(keys.task(ws, task_id), mapping=fields)
     pipe.xadd(keys.task_feed(ws, task_id), {"seq": 1, "item": dumps(first)})
@@ -256,14 +279,21 @@ async def transition(
     ws, task_id = task.workspace_id, task.id
     stamp = now_iso()
     encoded = [dumps(item | {"created_at": stamp}) for item in items or []]
-    applied, previous = await redis.eval(
-        lua.TRANSITION,
-        5,
+    parent_feed, parent_member = _mirror(task.spec)
+    script_keys = [
         keys.task(ws, task_id),
         keys.task_feed(ws, task_id),
         keys.live_tasks(),
         keys.agent_running(ws, task.spec.agent_group_id),
         keys.runtime_events(),
+        keys.webhook_outbox(),
+        keys.webhooks_index(ws),
+        *parent_feed,
+    ]
+    applied, previous = await redis.eval(
+        lua.TRANSITION,
+        len(script_keys),
+        *script_keys,
         _TABLE,
         target,
         stamp,
@@ -275,6 +305,8 @@ async def transition(
         expected,
         task_id,
         ws,
+        parent_member,
+        WEBHOOK_EVENTS.get(target, ""),
     )
     if int(applied):
         metrics.inc(metrics.TASK_TRANSITIONS, status=target)
@@ -298,12 +330,17 @@ async def record(
     ws, task_id = task.workspace_id, task.id
     stamp = now_iso()
     encoded = [dumps(item | {"created_at": stamp}) for item in items or []]
-    result = await redis.eval(
-        lua.RECORD,
-        3,
+    parent_feed, parent_member = _mirror(task.spec)
+    script_keys = [
         keys.task(ws, task_id),
         keys.task_feed(ws, task_id),
         keys.task_steps(ws, task_id),
+        *parent_feed,
+    ]
+    result = await redis.eval(
+        lua.RECORD,
+        len(script_keys),
+        *script_keys,
         marker,
         dumps(value),
         dumps(list(allowed)),
@@ -315,6 +352,8 @@ async def record(
         keys.TASK_EVENTS_CHANNEL,
         live_member(ws, task_id),
         dumps({k: dumps(v) for k, v in (markers or {}).items()}),
+        task_id,
+        parent_member,
     )
     return int(result)
 
@@ -322,14 +361,19 @@ async def record(
 async def admit(redis: aioredis.Redis, task: Task, *, limit: int, from_status: str) -> str:
     """Take one of the agent's running slots, or join its FIFO queue. Returns the new status."""
     ws, task_id, group = task.workspace_id, task.id, task.spec.agent_group_id
-    result = await redis.eval(
-        lua.ADMIT,
-        5,
+    parent_feed, parent_member = _mirror(task.spec)
+    script_keys = [
         keys.agent_running(ws, group),
         keys.agent_queue(ws, group),
         keys.task(ws, task_id),
         keys.task_feed(ws, task_id),
         keys.live_tasks(),
+        *parent_feed,
+    ]
+    result = await redis.eval(
+        lua.ADMIT,
+        len(script_keys),
+        *script_keys,
         limit,
         task_id,
         _TABLE,
@@ -337,6 +381,7 @@ async def admit(redis: aioredis.Redis, task: Task, *, limit: int, from_status: s
         keys.TASK_EVENTS_CHANNEL,
         live_member(ws, task_id),
         from_status,
+        parent_member,
     )
     if result and result != from_status:
         metrics.inc(metrics.TASK_TRANSITIONS, status=str(result))
@@ -349,8 +394,9 @@ async def queued_heads(redis: aioredis.Redis, workspace_id: str, group_id: str, 
 
 
 async def read_feed(redis: aioredis.Redis, workspace_id: str, task_id: str) -> list[dict[str, Any]]:
+    """The task's own feed items in order; its children's mirrored entries (no `item` field) are skipped."""
     entries = await redis.xrange(keys.task_feed(workspace_id, task_id))
-    return [json.loads(fields["item"]) for _, fields in entries]
+    return [json.loads(fields["item"]) for _, fields in entries if "item" in fields]
 
 
 async def read_steps(redis: aioredis.Redis, workspace_id: str, task_id: str) -> dict[str, Any]:

@@ -39,14 +39,16 @@ def parse_image(
             raise PageRangeError(f"page range {first_page}..{last_page} is outside 1..{count}")
         document = Document(filename=filename, format=fmt, page_count=count)
         for number in range(first_page, last + 1):
-            frame = _frame(image, number - 1, max_pixels)
+            frame = upright_frame(image, number - 1, max_pixels)
             page, elements = _ocr_page(frame, number)
             document.pages.append(page)
             document.elements.extend(elements)
     return document
 
 
-def _frame(image: Image.Image, index: int, max_pixels: int) -> Image.Image:
+def upright_frame(image: Image.Image, index: int, max_pixels: int = MAX_IMAGE_PIXELS) -> Image.Image:
+    """Frame `index` (0-based) of `image` as RGB, turned upright by its EXIF orientation: the picture
+    whose pixels the boxes of the image engine are given in."""
     from PIL import ImageOps
 
     try:

@@ -26,6 +26,8 @@ from core.ids import new_id, now_iso, parse_uuid, utcnow
 from extraction.job_models import BatchItem, BatchRecord, JobKind, JobRecord
 
 PENDING_KEY = keys.glob("extraction", "pending")
+#: The webhook event of a job that completed (a failed job raises none).
+JOB_COMPLETED_EVENT = "extraction.job.completed"
 DONE_CHANNEL = keys.glob("extraction", "done")
 
 
@@ -144,6 +146,7 @@ async def finish_job(
             current = JobRecord.model_validate_json(raw)
             if current.status != "processing":
                 return None
+            subscribed = await pipe.zcard(keys.webhooks_index(record.workspace_id)) > 0
             current.status = "failed" if error is not None else "completed"
             current.error = error
             current.finished_at = now_iso()
@@ -157,6 +160,17 @@ async def finish_job(
             if result is not None:
                 pipe.set(result_key(record.workspace_id, record.id), json.dumps(result, ensure_ascii=False))
             pipe.srem(PENDING_KEY, pending_member(record.workspace_id, record.id))
+            if subscribed and current.status == "completed":
+                # The webhook event commits with the job's end, or not at all (`core.webhook_delivery`).
+                pipe.xadd(
+                    keys.webhook_outbox(),
+                    {
+                        "type": JOB_COMPLETED_EVENT,
+                        "ws": record.workspace_id,
+                        "job_id": record.id,
+                        "at": current.finished_at,
+                    },
+                )
             pipe.publish(DONE_CHANNEL, record.id)
             await pipe.execute()
         except WatchError:

@@ -112,7 +112,7 @@ class _HeadingScale:
 
 def pdf_page_count(data: bytes) -> int:
     """Pages of the PDF in `data`; raises the same errors as `parse_pdf` for unreadable files."""
-    with _open(data, MAX_PAGES) as doc:
+    with open_pdf(data, MAX_PAGES) as doc:
         return int(doc.page_count)
 
 
@@ -129,7 +129,7 @@ def parse_pdf(
     Raises `InvalidDocument` (damaged), `PasswordProtected`, `DocumentTooLarge` (over
     `max_pages`) and `PageRangeError` (a range outside the document).
     """
-    with _open(data, max_pages) as doc:
+    with open_pdf(data, max_pages) as doc:
         count = int(doc.page_count)
         last = count if last_page is None else min(last_page, count)
         if first_page < 1 or first_page > last:
@@ -157,7 +157,9 @@ def text_quality(text: str) -> float:
     return max(0.0, 1.0 - 2.0 * bad / len(text))
 
 
-def _open(data: bytes, max_pages: int) -> PdfDocument:
+def open_pdf(data: bytes, max_pages: int = MAX_PAGES) -> PdfDocument:
+    """The PDF in `data`, opened and checked: damaged, password-protected and over-long files raise
+    `InvalidDocument`, `PasswordProtected` and `DocumentTooLarge`. The caller closes it."""
     pymupdf = load_pymupdf()
     # MuPDF reports repairs of damaged files on stderr; the outcome is what matters here.
     pymupdf.TOOLS.mupdf_display_errors(False)

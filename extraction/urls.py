@@ -102,53 +102,56 @@ def address_problem(ip: IPAddress, *, allow_private: bool = False) -> str | None
     return "a reserved address"
 
 
-async def resolve(host: str, port: int) -> list[IPAddress]:
+async def resolve(host: str, port: int, *, what: str = "input URL") -> list[IPAddress]:
     """Every address `host` resolves to (an IP literal in any form the resolver accepts, e.g.
     `2130706433` or `0x7f.1`, resolves to itself)."""
     loop = asyncio.get_running_loop()
     try:
         infos = await loop.getaddrinfo(host, port, type=socket.SOCK_STREAM)
     except (socket.gaierror, UnicodeError) as exc:
-        raise BadRequest(f"the host {host!r} of the input URL cannot be resolved") from exc
+        raise BadRequest(f"the host {host!r} of the {what} cannot be resolved") from exc
     addresses: list[IPAddress] = []
     for _family, _type, _proto, _canon, sockaddr in infos:
         ip = ipaddress.ip_address(str(sockaddr[0]).split("%", 1)[0])
         if ip not in addresses:
             addresses.append(ip)
     if not addresses:
-        raise BadRequest(f"the host {host!r} of the input URL has no address")
+        raise BadRequest(f"the host {host!r} of the {what} has no address")
     return addresses
 
 
-def parse_url(text: str) -> httpx.URL:
+def parse_url(text: str, *, what: str = "input URL") -> httpx.URL:
     try:
         return httpx.URL(text.strip())
     except (httpx.InvalidURL, TypeError) as exc:
-        raise BadRequest("the input URL is malformed") from exc
+        raise BadRequest(f"the {what} is malformed") from exc
 
 
-def check_scheme(url: httpx.URL) -> None:
+def check_scheme(url: httpx.URL, *, what: str = "input URL") -> None:
     if url.scheme not in ("http", "https"):
-        raise BlockedURL("input URLs must use http or https")
+        raise BlockedURL(f"{what}s must use http or https")
     if not url.host:
-        raise BlockedURL("the input URL has no host")
+        raise BlockedURL(f"the {what} has no host")
     if url.userinfo:
-        raise BlockedURL("input URLs may not carry a user name or password")
+        raise BlockedURL(f"{what}s may not carry a user name or password")
 
 
-async def checked_address(url: httpx.URL, *, allow_private: bool) -> IPAddress:
-    """The address to connect to for `url`, after every address its host resolves to passed."""
-    check_scheme(url)
+async def checked_address(url: httpx.URL, *, allow_private: bool, what: str = "input URL") -> IPAddress:
+    """The address to connect to for `url`, after every address its host resolves to passed.
+
+    `what` names the URL in messages (an extraction input, a webhook's URL).
+    """
+    check_scheme(url, what=what)
     port = url.port or (443 if url.scheme == "https" else 80)
-    addresses = await resolve(url.host, port)
+    addresses = await resolve(url.host, port, what=what)
     for ip in addresses:
         problem = address_problem(ip, allow_private=allow_private)
         if problem:
-            raise BlockedURL(f"the input URL's host {url.host!r} resolves to {problem}, which is not allowed")
+            raise BlockedURL(f"the {what}'s host {url.host!r} resolves to {problem}, which is not allowed")
     return addresses[0]
 
 
-def _pinned(url: httpx.URL, ip: IPAddress) -> tuple[httpx.URL, dict[str, str], dict[str, str]]:
+def pinned(url: httpx.URL, ip: IPAddress) -> tuple[httpx.URL, dict[str, str], dict[str, str]]:
     """The request URL that connects to `ip`, with the Host header and SNI of the original name."""
     host = f"[{ip}]" if isinstance(ip, ipaddress.IPv6Address) else str(ip)
     default_port = 443 if url.scheme == "https" else 80
@@ -179,7 +182,7 @@ async def fetch_url(
         ):
             for _hop in range(max_redirects + 1):
                 ip = await checked_address(current, allow_private=allow_private)
-                target, headers, extensions = _pinned(current, ip)
+                target, headers, extensions = pinned(current, ip)
                 request = client.build_request("GET", target, headers=headers, extensions=extensions)
                 response = await client.send(request, stream=True)
                 try:

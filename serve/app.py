@@ -5,9 +5,21 @@ from __future__ import annotations
 from fastapi import FastAPI
 
 from core.settings import get_settings
+from serve.console import mount_console
 from serve.errors import install_error_handlers
 from serve.middleware import EdgeMiddleware
-from serve.routers import agents, audit, configs, extraction, files, health, integrations, runs, tasks
+from serve.routers import (
+    agents,
+    audit,
+    configs,
+    extraction,
+    files,
+    health,
+    integrations,
+    runs,
+    tasks,
+    webhooks,
+)
 
 API_VERSION = "1.0.0"
 
@@ -27,10 +39,18 @@ def build_app() -> FastAPI:
     )
     install_error_handlers(app)
     app.add_middleware(EdgeMiddleware, budget_seconds=_sync_budget)
-    agents_api = (agents.router, runs.router, tasks.router, audit.router, integrations.router)
+    agents_api = (
+        agents.router,
+        runs.router,
+        tasks.router,
+        audit.router,
+        integrations.router,
+        webhooks.router,
+    )
     extraction_api = (files.router, extraction.router, configs.router)
     for router in (health.router, *agents_api, *extraction_api):
         app.include_router(router)
+    mount_console(app)
     return app
 
 

@@ -7,6 +7,7 @@ from typing import Any
 from ray import serve
 
 from actors.scheduler import ensure_scheduler
+from actors.webhook_dispatcher import ensure_webhook_dispatcher
 from core.settings import Settings
 from serve.app import app
 from serve.proxy_middleware import PROXY_ENV
@@ -26,8 +27,10 @@ class Ingress:
     """Stateless HTTP edge; settings arrive through the replica's environment."""
 
     def __init__(self) -> None:
-        # `serve deploy` runs no `agentry up` driver: the edge makes sure the scheduler exists.
+        # `serve deploy` runs no `agentry up` driver: the edge makes sure the scheduler and the
+        # webhook dispatcher exist.
         ensure_scheduler()
+        ensure_webhook_dispatcher()
 
 
 def ingress_options(settings: Settings, env: dict[str, str]) -> dict[str, Any]:

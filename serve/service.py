@@ -14,6 +14,7 @@ from ray import serve
 
 from actors.launcher import NAMESPACE, TASK_SLOT_RESOURCE
 from actors.scheduler import start_scheduler
+from actors.webhook_dispatcher import start_webhook_dispatcher
 from core.bootstrap import ensure_dev_key
 from core.embedded_redis import EmbeddedRedis
 from core.settings import Settings
@@ -72,6 +73,7 @@ def start_service(settings: Settings, *, dashboard: bool = True) -> RunningServi
             ray.init(**init_args)  # type: ignore[arg-type]
         deploy(settings, env)
         start_scheduler()
+        start_webhook_dispatcher()
     except BaseException:
         if embedded is not None:
             embedded.stop()

@@ -75,6 +75,14 @@ class Waiters:
                 watch.drained = watch.drained or drain
                 watch.changed.set()
 
+    async def close(self) -> None:
+        """Stop listening (a replica's listener lives as long as its process; tests stop theirs)."""
+        if self._listener is not None:
+            self._listener.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._listener
+            self._listener = None
+
     @property
     def full(self) -> bool:
         return self.held >= self.max_held

@@ -5,19 +5,24 @@ from __future__ import annotations
 from typing import Annotated
 from urllib.parse import quote
 
-from fastapi import APIRouter, Header, Request
-from fastapi.responses import StreamingResponse
+from fastapi import APIRouter, Header, Query, Request
+from fastapi.responses import Response, StreamingResponse
 
 from core import files
 from core.apikeys import authenticate
-from core.errors import NotFound, Unauthorized
+from core.errors import NotFound, Unauthorized, UnsupportedMediaType
 from extraction.formats import sniff_upload
+from extraction.page_images import DEFAULT_WIDTH, MAX_WIDTH, MIN_WIDTH, RENDERABLE_FORMATS, page_image
 from serve.deps import ExtractionPrincipalDep, RedisDep, SettingsDep
 from serve.extraction_deps import BlobsDep
 from serve.extraction_schemas import DeletedFile, UploadedFile
 from serve.uploads import file_field
 
 router = APIRouter(prefix="/api/v2/files", tags=["files"])
+
+#: A rendered page only changes with the file's bytes, which never change under one id; it is still
+#: kept out of shared caches (it shows a patient's document).
+PAGE_CACHE_CONTROL = "private, max-age=3600"
 
 
 def _uploaded(record: files.FileRecord, message: str) -> UploadedFile:
@@ -78,6 +83,35 @@ async def file_content(
             "X-Content-Type-Options": "nosniff",
         },
     )
+
+
+@router.get(
+    "/{file_id:path}/pages/{page}",
+    response_class=Response,
+    responses={200: {"content": {"image/png": {}}, "description": "The page as a PNG image."}},
+)
+async def page_png(
+    file_id: str,
+    page: int,
+    principal: ExtractionPrincipalDep,
+    redis: RedisDep,
+    blobs: BlobsDep,
+    width: Annotated[int, Query(ge=MIN_WIDTH, le=MAX_WIDTH)] = DEFAULT_WIDTH,
+    if_none_match: Annotated[str | None, Header()] = None,
+) -> Response:
+    """Page `page` (1-based, as in citations) of a PDF or image file as a PNG `width` pixels wide."""
+    record = await files.get_file(redis, principal.workspace_id, file_id)
+    if record.format not in RENDERABLE_FORMATS:
+        raise UnsupportedMediaType(
+            f"a {record.format} file has no pages to draw; only PDF and image pages are"
+        )
+    etag = f'"{record.sha256[:32]}-p{page}-w{width}"'
+    headers = {"ETag": etag, "Cache-Control": PAGE_CACHE_CONTROL}
+    if if_none_match is not None and etag in (tag.strip() for tag in if_none_match.split(",")):
+        return Response(status_code=304, headers=headers)
+    rendered = await page_image(await files.read_bytes(blobs, record), record.format, page, width)
+    headers["X-Page-Count"] = str(rendered.page_count)
+    return Response(rendered.png, media_type="image/png", headers=headers)
 
 
 def _disposition(filename: str) -> str:

@@ -2,19 +2,22 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Header, Request
+from fastapi.responses import StreamingResponse
 from pydantic import BaseModel, ConfigDict
 
 from actors import interaction
-from core import agents, audit, keys, results, tasks
+from core import agents, audit, keys, results, task_events, tasks
 from core.document_links import with_document_links
+from core.errors import ServiceUnavailable
 from core.models import PageOf
 from core.pagination import check_limit, member_id, newest_first
 from core.task_queries import TaskFilter, list_tasks
 from serve.attachments import attach_files
 from serve.deps import EdgeDep, PrincipalDep, RedisDep, SettingsDep
+from serve.event_stream import stream_seconds, task_event_stream
 from serve.params import strict_bool
 from serve.run_body import read_run_body
 
@@ -90,6 +93,34 @@ async def get_feed(task_id: str, principal: PrincipalDep, redis: RedisDep) -> di
     task = await tasks.load_task(redis, principal.workspace_id, task_id)
     feed = await tasks.read_feed(redis, task.workspace_id, task.id)
     return {"task_id": task.id, "status": task.status, "feed": feed}
+
+
+@router.get(
+    "/{task_id}/events",
+    response_class=StreamingResponse,
+    responses={200: {"content": {"text/event-stream": {}}, "description": "Server-Sent Events"}},
+)
+async def stream_task_events(
+    task_id: str,
+    principal: PrincipalDep,
+    edge: EdgeDep,
+    last_event_id: str | None = None,
+    last_event_id_header: Annotated[str | None, Header(alias="Last-Event-ID")] = None,
+) -> StreamingResponse:
+    """Live events of the task (status, feed, child, end) as Server-Sent Events; resumable."""
+    # The header is what a reconnecting EventSource sends, so it is newer than the URL's parameter.
+    resume = last_event_id_header or last_event_id or None
+    if resume is not None:
+        task_events.parse_event_id(resume, what="Last-Event-ID" if last_event_id_header else "last_event_id")
+    task = await tasks.load_task(edge.redis, principal.workspace_id, task_id)
+    if edge.waiters.full:
+        raise ServiceUnavailable("this server holds as many open requests as it can; retry shortly")
+    body = task_event_stream(
+        edge.redis, edge.waiters, task, last_event_id=resume, max_seconds=stream_seconds(edge.settings)
+    )
+    # no-transform and X-Accel-Buffering keep proxies from buffering the stream.
+    headers = {"Cache-Control": "no-cache, no-transform", "X-Accel-Buffering": "no"}
+    return StreamingResponse(body, media_type="text/event-stream", headers=headers)
 
 
 @router.get("/{task_id}/structured-response")

@@ -7,6 +7,7 @@ import uuid
 import httpx
 import pytest
 
+from serve.client import BadRequest, Client
 from tests.integration.conftest import Service
 
 pytestmark = pytest.mark.integration
@@ -38,20 +39,17 @@ def test_patch_publishes_a_new_version_and_archives_the_old(api: httpx.Client) -
 
 
 def test_list_paginates_newest_first(service: Service) -> None:
-    with service.client(service.key()) as api:
-        names = [api.post("/api/v1/agents", json={"name": f"n{i}"}).json()["name"] for i in range(5)]
-        seen, cursor = [], None
-        while True:
-            params = {"limit": 2} | ({"cursor": cursor} if cursor else {})
-            page = api.get("/api/v1/agents", params=params).json()
-            seen += [a["name"] for a in page["data"]]
-            if not page["has_more"]:
-                break
-            cursor = page["next_cursor"]
-        assert seen == list(reversed(names))
-        for bad in ("0", "101", "x"):
-            response = api.get("/api/v1/agents", params={"limit": bad})
-            assert response.status_code == 400 and "error" in response.json()
+    key = service.key()
+    with Client(service.url, key) as client:
+        names = [client.create_agent(f"n{i}").name for i in range(5)]
+        # Pages of two: the client follows `next_cursor` until `has_more` is false.
+        assert [a.name for a in client.list_agents(limit=2)] == list(reversed(names))
+        for bad in (0, 101):
+            with pytest.raises(BadRequest):
+                next(client.list_agents(limit=bad))
+    with service.client(key) as api:
+        response = api.get("/api/v1/agents", params={"limit": "x"})
+        assert response.status_code == 400 and "error" in response.json()
         assert api.get("/api/v1/agents", params={"cursor": "%%bad"}).status_code == 400
 
 

@@ -39,6 +39,8 @@ TEST_ENV = {
     "AGENTRY_ALLOW_PRIVATE_URLS": "true",
     "AGENTRY_SYNC_BUDGET_SECONDS": "45",
     "AGENTRY_LOG_LEVEL": "WARNING",
+    # Failed webhook deliveries are retried after 1 s, 2 s, ... instead of 10 s, 20 s, ...
+    "AGENTRY_WEBHOOK_RETRY_BASE_SECONDS": "1",
 }
 
 

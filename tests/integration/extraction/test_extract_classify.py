@@ -9,9 +9,10 @@ import json
 import httpx
 import pytest
 
+from serve.client import Client
+from tests.integration.conftest import TEST_POLL, Service
 from tests.integration.extraction.conftest import settle, upload
 from tests.support import documents
-from tests.support.service import wait_for
 
 pytestmark = pytest.mark.integration
 
@@ -91,24 +92,15 @@ def test_extract_label_value_text_as_csv(api: httpx.Client) -> None:
     assert list(csv.reader(io.StringIO(headless["result"]["content"]))) == rows[1:]
 
 
-def test_extract_async_with_a_saved_config(api: httpx.Client, form_file: dict) -> None:
-    config = api.post(
-        "/api/v2/configs",
-        json={"name": "form", "type": "extract", "params": {"json_options": ["total_amount"]}},
-    ).json()
-    queued = api.post(
-        "/api/v2/extract/async", json={"input": form_file["file_id"], "config_id": config["config_id"]}
-    )
-    assert queued.status_code == 200, queued.text
-
-    def finished() -> dict | None:
-        body = api.get(f"/api/v2/jobs/{queued.json()['record_id']}").json()
-        return body if body["status"] != "processing" else None
-
-    body = wait_for(finished, timeout=60, interval=0.2, what="extract job")
-    assert body["status"] == "completed" and body["config_id"] == config["config_id"]
-    assert list(body["result"]["data"]) == ["total_amount"]
-    assert float(body["result"]["data"]["total_amount"]) == 1234.5
+def test_extract_async_with_a_saved_config(service: Service, key: str, form_file: dict) -> None:
+    with Client(service.url, key, poll=TEST_POLL) as client:
+        config = client.create_config("form", "extract", {"json_options": ["total_amount"]})
+        queued = client.submit("extract", form_file["file_id"], config_id=config.config_id)
+        assert queued.record_id is not None and queued.status == "processing"
+        job = client.wait_job(queued.record_id, timeout=60)
+    assert job.status == "completed" and job.config_id == config.config_id
+    assert job.data is not None and list(job.data) == ["total_amount"]
+    assert float(job.data["total_amount"]) == 1234.5
 
 
 @pytest.mark.parametrize(

@@ -5,6 +5,7 @@ from __future__ import annotations
 import httpx
 import pytest
 
+from serve.client import Client, Conflict
 from tests.integration.conftest import Service
 from tests.support.agents import ask, create_agent, feed, of_type, run, scripted, start, task, wait_status
 
@@ -38,25 +39,25 @@ def test_async_run_completes_with_summary_usage_and_feed(api: httpx.Client, plac
     assert changes == [("pending", "running"), ("running", "completed")]
 
 
-def test_ask_user_pauses_and_reply_resumes_with_templates(api: httpx.Client, placement: str) -> None:
-    agent = create_agent(
-        api,
-        scripted(
+def test_ask_user_pauses_and_reply_resumes_with_templates(client: Client, placement: str) -> None:
+    agent = client.create_agent(
+        config=scripted(
             ask("Your name?"),
             {"answer": "Hello {{last_user_message}}, you said {{last_tool_result.reply}}"},
             placement=placement,
-        ),
+        )
     )
-    task_id = start(api, agent["id"])
-    paused = wait_status(api, task_id, "waiting_for_input")
-    assert paused["pause"]["kind"] == "ask_user" and paused["pause"]["question"] == "Your name?"
-    replied = api.post(f"/api/v1/tasks/{task_id}/message", json={"message": "Grace"})
-    assert replied.status_code == 200 and replied.json()["status"] in ("running", "completed")
-    done = wait_status(api, task_id)
-    assert done["status"] == "completed"
-    assert api.get(f"/api/v1/tasks/{task_id}/summary").json()["summary"] == "Hello Grace, you said Grace"
-    again = api.post(f"/api/v1/tasks/{task_id}/message", json={"message": "late"})
-    assert again.status_code == 409 and set(again.json()) == {"error"}
+    task_id = client.run(agent.id, "hello").task_id
+    paused = client.wait(task_id, timeout=60)
+    assert paused.status == "waiting_for_input" and paused.pause is not None
+    assert paused.pause.kind == "ask_user" and paused.pause.question == "Your name?"
+    replied = client.reply(task_id, "Grace")
+    assert replied.status in ("running", "completed")
+    assert client.wait(task_id, timeout=60).status == "completed"
+    assert client.summary(task_id).summary == "Hello Grace, you said Grace"
+    with pytest.raises(Conflict) as late:
+        client.reply(task_id, "late")
+    assert set(late.value.body) == {"error"}
 
 
 def test_tool_calls_and_interim_answer_take_several_steps(api: httpx.Client) -> None:

@@ -1,0 +1,44 @@
+"""Serving the console's static files at /console, with headers that keep the page to its own origin.
+
+The page loads nothing from elsewhere and talks only to this service: the Content-Security-Policy
+says so to the browser, so a value read from a document can never pull in a script or leak a key.
+The files are small and change with each release, so browsers revalidate them on every load.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from fastapi import FastAPI
+from fastapi.staticfiles import StaticFiles
+from starlette.responses import Response
+from starlette.types import Scope
+
+CONSOLE_PATH = "/console"
+STATIC_DIR = Path(__file__).parent / "static"
+
+#: Page images arrive as blob: URLs (an <img> cannot send the API key, so they are fetched first).
+CONTENT_SECURITY_POLICY = (
+    "default-src 'self'; img-src 'self' blob: data:; style-src 'self'; script-src 'self'; "
+    "connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+)
+SECURITY_HEADERS = {
+    "Content-Security-Policy": CONTENT_SECURITY_POLICY,
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+    "Cache-Control": "no-cache",
+}
+
+
+class ConsoleFiles(StaticFiles):
+    """StaticFiles whose every answer carries the console's security and cache headers."""
+
+    async def get_response(self, path: str, scope: Scope) -> Response:
+        response = await super().get_response(path, scope)
+        response.headers.update(SECURITY_HEADERS)
+        return response
+
+
+def mount_console(app: FastAPI) -> None:
+    """Serve the console at /console/ (index.html for the directory itself)."""
+    app.mount(CONSOLE_PATH, ConsoleFiles(directory=STATIC_DIR, html=True), name="console")

@@ -1,0 +1,48 @@
+// One feed item (CONTRACT.md section 3, `GET /tasks/{id}/result`) as a list entry.
+
+import { h, json, when } from "./dom.js";
+
+function details(summary, value) {
+  return h("details", {}, h("summary", {}, summary), h("pre", {}, json(value)));
+}
+
+function body(item) {
+  switch (item.type) {
+    case "user_message": {
+      const files = (item.files || []).map((f) => f.file || f.filename || f).join(", ");
+      return [h("p", { class: "text" }, item.text ?? ""), files ? h("p", { class: "meta" }, `files: ${files}`) : null];
+    }
+    case "assistant_message":
+      return h("p", { class: "text" }, item.text ?? "");
+    case "tool_call":
+      return details(`${item.tool_name}(…)`, item.arguments ?? {});
+    case "tool_result":
+      return item.status === "error"
+        ? h("p", { class: "error-text" }, `${item.tool_name}: ${typeof item.error === "string" ? item.error : json(item.error)}`)
+        : details(`${item.tool_name} → ok`, item.output ?? null);
+    case "message_sent":
+      return h("p", { class: "text" }, item.text ?? item.reason ?? "");
+    case "status_changed":
+      return h("p", { class: "text" }, `${item.from} → ${item.to}`);
+    default:
+      return details(item.type, item);
+  }
+}
+
+const LABELS = {
+  user_message: "user",
+  assistant_message: "assistant",
+  tool_call: "tool call",
+  tool_result: "tool result",
+  status_changed: "status",
+};
+
+export function feedEntry(item) {
+  const label = item.type === "message_sent" ? item.kind || "message" : LABELS[item.type] || item.type;
+  return h(
+    "li",
+    { class: `feed-item feed-${item.type}`, dataset: { seq: String(item.seq), type: item.type } },
+    h("div", { class: "feed-head" }, h("span", { class: "feed-label" }, label), h("time", {}, when(item.created_at))),
+    body(item),
+  );
+}

@@ -1,0 +1,123 @@
+// The extraction playground: upload a file, name fields, see each value with its confidence and,
+// on a click, the page with the value's box.
+
+import { getJson, postJson, request } from "./api.js";
+import { boxFractions, describe } from "./citations.js";
+import { clear, errorBox, h, markSelected } from "./dom.js";
+import { PageViewer } from "./viewer.js";
+
+const POLL_MS = 500;
+
+// A sync call whose job outlives the server's wait answers `processing`; the job is then polled.
+async function settled(reply, signal) {
+  let body = reply;
+  while (body.status === "processing" && !signal.aborted) {
+    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+    body = await getJson(`/api/v2/jobs/${encodeURIComponent(reply.record_id)}`, { signal });
+  }
+  return body;
+}
+
+export function playgroundView(signal) {
+  const viewer = new PageViewer();
+  const fileInput = h("input", { id: "pg-file", name: "file", type: "file", required: true, accept: ".pdf,image/*" });
+  const fieldsInput = h("input", {
+    id: "pg-fields",
+    name: "fields",
+    type: "text",
+    required: true,
+    placeholder: "first_name, last_name, date_of_birth",
+    spellcheck: "false",
+  });
+  const modeSelect = h(
+    "select",
+    { id: "pg-mode", name: "prompt_mode" },
+    h("option", { value: "rules" }, "rules (no model)"),
+    h("option", { value: "auto" }, "auto (rules, then a model if configured)"),
+    h("option", { value: "model" }, "model"),
+  );
+  const submit = h("button", { type: "submit", id: "pg-extract" }, "Extract");
+  const results = h("div", { id: "pg-results" });
+  const form = h(
+    "form",
+    { class: "playground-form" },
+    h("label", { for: "pg-file" }, "Document (PDF or image)"),
+    fileInput,
+    h("label", { for: "pg-fields" }, "Fields (comma-separated)"),
+    fieldsInput,
+    h("label", { for: "pg-mode" }, "Mode"),
+    modeSelect,
+    submit,
+  );
+
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const file = fileInput.files[0];
+    const fields = fieldsInput.value.split(",").map((f) => f.trim()).filter(Boolean);
+    if (!file || fields.length === 0) return;
+    submit.disabled = true;
+    viewer.empty();
+    clear(results, h("p", { class: "hint" }, "Uploading…"));
+    try {
+      const upload = new FormData();
+      upload.append("file", file, file.name);
+      const uploaded = await (await request("/api/v2/files", { method: "POST", form: upload, signal })).json();
+      clear(results, h("p", { class: "hint" }, "Extracting…"));
+      const reply = await postJson(
+        "/api/v2/extract/sync",
+        { input: uploaded.file_id, extraction_config: { json_options: fields, prompt_mode: modeSelect.value } },
+        { signal },
+      );
+      const body = await settled(reply, signal);
+      if (body.status !== "completed") throw new Error(body.error || body.message || `extraction ${body.status}`);
+      clear(results, resultTable(body.result.fields, uploaded.file_id, viewer));
+    } catch (error) {
+      if (!signal.aborted) clear(results, errorBox(error));
+    } finally {
+      submit.disabled = false;
+    }
+  });
+
+  signal.addEventListener("abort", () => viewer.release());
+  return h(
+    "section",
+    { class: "playground" },
+    h("h1", {}, "Extraction playground"),
+    h("div", { class: "task-columns" }, h("div", { class: "panel" }, form, results), h("div", { class: "panel" }, viewer.root)),
+  );
+}
+
+function resultTable(fields, fileId, viewer) {
+  const rows = Object.entries(fields).map(([name, field]) => {
+    const citations = field.citations || [];
+    const onPage = citations.filter((c) => c.page !== undefined);
+    const show = (event) => {
+      markSelected(event.currentTarget);
+      if (!onPage.length) return viewer.empty(citations.length ? citations.map(describe).join("; ") : "No citation for this value.");
+      const page = onPage[0].page;
+      const boxes = onPage.filter((c) => c.page === page).map((c) => boxFractions(c)).filter(Boolean);
+      return viewer.show({ fileId, page, boxes, caption: onPage[0].file });
+    };
+    const value = field.value === null || field.value === undefined ? "—" : String(field.value);
+    return h(
+      "tr",
+      { dataset: { field: name } },
+      h("td", {}, name),
+      h(
+        "td",
+        {},
+        field.value === null || field.value === undefined
+          ? h("span", { class: "hint" }, value)
+          : h("button", { type: "button", class: "cited-value", onclick: show }, value),
+      ),
+      h("td", { class: "num" }, typeof field.confidence === "number" ? `${Math.round(field.confidence * 100)}%` : ""),
+      h("td", {}, onPage.length ? `page ${onPage[0].page}` : citations.map(describe).join("; ")),
+    );
+  });
+  return h(
+    "table",
+    { class: "list", id: "pg-table" },
+    h("thead", {}, h("tr", {}, h("th", {}, "Field"), h("th", {}, "Value"), h("th", {}, "Confidence"), h("th", {}, "Where"))),
+    h("tbody", {}, rows),
+  );
+}

@@ -1,0 +1,217 @@
+"""The console in headless Chromium: sign in, follow a task's feed live, see a cited value's box.
+
+Each test saves a screenshot in its tmp dir (and in $AGENTRY_SCREENSHOT_DIR when set: that is how
+docs/console.png is made) for people to look at.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from tests.integration.conftest import Service
+from tests.support import documents
+from tests.support.agents import ask, create_agent, scripted, wait_status
+from tests.support.browser import chromium, save_screenshot, until
+
+pytestmark = pytest.mark.integration
+
+EVENTS_PATH = "/api/v1/tasks/{task_id}/events"
+INVOICE = {"invoice_number": "INV-2024-0042", "customer_name": "Ada Lovelace", "total_amount": "1234.50"}
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    with chromium() as driver:
+        yield driver
+
+
+@pytest.fixture(scope="module")
+def invoice_pdf() -> bytes:
+    return documents.pdf_form(INVOICE)
+
+
+def css(driver: Any, selector: str) -> list[Any]:
+    from selenium.webdriver.common.by import By
+
+    return list(driver.find_elements(By.CSS_SELECTOR, selector))
+
+
+def one(driver: Any, selector: str, timeout: float = 30.0) -> Any:
+    return until(driver, lambda d: (css(d, selector) or [None])[0], timeout, what=selector)
+
+
+def sign_in(driver: Any, service: Service, key: str, hash_path: str = "") -> None:
+    """Open the console in a fresh session and sign in with `key`."""
+    driver.get(f"{service.url}/console/")
+    driver.execute_script("sessionStorage.clear()")
+    driver.get(f"{service.url}/console/{hash_path}")
+    one(driver, "#api-key").send_keys(key)
+    one(driver, "#login-form button[type=submit]").click()
+    until(driver, lambda d: css(d, "#nav") and d.find_element("id", "nav").is_displayed(), what="sign-in")
+    assert driver.execute_script("return sessionStorage.getItem('agentry.apiKey')") == key
+    assert driver.execute_script("return localStorage.length") == 0
+
+
+def assert_box_on_page_image(driver: Any) -> dict[str, Any]:
+    """The page image has loaded and a citation box of non-zero size lies inside it."""
+    until(
+        driver,
+        lambda d: d.execute_script(
+            "const i = document.getElementById('page-image');"
+            "return i !== null && i.complete && i.naturalWidth > 0 && i.getBoundingClientRect().height > 0;"
+        ),
+        what="the page image",
+    )
+    geometry: dict[str, Any] = driver.execute_script(
+        "const r = (e) => { const b = e.getBoundingClientRect();"
+        " return {left: b.left, top: b.top, right: b.right, bottom: b.bottom, width: b.width, height: b.height}; };"
+        "return {image: r(document.getElementById('page-image')),"
+        " boxes: [...document.querySelectorAll('.citation-box')].map(r)};"
+    )
+    image, boxes = geometry["image"], geometry["boxes"]
+    assert boxes, "no citation box was drawn"
+    for box in boxes:
+        assert box["width"] > 0 and box["height"] > 0
+        assert image["left"] - 1 <= box["left"] < box["right"] <= image["right"] + 1
+        assert image["top"] - 1 <= box["top"] < box["bottom"] <= image["bottom"] + 1
+    return geometry
+
+
+def test_a_task_feed_updates_live_and_a_cited_value_shows_its_box(
+    service: Service, browser: Any, invoice_pdf: bytes, tmp_path: Path
+) -> None:
+    key = service.key()
+    extract = {
+        "tool_calls": [
+            {
+                "name": "extract_document",
+                "arguments": {
+                    "input": "invoice.pdf",
+                    "extraction_config": {"json_options": list(INVOICE), "prompt_mode": "rules"},
+                },
+            }
+        ]
+    }
+    # The task pauses on a question, so the test decides when the next feed items come: they are
+    # written only after the page is open and following the stream.
+    filed = {
+        "delay_seconds": 0.5,
+        "answer": "Filed invoice INV-2024-0042 for Ada Lovelace.",
+        "structured": {
+            "invoice_number": "INV-2024-0042",
+            "customer": {"name": "Ada Lovelace"},
+            "total": "1234.50",
+        },
+    }
+    with service.client(key, timeout=120) as api:
+        agent = create_agent(
+            api,
+            scripted(
+                extract,
+                ask("File this invoice?"),
+                filed,
+                output_schema={"type": "object"},
+                structured_output_citations=True,
+            ),
+            name="Invoice filer",
+        )
+        started = api.post(
+            f"/api/v1/agents/{agent['id']}/run",
+            data={"query": "File the attached invoice"},
+            files=[("files", ("invoice.pdf", invoice_pdf))],
+        )
+        assert started.status_code == 201, started.text
+        task_id = started.json()["task_id"]
+        wait_status(api, task_id, "waiting_for_input", timeout=120)
+
+        sign_in(browser, service, key)
+        one(browser, f'#tasks tr[data-task-id="{task_id}"] a').click()
+        one(browser, '#task-status [data-status="waiting_for_input"]')
+        # Without the stream the console polls; the rest still runs, the live part is xfail below.
+        streaming = EVENTS_PATH in api.get("/openapi.json").json()["paths"]
+        mode = "live" if streaming else "polling"
+        until(browser, lambda d: d.find_element("id", "feed-state").text == mode, what=f"the feed {mode}")
+        history = len(css(browser, "#feed .feed-item"))
+        assert history >= 3 and not css(browser, '#feed [data-arrived="live"]')
+
+        reply = api.post(f"/api/v1/tasks/{task_id}/message", json={"message": "yes, file it"})
+        assert reply.status_code == 200, reply.text
+
+    arrived = one(browser, '#feed .feed-item[data-type="user_message"]:not(:first-child)')
+    assert "yes, file it" in arrived.text
+    one(browser, '#task-status [data-status="completed"]', timeout=60)
+    assert len(css(browser, "#feed .feed-item")) > history + 1
+    assert css(browser, '#feed .feed-item[data-type="assistant_message"]')
+
+    cited = one(browser, 'button.cited-value[data-path="invoice_number"]')
+    assert cited.text.startswith("INV-2024-0042")
+    cited.click()
+    assert_box_on_page_image(browser)
+    save_screenshot(browser, tmp_path, "console.png")
+
+    if not streaming:
+        pytest.xfail("events endpoint not merged")
+    # The reply and everything after it came over the event stream, not from the history.
+    assert arrived.get_attribute("data-arrived") == "live"
+    assert css(browser, '#feed .feed-item[data-arrived="live"][data-type="assistant_message"]')
+
+
+def test_the_playground_extracts_fields_and_shows_their_boxes(
+    service: Service, browser: Any, invoice_pdf: bytes, tmp_path: Path
+) -> None:
+    key = service.key()
+    path = tmp_path / "invoice.pdf"
+    path.write_bytes(invoice_pdf)
+    sign_in(browser, service, key, "#/playground")
+    one(browser, "#pg-file").send_keys(str(path))
+    one(browser, "#pg-fields").send_keys("invoice_number, customer_name")
+    one(browser, "#pg-extract").click()
+
+    value = one(browser, '#pg-table tr[data-field="customer_name"] button.cited-value', timeout=120)
+    assert value.text == "Ada Lovelace"
+    row = one(browser, '#pg-table tr[data-field="customer_name"]')
+    assert "%" in row.text and "page 1" in row.text
+    value.click()
+    geometry = assert_box_on_page_image(browser)
+    # The customer's name is the second field of the form, below the invoice number's line.
+    assert geometry["boxes"][0]["top"] > geometry["image"]["top"] + 0.1 * geometry["image"]["height"]
+    save_screenshot(browser, tmp_path, "console-playground.png", publish=False)
+
+
+def test_the_event_stream_parser_handles_split_chunks_and_line_endings(
+    service: Service, browser: Any
+) -> None:
+    browser.get(f"{service.url}/console/")
+    events = browser.execute_async_script(
+        "const done = arguments[arguments.length - 1];"
+        "import('/console/sse.js').then(({ SseParser }) => {"
+        "  const text = 'id: 1-0\\r\\nevent: feed\\r\\ndata: {\"a\":1}\\r\\n\\r\\n: ping\\n\\n'"
+        "    + 'id: 2-0\\revent: end\\rdata: {\"b\":\\rdata: 2}\\r\\r';"
+        "  const parser = new SseParser(); const out = [];"
+        "  for (let i = 0; i < text.length; i += 3) out.push(...parser.push(text.slice(i, i + 3)));"
+        "  done(out);"
+        "}, (error) => done(String(error)));"
+    )
+    assert events == [
+        {"type": "feed", "data": '{"a":1}', "id": "1-0"},
+        {"type": "end", "data": '{"b":\n2}', "id": "2-0"},
+    ]
+
+
+def test_console_files_are_served_with_a_same_origin_policy(service: Service) -> None:
+    with httpx.Client(base_url=service.url) as anonymous:
+        redirect = anonymous.get("/console")
+        assert redirect.status_code in (307, 308) and redirect.headers["location"].endswith("/console/")
+        page = anonymous.get("/console/")
+        assert page.status_code == 200 and "text/html" in page.headers["content-type"]
+        assert 'type="module"' in page.text
+        policy = page.headers["content-security-policy"]
+        assert "default-src 'self'" in policy and "connect-src 'self'" in policy
+        script = anonymous.get("/console/app.js")
+        assert script.status_code == 200 and "javascript" in script.headers["content-type"]
+        assert anonymous.get("/console/missing.js").status_code == 404
