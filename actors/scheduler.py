@@ -22,7 +22,7 @@ from actors.launcher import NAMESPACE, count_task_actors
 from actors.reconciler import reconcile_once
 from core import keys, metrics
 from core.settings import get_settings
-from core.store import STORE_ERRORS, async_client, resolve_redis_url
+from core.store import StoreOutage, async_client, resolve_redis_url
 
 log = logging.getLogger(__name__)
 
@@ -68,7 +68,7 @@ async def run_scheduler() -> None:
     settings = get_settings()
     url, _ = resolve_redis_url(settings)
     redis = async_client(url)
-    outage = StoreOutage()
+    outage = StoreOutage("the scheduler", log)
     # Also when the store is down as the scheduler starts: it waits for it instead of ending its thread.
     while True:
         try:
@@ -93,32 +93,6 @@ async def run_scheduler() -> None:
             outage.over()
         except Exception as exc:
             await outage.pause(exc)
-
-
-class StoreOutage:
-    """How the scheduler waits out failed passes: one log line per outage of the store (not one
-    traceback a second), and a pause that grows while it lasts."""
-
-    FIRST_PAUSE_SECONDS = 0.5
-    MAX_PAUSE_SECONDS = 2.0
-
-    def __init__(self) -> None:
-        self.failures = 0
-
-    async def pause(self, exc: Exception) -> None:
-        if not isinstance(exc, STORE_ERRORS):
-            log.exception("scheduler pass failed; trying again")
-        elif self.failures == 0:
-            log.warning("the state store is unreachable (%s); the scheduler waits for it", type(exc).__name__)
-        self.failures += 1
-        await asyncio.sleep(
-            min(self.MAX_PAUSE_SECONDS, self.FIRST_PAUSE_SECONDS * 2 ** min(self.failures, 8))
-        )
-
-    def over(self) -> None:
-        if self.failures:
-            log.warning("the scheduler runs again after %d failed passes", self.failures)
-        self.failures = 0
 
 
 @ray.remote(num_cpus=0, max_restarts=-1)

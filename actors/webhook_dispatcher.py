@@ -29,7 +29,7 @@ from core.errors import AgentryError
 from core.ids import utcnow
 from core.secretbox import SealedValueError
 from core.settings import Settings, get_settings
-from core.store import async_client, resolve_redis_url
+from core.store import StoreOutage, async_client, resolve_redis_url
 from extraction import job_store
 from extraction.urls import checked_address, parse_url, pinned
 
@@ -212,9 +212,17 @@ async def run_dispatcher() -> None:
     url, _ = resolve_redis_url(settings)
     redis = async_client(url)
     dispatcher = Dispatcher(redis, settings)
-    await webhook_delivery.ensure_group(redis)
-    while await dispatcher.consume(backlog=True):
-        pass
+    outage = StoreOutage("the webhook dispatcher", log)
+    # Also when the store is down as the dispatcher starts: it waits for it instead of ending its thread.
+    while True:
+        try:
+            await webhook_delivery.ensure_group(redis)
+            while await dispatcher.consume(backlog=True):
+                pass
+            break
+        except Exception as exc:
+            await outage.pause(exc)
+    outage.over()
     last_backlog = time.monotonic()
     while True:
         try:
@@ -223,9 +231,9 @@ async def run_dispatcher() -> None:
             if time.monotonic() - last_backlog >= BACKLOG_SECONDS:
                 last_backlog = time.monotonic()
                 await dispatcher.consume(backlog=True)
-        except Exception:
-            log.exception("webhook dispatcher pass failed; trying again")
-            await asyncio.sleep(1.0)
+            outage.over()
+        except Exception as exc:
+            await outage.pause(exc)
 
 
 @ray.remote(num_cpus=0, max_restarts=-1)

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
+import logging
+
 import redis
 import redis.asyncio as aioredis
 
@@ -51,3 +54,34 @@ def sync_client(url: str) -> redis.Redis:
         socket_timeout=SOCKET_TIMEOUT_SECONDS,
         socket_connect_timeout=CONNECT_TIMEOUT_SECONDS,
     )
+
+
+class StoreOutage:
+    """How a background loop (the scheduler, the webhook dispatcher) waits out failed passes: one
+    log line per outage of the store rather than a traceback a second, and a pause that grows
+    while it lasts. Any other failure is logged with its traceback."""
+
+    FIRST_PAUSE_SECONDS = 0.5
+    MAX_PAUSE_SECONDS = 2.0
+
+    def __init__(self, who: str, log: logging.Logger) -> None:
+        self.who = who
+        self.log = log
+        self.failures = 0
+
+    async def pause(self, exc: Exception) -> None:
+        if not isinstance(exc, STORE_ERRORS):
+            self.log.exception("%s: a pass failed; trying again", self.who)
+        elif self.failures == 0:
+            self.log.warning(
+                "%s: the state store is unreachable (%s); waiting for it", self.who, type(exc).__name__
+            )
+        self.failures += 1
+        await asyncio.sleep(
+            min(self.MAX_PAUSE_SECONDS, self.FIRST_PAUSE_SECONDS * 2 ** min(self.failures, 8))
+        )
+
+    def over(self) -> None:
+        if self.failures:
+            self.log.warning("%s runs again after %d failed passes", self.who, self.failures)
+        self.failures = 0
