@@ -92,10 +92,12 @@ def stop_service(service: RunningService, settings: Settings) -> None:
     try:
         # Held sync runs answer `draining` now instead of being cut off by the shutdown.
         asyncio.run(_drain(service.redis_url))
-        if settings.ray_address:
-            # A shared cluster keeps its other Serve applications.
-            serve.delete(APP_NAME)
-        else:
+        # The application first, while the proxies still run: its replicas finish their requests (the
+        # held runs answering `draining`) before they stop. Shutting Serve down at once could stop a
+        # proxy before a drained answer had passed through it.
+        serve.delete(APP_NAME)
+        if not settings.ray_address:
+            # A shared cluster keeps its other Serve applications and its proxies.
             serve.shutdown()
     finally:
         if service.started_ray:

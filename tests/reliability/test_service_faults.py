@@ -208,17 +208,20 @@ def test_a_restart_mid_load_resumes_every_task(agentry: AgentryProcess) -> None:
             api,
             scripted({"delay_seconds": 4, "answer": "done {{query}}"}, settings={"max_concurrent_tasks": 4}),
         )
-        held: list[httpx.Response] = []
+        held: list[httpx.Response | Exception] = []
 
         def hold() -> None:
             with agentry.client(timeout=120) as client:
-                held.append(
-                    client.post(
-                        f"/api/v1/agents/{agent['id']}/run",
-                        params={"async": "false", "result": "summary"},
-                        json={"query": "held"},
+                try:
+                    held.append(
+                        client.post(
+                            f"/api/v1/agents/{agent['id']}/run",
+                            params={"async": "false", "result": "summary"},
+                            json={"query": "held"},
+                        )
                     )
-                )
+                except httpx.HTTPError as exc:
+                    held.append(exc)
 
         holder = threading.Thread(target=hold, daemon=True)
         holder.start()
@@ -231,6 +234,7 @@ def test_a_restart_mid_load_resumes_every_task(agentry: AgentryProcess) -> None:
     holder.join(timeout=60)
     (reply,) = held
     # The stopping service told the held request to let go, with the id of its task.
+    assert isinstance(reply, httpx.Response), repr(reply)
     assert reply.status_code == 202 and reply.json()["outcome"] == "draining", reply.text
     queries[reply.json()["task_id"]] = "held"
 
