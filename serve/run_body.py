@@ -90,7 +90,8 @@ async def read_run_body(request: Request, *, text_field: str = "query") -> RunBo
         return RunBody(run=RunInput())
     try:
         body = json.loads(raw)
-    except json.JSONDecodeError:
+    except ValueError:
+        # JSONDecodeError, and UnicodeDecodeError for bytes that are not UTF-8 (or UTF-16/32) at all.
         raise BadRequest("the body is not valid JSON") from None
     if not isinstance(body, dict):
         raise BadRequest("the body must be a JSON object")
