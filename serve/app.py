@@ -8,6 +8,7 @@ from core.settings import get_settings
 from serve.console import mount_console
 from serve.errors import install_error_handlers
 from serve.middleware import EdgeMiddleware
+from serve.openapi_responses import openapi_document
 from serve.routers import (
     agents,
     audit,
@@ -51,6 +52,7 @@ def build_app() -> FastAPI:
     for router in (health.router, *agents_api, *extraction_api):
         app.include_router(router)
     mount_console(app)
+    app.openapi = lambda: openapi_document(app)  # type: ignore[method-assign]
     return app
 
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import Annotated
 
 import redis.asyncio as aioredis
-from fastapi import Depends, Header
+from fastapi import Depends, Request, Security
+from fastapi.security import HTTPBearer
 
 from core import keys
 from core.apikeys import Principal, authenticate
@@ -34,18 +35,32 @@ def get_waiters(edge: EdgeDep) -> Waiters:
     return edge.waiters
 
 
+class BearerKey(HTTPBearer):
+    """Declares the `Authorization: Bearer <API_KEY>` scheme in OpenAPI and hands over the raw header.
+
+    `core.apikeys.authenticate` judges the header itself, so its 401 messages (missing, malformed,
+    unknown, revoked) are the same whichever route asks.
+    """
+
+    async def __call__(self, request: Request) -> str | None:  # type: ignore[override]
+        return request.headers.get("Authorization")
+
+
+bearer_key = BearerKey(
+    scheme_name="ApiKey", description="A workspace API key: `agk_<key_id>_<secret>`.", auto_error=False
+)
+AuthorizationDep = Annotated[str | None, Security(bearer_key)]
+
 SettingsDep = Annotated[Settings, Depends(get_settings_dep)]
 WaitersDep = Annotated[Waiters, Depends(get_waiters)]
 RedisDep = Annotated[aioredis.Redis, Depends(get_redis)]
 
 
-async def extraction_principal(
-    edge: EdgeDep, authorization: Annotated[str | None, Header()] = None
-) -> Principal:
+async def extraction_principal(edge: EdgeDep, authorization: AuthorizationDep) -> Principal:
     return await authenticate(edge.redis, authorization)
 
 
-async def agents_principal(edge: EdgeDep, authorization: Annotated[str | None, Header()] = None) -> Principal:
+async def agents_principal(edge: EdgeDep, authorization: AuthorizationDep) -> Principal:
     """Authenticate, then charge the key's rate limit: one budget across the whole /api/v1 surface."""
     principal = await authenticate(edge.redis, authorization)
     rate = parse_rate(principal.rate_limit) if principal.rate_limit else edge.settings.rate_limit_per_period

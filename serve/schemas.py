@@ -1,10 +1,13 @@
-"""Request bodies of the agents API (pydantic at the edge)."""
+"""Bodies and replies of the agents API (pydantic at the edge)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
+from pydantic.json_schema import SkipJsonSchema
+
+from core.state_machine import TaskStatus
 
 
 class AgentCreate(BaseModel):
@@ -28,3 +31,173 @@ class AgentPatch(BaseModel):
 class DeletedAgent(BaseModel):
     id: str
     deleted: bool
+
+
+# Replies of the task and run routes. The routes serve the dicts that `core` builds (the same shapes
+# that synchronous runs and agent tools use); these models document them, and the API fuzz test
+# (tests/integration/test_api_fuzz.py) checks every answer against them.
+
+
+class RunRequest(BaseModel):
+    """JSON body of a run (CONTRACT.md section 4); read by hand in `serve.run_body`."""
+
+    query: str = Field("", description="Prompt text; optional when files are attached.")
+    file_ids: list[str] = Field(default_factory=list, description="`file://<uuid>` ids from /api/v2/files.")
+    output_config: dict[str, Any] | None = Field(
+        None, description="`output_schema` (a JSON Schema object) and `instructions`."
+    )
+    version: int | None = Field(None, ge=1, description="A published version number of the agent.")
+    source: Literal["production", "test"] = "production"
+    disable_delegation: bool = Field(False, description="True removes the `delegate_tasks` tool.")
+
+
+class RunForm(BaseModel):
+    """Multipart body of a run (SPEC.md, run endpoint); a form field cannot be null, so none is."""
+
+    query: str = Field("", description="Prompt text; optional when files are attached.")
+    files: list[bytes] = Field(
+        default_factory=list, description="Attachments; repeat the field per file (at most 20)."
+    )
+    file: bytes | SkipJsonSchema[None] = Field(None, description="Legacy name for a single attachment.")
+    file_ids: list[str] = Field(default_factory=list, description="`file://<uuid>` ids from /api/v2/files.")
+    output_config: str | SkipJsonSchema[None] = Field(None, description="A JSON-encoded object.")
+    version: Annotated[int, Field(ge=1)] | SkipJsonSchema[None] = None
+    source: Literal["production", "test"] = "production"
+    disable_delegation: bool = False
+
+
+class ReplyRequest(BaseModel):
+    """JSON body of a reply; multipart takes the same `message` plus `files`."""
+
+    message: str = ""
+    file_ids: list[str] = Field(default_factory=list)
+
+
+class ReplyForm(BaseModel):
+    message: str = ""
+    files: list[bytes] = Field(default_factory=list)
+    file: bytes | SkipJsonSchema[None] = None
+    file_ids: list[str] = Field(default_factory=list)
+
+
+class TaskFile(BaseModel):
+    file: str
+    file_id: str
+    content_type: str
+    file_size: int
+
+
+class TaskUsage(BaseModel):
+    input_tokens: int
+    output_tokens: int
+    cost_usd: float
+    steps: int
+
+
+class TaskListItem(BaseModel):
+    task_id: str
+    agent_id: str
+    status: TaskStatus
+    title: str | None
+    agent_name: str
+    created_at: str
+    updated_at: str
+    source: str
+    parent_task_id: str | None
+    parent_step_id: str | None
+    spawn_depth: int
+
+
+class TaskRecord(TaskListItem):
+    """`GET /api/v1/tasks/{task_id}` (CONTRACT.md section 3)."""
+
+    agent_group_id: str
+    version_number: int
+    query: str
+    files: list[TaskFile]
+    item_key: str | None
+    pause: dict[str, Any] | None = Field(
+        description="null, or `{kind, question?, reason?, tool_name?, tool_names?, pending_tool_call?}`."
+    )
+    usage: TaskUsage
+    error: str | None
+
+
+class TaskPage(BaseModel):
+    data: list[TaskListItem]
+    has_more: bool
+    next_cursor: str
+
+
+class SummaryReply(BaseModel):
+    task_id: str
+    status: TaskStatus
+    summary: str | None
+    message: str | None = Field(None, description="Set while the task is not terminal.")
+    error: str | None = Field(None, description="Set when the task ended without a summary.")
+
+
+class FeedReply(BaseModel):
+    task_id: str
+    status: TaskStatus
+    feed: list[dict[str, Any]] = Field(description="Items with `seq`, `type`, `created_at` (CONTRACT.md 3).")
+
+
+class StructuredReply(BaseModel):
+    task_id: str
+    agent_id: str
+    status: TaskStatus
+    created_at: str
+    updated_at: str
+    title: str | None
+    structured_response: Any = Field(None, description="Present once the task wrote a structured output.")
+    documents: list[dict[str, Any]] | None = Field(None, description="With `include_citations=true`.")
+    message: str | None = Field(None, description="Set while the task is not terminal.")
+    error: str | None = Field(None, description="Set when the task ended without a structured output.")
+
+
+class DeletedTasks(BaseModel):
+    deleted: list[str]
+
+
+class BackfillReply(BaseModel):
+    updated: list[str] = Field(description="Agent group ids that got a new profile version.")
+    skipped: list[str] = Field(description="Agent group ids that already had a profile.")
+
+
+class RunCreated(BaseModel):
+    """201 of a run (CONTRACT.md section 4)."""
+
+    task_id: str
+    agent_id: str
+    status: TaskStatus = Field(description="`running`, or `queued` when admission control holds it.")
+    created_at: str
+
+
+class SyncReply(BaseModel):
+    """200 or 202 of an `async=false` run (SPEC.md, Synchronous reply fields)."""
+
+    task_id: str
+    agent_id: str
+    status: TaskStatus
+    outcome: Literal["terminal", "budget_expired", "draining", "result_unavailable"]
+    message: str
+    created_at: str
+    wait_budget_seconds: int
+    result_selector: str | None = None
+    result_status: (
+        Literal[
+            "completed",
+            "not_found",
+            "processing",
+            "failed",
+            "cancelled",
+            "unreadable",
+            "unavailable",
+            "too_large",
+        ]
+        | None
+    ) = None
+    result: Any = None
+    result_bytes: int | None = None
+    result_documents: list[dict[str, Any]] | None = None

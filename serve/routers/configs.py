@@ -8,6 +8,7 @@ from core import configs
 from core.models import PageOf
 from serve.deps import ExtractionPrincipalDep, RedisDep
 from serve.extraction_schemas import ConfigCreate, DeletedConfig, SavedConfig
+from serve.openapi_responses import CursorQuery, LimitQuery, v2_errors
 
 router = APIRouter(prefix="/api/v2/configs", tags=["configs"])
 
@@ -16,7 +17,7 @@ def _saved(record: configs.ConfigRecord) -> SavedConfig:
     return SavedConfig(success=True, **record.resource())
 
 
-@router.post("", response_model=SavedConfig)
+@router.post("", response_model=SavedConfig, responses=v2_errors(400, 422))
 async def create_config(
     body: ConfigCreate, principal: ExtractionPrincipalDep, redis: RedisDep
 ) -> SavedConfig:
@@ -27,21 +28,21 @@ async def create_config(
     return _saved(record)
 
 
-@router.get("", response_model=PageOf)
+@router.get("", response_model=PageOf, responses=v2_errors(400, 422))
 async def list_configs(
-    principal: ExtractionPrincipalDep, redis: RedisDep, cursor: str | None = None, limit: int | None = None
+    principal: ExtractionPrincipalDep, redis: RedisDep, cursor: CursorQuery = None, limit: LimitQuery = None
 ) -> PageOf:
     """List saved configs, newest first."""
     return await configs.list_configs(redis, principal.workspace_id, cursor=cursor, limit=limit)
 
 
-@router.get("/{config_id:path}", response_model=SavedConfig)
+@router.get("/{config_id:path}", response_model=SavedConfig, responses=v2_errors(400, 403, 404))
 async def get_config(config_id: str, principal: ExtractionPrincipalDep, redis: RedisDep) -> SavedConfig:
     """A saved config."""
     return _saved(await configs.get_config(redis, principal.workspace_id, config_id))
 
 
-@router.delete("/{config_id:path}", response_model=DeletedConfig)
+@router.delete("/{config_id:path}", response_model=DeletedConfig, responses=v2_errors(400, 403, 404))
 async def delete_config(config_id: str, principal: ExtractionPrincipalDep, redis: RedisDep) -> DeletedConfig:
     """Delete a saved config; jobs that used it keep their results."""
     record = await configs.delete_config(redis, principal.workspace_id, config_id)

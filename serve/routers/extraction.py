@@ -17,11 +17,17 @@ from extraction.job_models import (
 )
 from serve.deps import ExtractionPrincipalDep
 from serve.extraction_deps import ExtractionDep
+from serve.openapi_responses import v2_errors
 
 router = APIRouter(prefix="/api/v2", tags=["extraction"])
 
+#: A job names a file (400 malformed id, 403 another workspace's, 404 unknown), a URL (400 refused,
+#: 413 too large) and a config; the document may be unsupported (415); a sync wait may run out (503).
+_JOB = v2_errors(400, 403, 404, 413, 415, 422)
+_ONE_RECORD = v2_errors(400, 403, 404)
 
-@router.post("/parse/sync", response_model=V2Response, response_model_exclude_none=True)
+
+@router.post("/parse/sync", response_model=V2Response, response_model_exclude_none=True, responses=_JOB)
 async def parse_sync(
     body: ParseSyncRequest, principal: ExtractionPrincipalDep, ctx: ExtractionDep
 ) -> V2Response:
@@ -31,7 +37,12 @@ async def parse_sync(
     )
 
 
-@router.post("/parse/async", response_model=V2Response | BatchResponse, response_model_exclude_none=True)
+@router.post(
+    "/parse/async",
+    response_model=V2Response | BatchResponse,
+    response_model_exclude_none=True,
+    responses=_JOB,
+)
 async def parse_async(
     body: ParseRequest, principal: ExtractionPrincipalDep, ctx: ExtractionDep
 ) -> V2Response | BatchResponse:
@@ -39,7 +50,7 @@ async def parse_async(
     return await jobs.submit(ctx, principal.workspace_id, "parse", body)
 
 
-@router.post("/extract/sync", response_model=V2Response, response_model_exclude_none=True)
+@router.post("/extract/sync", response_model=V2Response, response_model_exclude_none=True, responses=_JOB)
 async def extract_sync(
     body: ExtractSyncRequest, principal: ExtractionPrincipalDep, ctx: ExtractionDep
 ) -> V2Response:
@@ -49,7 +60,12 @@ async def extract_sync(
     )
 
 
-@router.post("/extract/async", response_model=V2Response | BatchResponse, response_model_exclude_none=True)
+@router.post(
+    "/extract/async",
+    response_model=V2Response | BatchResponse,
+    response_model_exclude_none=True,
+    responses=_JOB,
+)
 async def extract_async(
     body: ExtractRequest, principal: ExtractionPrincipalDep, ctx: ExtractionDep
 ) -> V2Response | BatchResponse:
@@ -57,7 +73,7 @@ async def extract_async(
     return await jobs.submit(ctx, principal.workspace_id, "extract", body)
 
 
-@router.post("/classify/sync", response_model=V2Response, response_model_exclude_none=True)
+@router.post("/classify/sync", response_model=V2Response, response_model_exclude_none=True, responses=_JOB)
 async def classify_sync(
     body: ClassifySyncRequest, principal: ExtractionPrincipalDep, ctx: ExtractionDep
 ) -> V2Response:
@@ -67,7 +83,12 @@ async def classify_sync(
     )
 
 
-@router.post("/classify/async", response_model=V2Response | BatchResponse, response_model_exclude_none=True)
+@router.post(
+    "/classify/async",
+    response_model=V2Response | BatchResponse,
+    response_model_exclude_none=True,
+    responses=_JOB,
+)
 async def classify_async(
     body: ClassifyRequest, principal: ExtractionPrincipalDep, ctx: ExtractionDep
 ) -> V2Response | BatchResponse:
@@ -75,13 +96,20 @@ async def classify_async(
     return await jobs.submit(ctx, principal.workspace_id, "classify", body)
 
 
-@router.get("/jobs/{record_id}", response_model=V2Response, response_model_exclude_none=True)
+@router.get(
+    "/jobs/{record_id}", response_model=V2Response, response_model_exclude_none=True, responses=_ONE_RECORD
+)
 async def get_job(record_id: str, principal: ExtractionPrincipalDep, ctx: ExtractionDep) -> V2Response:
     """A job's status, and its result once completed."""
     return await jobs.job_response(ctx, principal.workspace_id, record_id)
 
 
-@router.get("/batches/{batch_id}", response_model=BatchResponse, response_model_exclude_none=True)
+@router.get(
+    "/batches/{batch_id}",
+    response_model=BatchResponse,
+    response_model_exclude_none=True,
+    responses=_ONE_RECORD,
+)
 async def get_batch(batch_id: str, principal: ExtractionPrincipalDep, ctx: ExtractionDep) -> BatchResponse:
     """A batch with the current status of each item."""
     return await jobs.batch_status(ctx, principal.workspace_id, batch_id)

@@ -13,9 +13,10 @@ from core.apikeys import authenticate
 from core.errors import NotFound, Unauthorized, UnsupportedMediaType
 from extraction.formats import sniff_upload
 from extraction.page_images import DEFAULT_WIDTH, MAX_WIDTH, MIN_WIDTH, RENDERABLE_FORMATS, page_image
-from serve.deps import ExtractionPrincipalDep, RedisDep, SettingsDep
+from serve.deps import AuthorizationDep, ExtractionPrincipalDep, RedisDep, SettingsDep
 from serve.extraction_deps import BlobsDep
 from serve.extraction_schemas import DeletedFile, UploadedFile
+from serve.openapi_responses import v2_errors
 from serve.uploads import file_field
 
 router = APIRouter(prefix="/api/v2/files", tags=["files"])
@@ -24,12 +25,34 @@ router = APIRouter(prefix="/api/v2/files", tags=["files"])
 #: kept out of shared caches (it shows a patient's document).
 PAGE_CACHE_CONTROL = "private, max-age=3600"
 
+#: Path ids: a malformed one is a 400, another workspace's file a 403, an unknown or deleted one a 404.
+_ONE_FILE = v2_errors(400, 403, 404)
+#: Read by hand in `serve.uploads` (streamed, so the size cap holds before the body is spooled).
+_UPLOAD_BODY = {
+    "required": True,
+    "content": {
+        "multipart/form-data": {
+            "schema": {
+                "type": "object",
+                "required": ["file"],
+                "properties": {"file": {"type": "string", "format": "binary"}},
+            }
+        }
+    },
+}
+
 
 def _uploaded(record: files.FileRecord, message: str) -> UploadedFile:
     return UploadedFile(success=True, message=message, **record.resource())  # type: ignore[arg-type]
 
 
-@router.post("", response_model=UploadedFile, response_model_exclude_none=True)
+@router.post(
+    "",
+    response_model=UploadedFile,
+    response_model_exclude_none=True,
+    responses=v2_errors(400, 413, 415),
+    openapi_extra={"requestBody": _UPLOAD_BODY},
+)
 async def upload_file(
     request: Request,
     principal: ExtractionPrincipalDep,
@@ -52,13 +75,25 @@ async def upload_file(
     return _uploaded(record, "file uploaded")
 
 
-@router.get("/{file_id:path}/content", response_class=StreamingResponse)
+@router.get(
+    "/{file_id:path}/content",
+    response_class=StreamingResponse,
+    responses={
+        200: {
+            "description": "The file's bytes, with the content type judged at upload",
+            "content": {"*/*": {"schema": {"type": "string", "format": "binary"}}},
+        },
+        **_ONE_FILE,
+    },
+    # An API key, or none at all with a signed link (`expires` and `signature`): an empty requirement.
+    openapi_extra={"security": [{}]},
+)
 async def file_content(
     file_id: str,
     redis: RedisDep,
     settings: SettingsDep,
     blobs: BlobsDep,
-    authorization: Annotated[str | None, Header()] = None,
+    authorization: AuthorizationDep,
     expires: str | None = None,
     signature: str | None = None,
 ) -> StreamingResponse:
@@ -119,7 +154,9 @@ def _disposition(filename: str) -> str:
     return f"inline; filename=\"{fallback}\"; filename*=UTF-8''{quote(filename, safe='')}"
 
 
-@router.get("/{file_id:path}", response_model=UploadedFile, response_model_exclude_none=True)
+@router.get(
+    "/{file_id:path}", response_model=UploadedFile, response_model_exclude_none=True, responses=_ONE_FILE
+)
 async def get_file(
     file_id: str, request: Request, principal: ExtractionPrincipalDep, redis: RedisDep, settings: SettingsDep
 ) -> UploadedFile:
@@ -130,7 +167,7 @@ async def get_file(
     return reply
 
 
-@router.delete("/{file_id:path}", response_model=DeletedFile)
+@router.delete("/{file_id:path}", response_model=DeletedFile, responses=_ONE_FILE)
 async def delete_file(
     file_id: str, principal: ExtractionPrincipalDep, redis: RedisDep, blobs: BlobsDep
 ) -> DeletedFile:

@@ -4,19 +4,36 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 from fastapi.responses import JSONResponse
+from pydantic import BaseModel
 
 from serve.deps import RedisDep
 
 router = APIRouter(tags=["health"])
 
 
-@router.get("/healthz")
-async def healthz() -> dict[str, str]:
+class Liveness(BaseModel):
+    status: str
+
+
+class Readiness(BaseModel):
+    ready: bool
+    checks: dict[str, bool]
+
+
+@router.get("/healthz", response_model=Liveness)
+async def healthz() -> Liveness:
     """The process is up."""
-    return {"status": "ok"}
+    return Liveness(status="ok")
 
 
-@router.get("/readyz")
+@router.get(
+    "/readyz",
+    response_model=None,
+    responses={
+        200: {"model": Readiness, "description": "Redis and Ray answer"},
+        503: {"model": Readiness, "description": "Redis or Ray does not answer"},
+    },
+)
 async def readyz(redis: RedisDep) -> JSONResponse:
     """Redis and Ray are reachable."""
     checks = {"redis": False, "ray": False}

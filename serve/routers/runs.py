@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 
@@ -9,14 +11,60 @@ from actors import submit
 from serve.attachments import attach_files
 from serve.deps import EdgeDep, PrincipalDep
 from serve.middleware import SYNC_BUDGET_HEADER
+from serve.openapi_responses import bool_query, inline_schema, v1_errors
 from serve.params import strict_bool
 from serve.run_body import read_run_body
+from serve.schemas import RunCreated, RunForm, RunRequest, SyncReply
 from serve.sync_wait import hold
 
 router = APIRouter(prefix="/api/v1/agents", tags=["runs"])
 
+_BUDGET_HEADER = {
+    SYNC_BUDGET_HEADER: {
+        "description": "The longest the API may hold this request (0: the synchronous path was unavailable)",
+        "schema": {"type": "integer"},
+    }
+}
+_RUN_RESPONSES: dict[int | str, dict[str, Any]] = {
+    201: {"model": RunCreated, "description": "The task was created (async, or the sync fallback)"},
+    200: {"model": SyncReply, "description": "`async=false`: the run reached a terminal state"},
+    202: {"model": SyncReply, "description": "`async=false`: the wait ended without a result (`outcome`)"},
+    # 403: another workspace's or an inactive agent; 404: unknown agent or version; 413/415: attachments.
+    **v1_errors(403, 404, 413, 415),
+}
+for _response in _RUN_RESPONSES.values():
+    _response["headers"] = {**_response.get("headers", {}), **_BUDGET_HEADER}
+_RUN_OPENAPI = {
+    "parameters": [
+        bool_query("async", "`false` holds the request until the run ends.", default=True),
+        {
+            "name": "result",
+            "in": "query",
+            "required": False,
+            "description": "The payload an `async=false` run returns: `structured`, `summary`, `feed` or "
+            "`tool:<name>`; required then unless the agent has `settings.sync_result`.",
+            "schema": {"type": "string", "pattern": "^(structured|summary|feed|tool:.+)$"},
+        },
+        bool_query("include_citations", "With `result=structured`: citation leaves.", default=False),
+    ],
+    # The body is read by hand (`serve.run_body`): JSON or multipart, one parser for both.
+    "requestBody": {
+        "required": False,
+        "content": {
+            "application/json": {"schema": inline_schema(RunRequest)},
+            "multipart/form-data": {"schema": inline_schema(RunForm)},
+        },
+    },
+}
 
-@router.post("/{agent_id}/run", status_code=201)
+
+@router.post(
+    "/{agent_id}/run",
+    status_code=201,
+    response_model=None,
+    responses=_RUN_RESPONSES,
+    openapi_extra=_RUN_OPENAPI,
+)
 async def run_agent(agent_id: str, request: Request, principal: PrincipalDep, edge: EdgeDep) -> JSONResponse:
     """Run an agent: 201 with the task, or with `async=false` its result (200) or an outcome (202)."""
     redis, settings = edge.redis, edge.settings

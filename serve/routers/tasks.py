@@ -18,10 +18,32 @@ from core.task_queries import TaskFilter, list_tasks
 from serve.attachments import attach_files
 from serve.deps import EdgeDep, PrincipalDep, RedisDep, SettingsDep
 from serve.event_stream import stream_seconds, task_event_stream
+from serve.openapi_responses import CursorQuery, LimitQuery, bool_query, inline_schema, v1_errors
 from serve.params import strict_bool
 from serve.run_body import read_run_body
+from serve.schemas import (
+    DeletedTasks,
+    FeedReply,
+    ReplyForm,
+    ReplyRequest,
+    StructuredReply,
+    SummaryReply,
+    TaskPage,
+    TaskRecord,
+)
 
 router = APIRouter(prefix="/api/v1/tasks", tags=["tasks"])
+
+#: Routes that name a task: another workspace's task is a 403, an unknown or deleted one a 404.
+_ONE_TASK = v1_errors(403, 404)
+
+
+def _reply(model: type[BaseModel], *errors: int) -> dict[int | str, dict[str, Any]]:
+    """`responses=` of a route whose reply `core` builds as a dict: served as built, documented by `model`.
+
+    The routes say `response_model=None` so that FastAPI does not re-validate what it serves.
+    """
+    return {200: {"model": model}, **v1_errors(403, 404, *errors)}
 
 
 class ReviewBody(BaseModel):
@@ -31,13 +53,20 @@ class ReviewBody(BaseModel):
     comment: str | None = None
 
 
-@router.get("", response_model=PageOf)
+@router.get(
+    "",
+    response_model=PageOf,
+    responses={200: {"model": TaskPage}, **v1_errors()},
+    openapi_extra={
+        "parameters": [bool_query("include_data_fields", "Adds each task's `data_fields`.", default=False)]
+    },
+)
 async def list_workspace_tasks(
     request: Request,
     principal: PrincipalDep,
     redis: RedisDep,
-    cursor: str | None = None,
-    limit: int | None = None,
+    cursor: CursorQuery = None,
+    limit: LimitQuery = None,
     agent_group_id: str | None = None,
     agent_id: str | None = None,
     status: str | None = None,
@@ -75,24 +104,42 @@ async def list_workspace_tasks(
     return PageOf(data=data, has_more=page.has_more, next_cursor=page.next_cursor)
 
 
-@router.get("/{task_id}")
+@router.get("/{task_id}", response_model=None, responses=_reply(TaskRecord))
 async def get_task(task_id: str, principal: PrincipalDep, redis: RedisDep) -> dict[str, Any]:
     """The full task record; the endpoint to poll until `status` is terminal."""
     return (await tasks.load_task(redis, principal.workspace_id, task_id)).record()
 
 
-@router.get("/{task_id}/summary")
+@router.get("/{task_id}/summary", response_model=None, responses=_reply(SummaryReply))
 async def get_summary(task_id: str, principal: PrincipalDep, redis: RedisDep) -> dict[str, Any]:
     """The final written answer."""
     return results.summary_envelope(await tasks.load_task(redis, principal.workspace_id, task_id))
 
 
-@router.get("/{task_id}/result")
+@router.get("/{task_id}/result", response_model=None, responses=_reply(FeedReply))
 async def get_feed(task_id: str, principal: PrincipalDep, redis: RedisDep) -> dict[str, Any]:
     """The whole reasoning transcript (feed)."""
     task = await tasks.load_task(redis, principal.workspace_id, task_id)
     feed = await tasks.read_feed(redis, task.workspace_id, task.id)
     return {"task_id": task.id, "status": task.status, "feed": feed}
+
+
+@router.get(
+    "/{task_id}/structured-response",
+    response_model=None,
+    responses=_reply(StructuredReply),
+    openapi_extra={"parameters": [bool_query("include_citations", "Citation leaves.", default=False)]},
+)
+async def get_structured(
+    task_id: str, request: Request, principal: PrincipalDep, redis: RedisDep, settings: SettingsDep
+) -> dict[str, Any]:
+    """Machine-readable output shaped by the output schema, optionally with citations."""
+    include_citations = strict_bool(request, "include_citations", False)
+    task = await tasks.load_task(redis, principal.workspace_id, task_id)
+    if include_citations:
+        task = await with_document_links(redis, settings, task)
+    config = (await agents.load_version(redis, task.agent_workspace_id, task.spec.agent_id)).config
+    return results.structured_envelope(task, config, include_citations=include_citations)
 
 
 @router.get(
@@ -123,20 +170,21 @@ async def stream_task_events(
     return StreamingResponse(body, media_type="text/event-stream", headers=headers)
 
 
-@router.get("/{task_id}/structured-response")
-async def get_structured(
-    task_id: str, request: Request, principal: PrincipalDep, redis: RedisDep, settings: SettingsDep
-) -> dict[str, Any]:
-    """Machine-readable output shaped by the output schema, optionally with citations."""
-    include_citations = strict_bool(request, "include_citations", False)
-    task = await tasks.load_task(redis, principal.workspace_id, task_id)
-    if include_citations:
-        task = await with_document_links(redis, settings, task)
-    config = (await agents.load_version(redis, task.agent_workspace_id, task.spec.agent_id)).config
-    return results.structured_envelope(task, config, include_citations=include_citations)
-
-
-@router.post("/{task_id}/message")
+@router.post(
+    "/{task_id}/message",
+    response_model=None,
+    responses=_reply(TaskRecord, 409, 413, 415),
+    # The body is read by hand (`serve.run_body`), JSON or multipart like a run's.
+    openapi_extra={
+        "requestBody": {
+            "required": True,
+            "content": {
+                "application/json": {"schema": inline_schema(ReplyRequest)},
+                "multipart/form-data": {"schema": inline_schema(ReplyForm)},
+            },
+        }
+    },
+)
 async def reply_to_task(
     task_id: str, request: Request, principal: PrincipalDep, edge: EdgeDep
 ) -> dict[str, Any]:
@@ -148,7 +196,7 @@ async def reply_to_task(
     return updated.record()
 
 
-@router.post("/{task_id}/review")
+@router.post("/{task_id}/review", response_model=None, responses=_reply(TaskRecord, 409))
 async def review_task(
     task_id: str, body: ReviewBody, principal: PrincipalDep, edge: EdgeDep
 ) -> dict[str, Any]:
@@ -158,7 +206,12 @@ async def review_task(
     return updated.record()
 
 
-@router.post("/{task_id}/cancel")
+@router.post(
+    "/{task_id}/cancel",
+    response_model=None,
+    responses=_reply(TaskRecord),
+    openapi_extra={"parameters": [bool_query("cascade", "Also stop active descendants.", default=False)]},
+)
 async def cancel_task(
     task_id: str, request: Request, principal: PrincipalDep, edge: EdgeDep
 ) -> dict[str, Any]:
@@ -168,7 +221,12 @@ async def cancel_task(
     return (await interaction.cancel(edge.redis, edge.settings, task, cascade=cascade)).record()
 
 
-@router.delete("/{task_id}")
+@router.delete(
+    "/{task_id}",
+    response_model=None,
+    responses=_reply(DeletedTasks),
+    openapi_extra={"parameters": [bool_query("include_subtasks", "Also delete descendants.", default=False)]},
+)
 async def delete_task(
     task_id: str, request: Request, principal: PrincipalDep, redis: RedisDep
 ) -> dict[str, Any]:
@@ -178,13 +236,13 @@ async def delete_task(
     return {"deleted": await interaction.soft_delete(redis, task, include_subtasks=include_subtasks)}
 
 
-@router.get("/{task_id}/children", response_model=PageOf)
+@router.get("/{task_id}/children", response_model=PageOf, responses=_ONE_TASK)
 async def list_children(
     task_id: str,
     principal: PrincipalDep,
     redis: RedisDep,
-    cursor: str | None = None,
-    limit: int | None = None,
+    cursor: CursorQuery = None,
+    limit: LimitQuery = None,
 ) -> PageOf:
     """The tasks this task delegated to, newest first."""
     task = await tasks.load_task(redis, principal.workspace_id, task_id)

@@ -1,0 +1,137 @@
+"""What the OpenAPI document says about errors, paging and hand-read bodies, shared by every router.
+
+FastAPI documents only what it can see: the success model, and a 422 for every route with
+parameters. Our edge answers more (401, 403, 404, 409, 429, 503 through `serve.errors`, a clean 500
+through `serve.middleware`) and on /api/v1 a validation failure is a 400 `{error}`, not a 422.
+Routers declare their errors with `v1_errors(...)` / `v2_errors(...)`; `openapi_document` drops the
+422 that FastAPI adds on its own to /api/v1 operations, which never answer it.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import FastAPI, Query
+from fastapi.openapi.utils import get_openapi
+from pydantic import BaseModel, Field
+
+from core.pagination import MAX_PAGE_SIZE
+from serve.errors import AGENTS_PREFIX
+
+
+class ApiError(BaseModel):
+    """The /api/v1 error envelope."""
+
+    error: str = Field(description="What went wrong and, where it helps, what to do next.")
+
+
+class ExtractionError(BaseModel):
+    """The /api/v2 error envelope (FastAPI's `{detail}` with a string)."""
+
+    detail: str
+
+
+class ValidationIssue(BaseModel):
+    loc: list[str]
+    msg: str
+    type: str
+
+
+class ExtractionValidationError(BaseModel):
+    """/api/v2 422: FastAPI's list of issues, or a string for a job body judged after parsing."""
+
+    detail: list[ValidationIssue] | str
+
+
+_WHY: dict[int, str] = {
+    400: "Malformed request: a parameter or body field is missing or invalid",
+    401: "Missing, malformed, unknown or revoked API key",
+    403: "The resource belongs to another workspace, or is not usable (an inactive agent, a bad link)",
+    404: "No such resource (or it was deleted)",
+    409: "The resource's current state does not allow this action",
+    413: "The upload or the fetched document is larger than the cap",
+    415: "The document's format is not supported",
+    422: "The body does not validate",
+    429: "Rate limit of this API key exceeded; retry after `Retry-After` seconds",
+    500: "Internal error; safe to retry with backoff",
+    503: "A dependency (the state store, the extraction pool) is unavailable right now; retry shortly",
+}
+
+_RETRY_AFTER = {"Retry-After": {"description": "Whole seconds to wait", "schema": {"type": "integer"}}}
+
+#: Every /api/v1 route: validation (400), authentication (401), the key's rate limit (429), a crash
+#: (500) and an unreachable store (503).
+V1_ALWAYS = (400, 401, 429, 500, 503)
+#: Every authenticated /api/v2 route; no rate limit there.
+V2_ALWAYS = (401, 500, 503)
+
+
+def _response(status: int, model: type[BaseModel]) -> dict[str, Any]:
+    response: dict[str, Any] = {"model": model, "description": _WHY[status]}
+    if status in (429, 503):
+        response["headers"] = _RETRY_AFTER
+    return response
+
+
+def v1_errors(*statuses: int, always: tuple[int, ...] = V1_ALWAYS) -> dict[int | str, dict[str, Any]]:
+    """`responses=` for an /api/v1 route: the given statuses plus those every route can answer."""
+    return {status: _response(status, ApiError) for status in sorted({*always, *statuses})}
+
+
+def v2_errors(*statuses: int, always: tuple[int, ...] = V2_ALWAYS) -> dict[int | str, dict[str, Any]]:
+    """`responses=` for an /api/v2 route: `{detail: string}`, and the validation body for 422."""
+    return {
+        status: _response(status, ExtractionValidationError if status == 422 else ExtractionError)
+        for status in sorted({*always, *statuses})
+    }
+
+
+#: `limit` of every list endpoint; out of range is refused by `core.pagination.check_limit`.
+LimitQuery = Annotated[
+    int | None,
+    Query(
+        description=f"Page size, 1 to {MAX_PAGE_SIZE}; default 20.",
+        json_schema_extra={"minimum": 1, "maximum": MAX_PAGE_SIZE},
+    ),
+]
+CursorQuery = Annotated[
+    str | None, Query(description="`next_cursor` of the previous page; absent for the first page.")
+]
+
+
+def bool_query(name: str, description: str, *, default: bool) -> dict[str, Any]:
+    """A boolean query parameter read by `serve.params.strict_bool` (so absent from the signature)."""
+    return {
+        "name": name,
+        "in": "query",
+        "required": False,
+        "description": description + " `true`/`false` (or 1/0); anything else is a 400.",
+        "schema": {"type": "boolean", "default": default},
+    }
+
+
+def inline_schema(model: type[BaseModel]) -> dict[str, Any]:
+    """A flat model's JSON schema, for a request body declared through `openapi_extra`."""
+    schema = model.model_json_schema()
+    if "$defs" in schema:
+        raise ValueError(f"{model.__name__} nests models; it cannot be inlined")
+    return schema
+
+
+def openapi_document(app: FastAPI) -> dict[str, Any]:
+    """The app's OpenAPI document, without the 422 FastAPI adds to /api/v1 operations."""
+    if app.openapi_schema is None:
+        document = get_openapi(
+            title=app.title,
+            version=app.version,
+            openapi_version=app.openapi_version,
+            description=app.description,
+            routes=app.routes,
+        )
+        for path, operations in document.get("paths", {}).items():
+            if not path.startswith(AGENTS_PREFIX):
+                continue
+            for operation in operations.values():
+                operation.get("responses", {}).pop("422", None)
+        app.openapi_schema = document
+    return app.openapi_schema
