@@ -18,6 +18,12 @@ STORE_ERRORS: tuple[type[Exception], ...] = (redis.ConnectionError, redis.Timeou
 #: Seconds before a Redis call gives up, so a request fails fast (503) instead of hanging.
 SOCKET_TIMEOUT_SECONDS = 5.0
 CONNECT_TIMEOUT_SECONDS = 2.0
+#: Connections one process keeps open to the store. An edge replica serves up to
+#: AGENTRY_INGRESS_MAX_ONGOING requests at once, each holding a connection while a call is in
+#: flight; past this many, a call waits for a free connection (up to SOCKET_TIMEOUT_SECONDS)
+#: instead of failing. redis-py's default pool (100 connections, never waits) answered 200
+#: concurrent clients with MaxConnectionsError, that is with 503s (bench/load.py).
+MAX_CONNECTIONS = 256
 
 
 def embedded_for(settings: Settings) -> EmbeddedRedis:
@@ -38,13 +44,17 @@ def resolve_redis_url(settings: Settings, *, start: bool = True) -> tuple[str, E
 
 
 def async_client(url: str) -> aioredis.Redis:
-    return aioredis.Redis.from_url(
+    pool = aioredis.BlockingConnectionPool.from_url(
         url,
+        max_connections=MAX_CONNECTIONS,
+        timeout=SOCKET_TIMEOUT_SECONDS,
         decode_responses=True,
         socket_timeout=SOCKET_TIMEOUT_SECONDS,
         socket_connect_timeout=CONNECT_TIMEOUT_SECONDS,
         health_check_interval=30,
     )
+    # from_pool: closing the client closes its pool, as with from_url.
+    return aioredis.Redis.from_pool(pool)
 
 
 def sync_client(url: str) -> redis.Redis:

@@ -11,6 +11,7 @@ import redis.asyncio as aioredis
 from core import agents, apikeys, audit, keys
 from core.errors import BadRequest, Forbidden, NotFound, Unauthorized
 from core.ratelimit import RateLimiter
+from core.store import MAX_CONNECTIONS, async_client
 
 pytestmark = [pytest.mark.integration, pytest.mark.store]
 
@@ -135,3 +136,13 @@ async def test_audit_entries_newest_first(store: aioredis.Redis) -> None:
         await audit.record(store, w, "task.data_fields_read", key_id="k", task_ids=[str(i)])
     page = await audit.list_entries(store, w, cursor=None, limit=2)
     assert [e["task_ids"] for e in page.data] == [["2"], ["1"]] and page.has_more
+
+
+async def test_more_concurrent_calls_than_connections_wait_instead_of_failing(store_url: str) -> None:
+    """Past the pool's size a call waits for a free connection; redis-py's default pool raised."""
+    client = async_client(store_url)
+    try:
+        calls = [client.blpop([f"absent-{i}"], timeout=0.2) for i in range(MAX_CONNECTIONS + 50)]
+        assert await asyncio.gather(*calls) == [None] * (MAX_CONNECTIONS + 50)
+    finally:
+        await client.aclose()
