@@ -3,8 +3,11 @@
 FastAPI documents only what it can see: the success model, and a 422 for every route with
 parameters. Our edge answers more (401, 403, 404, 409, 429, 503 through `serve.errors`, a clean 500
 through `serve.middleware`) and on /api/v1 a validation failure is a 400 `{error}`, not a 422.
-Routers declare their errors with `v1_errors(...)` / `v2_errors(...)`; `openapi_document` drops the
-422 that FastAPI adds on its own to /api/v1 operations, which never answer it.
+
+`openapi_document` adds what every operation of an API can answer (`V1_ALWAYS`, `V2_ALWAYS`, and
+403/404 wherever the path names a resource, since another workspace's id is a 403 and an unknown
+one a 404) and drops the 422 FastAPI adds to /api/v1 operations, which never answer it. Routers
+declare only what is theirs with `v1_errors(...)` / `v2_errors(...)` (a 409, a 413, a v2 400...).
 """
 
 from __future__ import annotations
@@ -17,6 +20,8 @@ from pydantic import BaseModel, Field
 
 from core.pagination import MAX_PAGE_SIZE
 from serve.errors import AGENTS_PREFIX
+
+EXTRACTION_PREFIX = "/api/v2"
 
 
 class ApiError(BaseModel):
@@ -59,11 +64,13 @@ _WHY: dict[int, str] = {
 
 _RETRY_AFTER = {"Retry-After": {"description": "Whole seconds to wait", "schema": {"type": "integer"}}}
 
-#: Every /api/v1 route: validation (400), authentication (401), the key's rate limit (429), a crash
-#: (500) and an unreachable store (503).
+#: Every /api/v1 operation: validation (400), authentication (401), the key's rate limit (429), a
+#: crash (500) and an unreachable store (503).
 V1_ALWAYS = (400, 401, 429, 500, 503)
-#: Every authenticated /api/v2 route; no rate limit there.
+#: Every /api/v2 operation (all authenticate); no rate limit there.
 V2_ALWAYS = (401, 500, 503)
+#: Every operation whose path names a resource (SPEC.md: 403 for another workspace's id).
+NAMED_RESOURCE = (403, 404)
 
 
 def _response(status: int, model: type[BaseModel]) -> dict[str, Any]:
@@ -73,16 +80,16 @@ def _response(status: int, model: type[BaseModel]) -> dict[str, Any]:
     return response
 
 
-def v1_errors(*statuses: int, always: tuple[int, ...] = V1_ALWAYS) -> dict[int | str, dict[str, Any]]:
-    """`responses=` for an /api/v1 route: the given statuses plus those every route can answer."""
-    return {status: _response(status, ApiError) for status in sorted({*always, *statuses})}
+def v1_errors(*statuses: int) -> dict[int | str, dict[str, Any]]:
+    """`responses=` for an /api/v1 route: its own error statuses, `{error}`."""
+    return {status: _response(status, ApiError) for status in sorted(statuses)}
 
 
-def v2_errors(*statuses: int, always: tuple[int, ...] = V2_ALWAYS) -> dict[int | str, dict[str, Any]]:
-    """`responses=` for an /api/v2 route: `{detail: string}`, and the validation body for 422."""
+def v2_errors(*statuses: int) -> dict[int | str, dict[str, Any]]:
+    """`responses=` for an /api/v2 route: its own error statuses, `{detail}` (the validation body for 422)."""
     return {
         status: _response(status, ExtractionValidationError if status == 422 else ExtractionError)
-        for status in sorted({*always, *statuses})
+        for status in sorted(statuses)
     }
 
 
@@ -118,8 +125,41 @@ def inline_schema(model: type[BaseModel]) -> dict[str, Any]:
     return schema
 
 
+def _error_object(status: int, model: type[BaseModel]) -> dict[str, Any]:
+    response: dict[str, Any] = {
+        "description": _WHY[status],
+        "content": {"application/json": {"schema": {"$ref": f"#/components/schemas/{model.__name__}"}}},
+    }
+    if status in (429, 503):
+        response["headers"] = _RETRY_AFTER
+    return response
+
+
+def _add_common_errors(document: dict[str, Any]) -> None:
+    schemas = document.setdefault("components", {}).setdefault("schemas", {})
+    for envelope in (ApiError, ExtractionError):
+        schemas.setdefault(envelope.__name__, envelope.model_json_schema())
+    for path, operations in document.get("paths", {}).items():
+        model: type[BaseModel]
+        statuses: tuple[int, ...]
+        if path.startswith(AGENTS_PREFIX):
+            model, statuses = ApiError, V1_ALWAYS
+        elif path.startswith(EXTRACTION_PREFIX):
+            model, statuses = ExtractionError, V2_ALWAYS
+        else:
+            continue
+        if "{" in path:
+            statuses = (*statuses, *NAMED_RESOURCE)
+        for operation in operations.values():
+            responses = operation.setdefault("responses", {})
+            if model is ApiError:
+                responses.pop("422", None)
+            for status in statuses:
+                responses.setdefault(str(status), _error_object(status, model))
+
+
 def openapi_document(app: FastAPI) -> dict[str, Any]:
-    """The app's OpenAPI document, without the 422 FastAPI adds to /api/v1 operations."""
+    """The app's OpenAPI document with the errors every operation of each API can answer."""
     if app.openapi_schema is None:
         document = get_openapi(
             title=app.title,
@@ -128,10 +168,6 @@ def openapi_document(app: FastAPI) -> dict[str, Any]:
             description=app.description,
             routes=app.routes,
         )
-        for path, operations in document.get("paths", {}).items():
-            if not path.startswith(AGENTS_PREFIX):
-                continue
-            for operation in operations.values():
-                operation.get("responses", {}).pop("422", None)
+        _add_common_errors(document)
         app.openapi_schema = document
     return app.openapi_schema

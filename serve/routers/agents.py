@@ -7,20 +7,16 @@ from fastapi import APIRouter, Request, status
 from core import agents, delegation_profiles
 from core.models import Agent, PageOf
 from serve.deps import PrincipalDep, RedisDep
-from serve.openapi_responses import CursorQuery, LimitQuery, bool_query, v1_errors
+from serve.openapi_responses import CursorQuery, LimitQuery, bool_query
 from serve.params import strict_bool
 from serve.schemas import AgentCreate, AgentPatch, BackfillReply, DeletedAgent
 
 router = APIRouter(prefix="/api/v1/agents", tags=["agents"])
 
-#: Routes that name an agent: another workspace's agent is a 403, an unknown or deleted one a 404.
-_ONE_AGENT = v1_errors(403, 404)
-
 
 @router.post(
     "/delegation-profiles/backfill",
     response_model=BackfillReply,
-    responses=v1_errors(),
     openapi_extra={"parameters": [bool_query("force", "Regenerate every profile.", default=False)]},
 )
 async def backfill_profiles(request: Request, principal: PrincipalDep, redis: RedisDep) -> BackfillReply:
@@ -31,7 +27,7 @@ async def backfill_profiles(request: Request, principal: PrincipalDep, redis: Re
     )
 
 
-@router.post("", status_code=status.HTTP_201_CREATED, response_model=Agent, responses=v1_errors())
+@router.post("", status_code=status.HTTP_201_CREATED, response_model=Agent)
 async def create_agent(body: AgentCreate, principal: PrincipalDep, redis: RedisDep) -> Agent:
     """Create an agent, published as version 1."""
     return await agents.create_agent(
@@ -44,7 +40,7 @@ async def create_agent(body: AgentCreate, principal: PrincipalDep, redis: RedisD
     )
 
 
-@router.get("", response_model=PageOf, responses=v1_errors())
+@router.get("", response_model=PageOf)
 async def list_agents(
     principal: PrincipalDep, redis: RedisDep, cursor: CursorQuery = None, limit: LimitQuery = None
 ) -> PageOf:
@@ -52,13 +48,13 @@ async def list_agents(
     return await agents.list_agents(redis, principal.workspace_id, cursor=cursor, limit=limit)
 
 
-@router.get("/{agent_id}", response_model=Agent, responses=_ONE_AGENT)
+@router.get("/{agent_id}", response_model=Agent)
 async def get_agent(agent_id: str, principal: PrincipalDep, redis: RedisDep) -> Agent:
     """Get one version of an agent."""
     return await agents.get_agent(redis, principal.workspace_id, agent_id)
 
 
-@router.patch("/{agent_id}", response_model=Agent, responses=_ONE_AGENT)
+@router.patch("/{agent_id}", response_model=Agent)
 async def update_agent(agent_id: str, body: AgentPatch, principal: PrincipalDep, redis: RedisDep) -> Agent:
     """Rename, (de)activate or publish a new version (when `config` is given)."""
     return await agents.update_agent(
@@ -72,19 +68,19 @@ async def update_agent(agent_id: str, body: AgentPatch, principal: PrincipalDep,
     )
 
 
-@router.delete("/{agent_id}", response_model=DeletedAgent, responses=_ONE_AGENT)
+@router.delete("/{agent_id}", response_model=DeletedAgent)
 async def delete_agent(agent_id: str, principal: PrincipalDep, redis: RedisDep) -> DeletedAgent:
     """Soft-delete the agent group; its versions answer 404 afterwards."""
     return DeletedAgent.model_validate(await agents.delete_agent(redis, principal.workspace_id, agent_id))
 
 
-@router.post("/{agent_id}/delegation-profile", response_model=Agent, responses=_ONE_AGENT)
+@router.post("/{agent_id}/delegation-profile", response_model=Agent)
 async def generate_profile(agent_id: str, principal: PrincipalDep, redis: RedisDep) -> Agent:
     """Generate the agent's delegation profile from its config and publish it as a new version."""
     return await delegation_profiles.save_profile(redis, principal.workspace_id, agent_id)
 
 
-@router.get("/{agent_id}/versions", response_model=PageOf, responses=_ONE_AGENT)
+@router.get("/{agent_id}/versions", response_model=PageOf)
 async def list_versions(
     agent_id: str,
     principal: PrincipalDep,

@@ -7,12 +7,12 @@ from fastapi import APIRouter
 from core import audit
 from core.models import PageOf
 from serve.deps import PrincipalDep, RedisDep
-from serve.openapi_responses import CursorQuery, LimitQuery, v1_errors
+from serve.openapi_responses import CursorQuery, LimitQuery
 
 router = APIRouter(prefix="/api/v1/audit", tags=["audit"])
 
 
-@router.get("", response_model=PageOf, responses=v1_errors())
+@router.get("", response_model=PageOf)
 async def list_audit(
     principal: PrincipalDep, redis: RedisDep, cursor: CursorQuery = None, limit: LimitQuery = None
 ) -> PageOf:

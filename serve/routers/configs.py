@@ -36,13 +36,13 @@ async def list_configs(
     return await configs.list_configs(redis, principal.workspace_id, cursor=cursor, limit=limit)
 
 
-@router.get("/{config_id:path}", response_model=SavedConfig, responses=v2_errors(400, 403, 404))
+@router.get("/{config_id:path}", response_model=SavedConfig, responses=v2_errors(400))
 async def get_config(config_id: str, principal: ExtractionPrincipalDep, redis: RedisDep) -> SavedConfig:
     """A saved config."""
     return _saved(await configs.get_config(redis, principal.workspace_id, config_id))
 
 
-@router.delete("/{config_id:path}", response_model=DeletedConfig, responses=v2_errors(400, 403, 404))
+@router.delete("/{config_id:path}", response_model=DeletedConfig, responses=v2_errors(400))
 async def delete_config(config_id: str, principal: ExtractionPrincipalDep, redis: RedisDep) -> DeletedConfig:
     """Delete a saved config; jobs that used it keep their results."""
     record = await configs.delete_config(redis, principal.workspace_id, config_id)

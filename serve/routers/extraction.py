@@ -24,7 +24,7 @@ router = APIRouter(prefix="/api/v2", tags=["extraction"])
 #: A job names a file (400 malformed id, 403 another workspace's, 404 unknown), a URL (400 refused,
 #: 413 too large) and a config; the document may be unsupported (415); a sync wait may run out (503).
 _JOB = v2_errors(400, 403, 404, 413, 415, 422)
-_ONE_RECORD = v2_errors(400, 403, 404)
+_ONE_RECORD = v2_errors(400)
 
 
 @router.post("/parse/sync", response_model=V2Response, response_model_exclude_none=True, responses=_JOB)

@@ -25,8 +25,8 @@ router = APIRouter(prefix="/api/v2/files", tags=["files"])
 #: kept out of shared caches (it shows a patient's document).
 PAGE_CACHE_CONTROL = "private, max-age=3600"
 
-#: Path ids: a malformed one is a 400, another workspace's file a 403, an unknown or deleted one a 404.
-_ONE_FILE = v2_errors(400, 403, 404)
+#: A malformed file id in the path is a 400 (403 and 404 come with every path that names a resource).
+_ONE_FILE = v2_errors(400)
 #: Read by hand in `serve.uploads` (streamed, so the size cap holds before the body is spooled).
 _UPLOAD_BODY = {
     "required": True,
@@ -123,7 +123,11 @@ async def file_content(
 @router.get(
     "/{file_id:path}/pages/{page}",
     response_class=Response,
-    responses={200: {"content": {"image/png": {}}, "description": "The page as a PNG image."}},
+    responses={
+        200: {"content": {"image/png": {}}, "description": "The page as a PNG image."},
+        # A malformed id or a page out of range; a file with no pages (text, spreadsheet...).
+        **v2_errors(400, 415),
+    },
 )
 async def page_png(
     file_id: str,

@@ -29,8 +29,8 @@ _RUN_RESPONSES: dict[int | str, dict[str, Any]] = {
     201: {"model": RunCreated, "description": "The task was created (async, or the sync fallback)"},
     200: {"model": SyncReply, "description": "`async=false`: the run reached a terminal state"},
     202: {"model": SyncReply, "description": "`async=false`: the wait ended without a result (`outcome`)"},
-    # 403: another workspace's or an inactive agent; 404: unknown agent or version; 413/415: attachments.
-    **v1_errors(403, 404, 413, 415),
+    # Attachments; besides the 403 of an inactive agent and the 404 of an unknown version.
+    **v1_errors(413, 415),
 }
 for _response in _RUN_RESPONSES.values():
     _response["headers"] = {**_response.get("headers", {}), **_BUDGET_HEADER}

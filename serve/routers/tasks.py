@@ -34,16 +34,13 @@ from serve.schemas import (
 
 router = APIRouter(prefix="/api/v1/tasks", tags=["tasks"])
 
-#: Routes that name a task: another workspace's task is a 403, an unknown or deleted one a 404.
-_ONE_TASK = v1_errors(403, 404)
-
 
 def _reply(model: type[BaseModel], *errors: int) -> dict[int | str, dict[str, Any]]:
     """`responses=` of a route whose reply `core` builds as a dict: served as built, documented by `model`.
 
     The routes say `response_model=None` so that FastAPI does not re-validate what it serves.
     """
-    return {200: {"model": model}, **v1_errors(403, 404, *errors)}
+    return {200: {"model": model}, **v1_errors(*errors)}
 
 
 class ReviewBody(BaseModel):
@@ -56,7 +53,7 @@ class ReviewBody(BaseModel):
 @router.get(
     "",
     response_model=PageOf,
-    responses={200: {"model": TaskPage}, **v1_errors()},
+    responses={200: {"model": TaskPage}},
     openapi_extra={
         "parameters": [bool_query("include_data_fields", "Adds each task's `data_fields`.", default=False)]
     },
@@ -236,7 +233,7 @@ async def delete_task(
     return {"deleted": await interaction.soft_delete(redis, task, include_subtasks=include_subtasks)}
 
 
-@router.get("/{task_id}/children", response_model=PageOf, responses=_ONE_TASK)
+@router.get("/{task_id}/children", response_model=PageOf)
 async def list_children(
     task_id: str,
     principal: PrincipalDep,

@@ -6,8 +6,8 @@ it, and never contain an id of workspace B. Path ids are drawn from three pools:
 seeded objects (so the success paths run), and B's (which must be refused, never read or changed).
 
 `AGENTRY_FUZZ_EXAMPLES` (default 6) bounds the generated requests per operation and mode: 12 per
-operation, about 45 s for the whole module plus 10 s of seeding on top of a running service (at a
-load average of 20-30 on 2 cores). `AGENTRY_FUZZ_EXAMPLES=100` took 7.5 minutes there.
+operation, about 85 s for the whole module plus 15 s of seeding on top of a running service, at a
+load average of 15-25 on 2 cores (shared). `AGENTRY_FUZZ_EXAMPLES=100` took 7.5 minutes there.
 """
 
 from __future__ import annotations
@@ -55,6 +55,7 @@ KIND_OF_PARAM = {
     "config_id": "config",
     "record_id": "job",
     "batch_id": "batch",
+    "webhook_id": "webhook",
 }
 
 
@@ -118,6 +119,9 @@ def _seed(service: Service, workspace: str) -> Seeded:
             return api.get(f"/api/v2/jobs/{record_id}").json()["status"] in ("completed", "failed")
 
         wait_for(parsed, timeout=60, what="the seeded parse job")
+        # A delivery, if any event ever matches, goes to the closed loopback port.
+        hook = api.post("/api/v1/webhooks", json={"url": CLOSED_URL, "events": ["task.awaiting_review"]})
+        assert hook.status_code == 201, hook.text
         seeded.ids = {
             "agent": [agent["id"]],
             "task": [task_id],
@@ -125,6 +129,7 @@ def _seed(service: Service, workspace: str) -> Seeded:
             "config": _forms(saved.json()["config_id"]),
             "job": [record_id],
             "batch": [batch.json()["batch_id"]],
+            "webhook": [hook.json()["id"]],
         }
         seeded.uuids = [agent["agent_group_id"]] + [forms[-1] for forms in seeded.ids.values()]
     return seeded
