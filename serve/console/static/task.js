@@ -84,18 +84,27 @@ export function taskView(taskId, signal) {
     return body.status;
   }
 
+  let renderedOutput = null;
+
   async function loadOutput() {
     let body;
     try {
       body = await getJson(`${base}/structured-response?include_citations=true`, { signal });
     } catch (error) {
+      renderedOutput = null;
       clear(output, errorBox(error));
       return;
     }
     if (body.structured_response === undefined) {
+      renderedOutput = null;
       clear(output, h("p", { class: "hint" }, body.message || body.error || "No structured output."));
       return;
     }
+    // The status change and the stream's `end` both ask again: an unchanged answer keeps the
+    // rendered tree, so a value the user is about to click is not replaced under the pointer.
+    const key = JSON.stringify(body);
+    if (key === renderedOutput) return;
+    renderedOutput = key;
     const documents = body.documents || [];
     clear(output, outputTree(body.structured_response, { documents, fileIds: fileIdsByName(documents), viewer }));
   }
