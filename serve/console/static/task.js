@@ -102,7 +102,9 @@ export function taskView(taskId, signal) {
     }
     // The status change and the stream's `end` both ask again: an unchanged answer keeps the
     // rendered tree, so a value the user is about to click is not replaced under the pointer.
-    const key = JSON.stringify(body);
+    // (A document's link is signed afresh on each answer, so its query string is left out.)
+    const links = (body.documents || []).map((d) => ({ ...d, url: (d.url || "").split("?")[0] }));
+    const key = JSON.stringify({ ...body, documents: links });
     if (key === renderedOutput) return;
     renderedOutput = key;
     const documents = body.documents || [];
