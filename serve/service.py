@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 from dataclasses import dataclass
 
 import ray
@@ -23,6 +24,11 @@ from serve.deployment import APP_NAME, deploy
 from serve.waiters import request_drain
 
 log = logging.getLogger(__name__)
+
+#: Serve kills a proxy that is not ready within 5 s by default; a busy 2-core machine can take longer
+#: to start one, and a killed proxy fails the whole start.
+PROXY_READY_ENV = "RAY_SERVE_PROXY_READY_CHECK_TIMEOUT_S"
+PROXY_READY_SECONDS = "30"
 
 
 @dataclass
@@ -70,6 +76,8 @@ def start_service(settings: Settings, *, dashboard: bool = True) -> RunningServi
                 # machine, which a bare ray.init() would join (and refuse our resources for).
                 init_args["address"] = "local"
                 init_args["resources"] = {TASK_SLOT_RESOURCE: settings.max_live_tasks_per_node}
+                # Ray's processes inherit this environment; Serve's controller reads it.
+                os.environ.setdefault(PROXY_READY_ENV, PROXY_READY_SECONDS)
             ray.init(**init_args)  # type: ignore[arg-type]
         deploy(settings, env)
         start_scheduler()

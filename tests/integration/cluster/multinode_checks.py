@@ -33,6 +33,7 @@ from actors.launcher import NAMESPACE, TASK_ACTOR_PREFIX, TASK_SLOT_RESOURCE
 from actors.scheduler import SCHEDULER_NAME
 from core.settings import load_settings
 from core.store import resolve_redis_url
+from serve.service import PROXY_READY_ENV, PROXY_READY_SECONDS
 from tests.support import documents
 from tests.support.metrics import scrape, total
 from tests.support.service import free_port, new_key, wait_for
@@ -73,6 +74,8 @@ def _node_env(redis_url: str, data_dir: Path, secret: str) -> dict[str, str]:
         "PYTHONPATH": str(ROOT),
         # Metrics reach the node's endpoint within a second instead of ten.
         "RAY_metrics_report_interval_ms": "1000",
+        # Serve kills a proxy not ready within 5 s; on a loaded 2-core machine one can take longer.
+        PROXY_READY_ENV: PROXY_READY_SECONDS,
     }
 
 
