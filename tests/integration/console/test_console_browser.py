@@ -20,7 +20,6 @@ from tests.support.browser import chromium, save_screenshot, until
 
 pytestmark = pytest.mark.integration
 
-EVENTS_PATH = "/api/v1/tasks/{task_id}/events"
 INVOICE = {"invoice_number": "INV-2024-0042", "customer_name": "Ada Lovelace", "total_amount": "1234.50"}
 
 
@@ -132,10 +131,7 @@ def test_a_task_feed_updates_live_and_a_cited_value_shows_its_box(
         sign_in(browser, service, key)
         one(browser, f'#tasks tr[data-task-id="{task_id}"] a').click()
         one(browser, '#task-status [data-status="waiting_for_input"]')
-        # Without the stream the console polls; the rest still runs, the live part is xfail below.
-        streaming = EVENTS_PATH in api.get("/openapi.json").json()["paths"]
-        mode = "live" if streaming else "polling"
-        until(browser, lambda d: d.find_element("id", "feed-state").text == mode, what=f"the feed {mode}")
+        until(browser, lambda d: d.find_element("id", "feed-state").text == "live", what="the live feed")
         history = len(css(browser, "#feed .feed-item"))
         assert history >= 3 and not css(browser, '#feed [data-arrived="live"]')
 
@@ -154,8 +150,6 @@ def test_a_task_feed_updates_live_and_a_cited_value_shows_its_box(
     assert_box_on_page_image(browser)
     save_screenshot(browser, tmp_path, "console.png")
 
-    if not streaming:
-        pytest.xfail("events endpoint not merged")
     # The reply and everything after it came over the event stream, not from the history.
     assert arrived.get_attribute("data-arrived") == "live"
     assert css(browser, '#feed .feed-item[data-arrived="live"][data-type="assistant_message"]')
