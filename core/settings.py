@@ -60,6 +60,10 @@ class Settings(BaseSettings):
     rate_limit: str = Field("1200/minute", validation_alias=_env("AGENTRY_RATE_LIMIT"))
     agent_concurrency: int = Field(8, ge=1, validation_alias=_env("AGENTRY_AGENT_CONCURRENCY"))
     max_upload_mb: int = Field(50, ge=1, validation_alias=_env("AGENTRY_MAX_UPLOAD_MB"))
+    #: A JSON request body longer than this is refused (413) before it is parsed; uploads have their own cap.
+    max_json_body_bytes: int = Field(
+        1024 * 1024, ge=1024, le=64 * 1024 * 1024, validation_alias=_env("AGENTRY_MAX_JSON_BODY_BYTES")
+    )
     allow_private_urls: bool = Field(False, validation_alias=_env("AGENTRY_ALLOW_PRIVATE_URLS"))
     practice_staging_url: str | None = Field(None, validation_alias=_env("AGENTRY_PRACTICE_STAGING_URL"))
     practice_production_url: str | None = Field(

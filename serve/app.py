@@ -5,6 +5,7 @@ from __future__ import annotations
 from fastapi import FastAPI
 
 from core.settings import get_settings
+from serve.body_guard import BodyGuard
 from serve.console import mount_console
 from serve.errors import install_error_handlers
 from serve.middleware import EdgeMiddleware
@@ -39,6 +40,7 @@ def build_app() -> FastAPI:
         openapi_url="/openapi.json",
     )
     install_error_handlers(app)
+    app.add_middleware(BodyGuard, api=app, max_json_bytes=lambda: get_settings().max_json_body_bytes)
     app.add_middleware(EdgeMiddleware, budget_seconds=_sync_budget)
     agents_api = (
         agents.router,

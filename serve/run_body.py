@@ -11,6 +11,7 @@ from starlette.datastructures import UploadFile
 
 from actors.submit import RunInput
 from core.errors import BadRequest
+from serve.input_checks import json_text_problem, text_problem
 
 
 @dataclass
@@ -24,9 +25,13 @@ def _object(raw: Any, name: str) -> dict[str, Any] | None:
     if raw is None or raw == "":
         return None
     if isinstance(raw, str):
+        # A multipart field: not screened at the edge like a JSON body, so screened here.
+        problem = json_text_problem(raw, what=name)
+        if problem is not None:
+            raise BadRequest(problem)
         try:
             raw = json.loads(raw)
-        except json.JSONDecodeError:
+        except (ValueError, RecursionError):
             raise BadRequest(f"{name} must be a JSON-encoded object") from None
     if not isinstance(raw, dict):
         raise BadRequest(f"{name} must be a JSON object")
@@ -52,6 +57,9 @@ def _text(raw: Any, name: str) -> str:
         return ""
     if not isinstance(raw, str):
         raise BadRequest(f"{name} must be a string")
+    problem = text_problem(raw, what=name)
+    if problem is not None:
+        raise BadRequest(problem)
     return raw
 
 
@@ -84,14 +92,15 @@ async def read_run_body(request: Request, *, text_field: str = "query") -> RunBo
             source=_text(form.get("source"), "source") or "production",
             disable_delegation=_flag(form.get("disable_delegation")),
         )
-        return RunBody(run=run, uploads=uploads, file_ids=[str(v) for v in form.getlist("file_ids")])
+        return RunBody(run=run, uploads=uploads, file_ids=_file_ids(form.getlist("file_ids")))
     raw = await request.body()
     if not raw.strip():
         return RunBody(run=RunInput())
     try:
         body = json.loads(raw)
-    except ValueError:
-        # JSONDecodeError, and UnicodeDecodeError for bytes that are not UTF-8 (or UTF-16/32) at all.
+    except (ValueError, RecursionError):
+        # JSONDecodeError, UnicodeDecodeError for bytes that are not UTF-8 at all, and nesting deeper
+        # than the parser's stack (`serve.body_guard` refuses both before a route reads the body).
         raise BadRequest("the body is not valid JSON") from None
     if not isinstance(body, dict):
         raise BadRequest("the body must be a JSON object")
