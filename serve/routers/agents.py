@@ -7,7 +7,8 @@ from fastapi import APIRouter, Request, status
 from core import agents, delegation_profiles
 from core.models import Agent, PageOf
 from serve.deps import PrincipalDep, RedisDep
-from serve.openapi_responses import CursorQuery, LimitQuery, bool_query
+from serve.openapi_responses import bool_query
+from serve.paging import PagingDep
 from serve.params import strict_bool
 from serve.schemas import AgentCreate, AgentPatch, BackfillReply, DeletedAgent
 
@@ -41,11 +42,11 @@ async def create_agent(body: AgentCreate, principal: PrincipalDep, redis: RedisD
 
 
 @router.get("", response_model=PageOf)
-async def list_agents(
-    principal: PrincipalDep, redis: RedisDep, cursor: CursorQuery = None, limit: LimitQuery = None
-) -> PageOf:
+async def list_agents(principal: PrincipalDep, redis: RedisDep, paging: PagingDep) -> PageOf:
     """List agents: one item per group, its latest published version, newest first."""
-    return await agents.list_agents(redis, principal.workspace_id, cursor=cursor, limit=limit)
+    return paging.signed(
+        await agents.list_agents(redis, principal.workspace_id, cursor=paging.cursor, limit=paging.limit)
+    )
 
 
 @router.get("/{agent_id}", response_model=Agent)
@@ -85,8 +86,10 @@ async def list_versions(
     agent_id: str,
     principal: PrincipalDep,
     redis: RedisDep,
-    cursor: CursorQuery = None,
-    limit: LimitQuery = None,
+    paging: PagingDep,
 ) -> PageOf:
     """List the versions of an agent, newest first."""
-    return await agents.list_versions(redis, principal.workspace_id, agent_id, cursor=cursor, limit=limit)
+    page = await agents.list_versions(
+        redis, principal.workspace_id, agent_id, cursor=paging.cursor, limit=paging.limit
+    )
+    return paging.signed(page)

@@ -8,7 +8,8 @@ from core import configs
 from core.models import PageOf
 from serve.deps import ExtractionPrincipalDep, RedisDep
 from serve.extraction_schemas import ConfigCreate, DeletedConfig, SavedConfig
-from serve.openapi_responses import CursorQuery, LimitQuery, v2_errors
+from serve.openapi_responses import v2_errors
+from serve.paging import PagingDep
 
 router = APIRouter(prefix="/api/v2/configs", tags=["configs"])
 
@@ -29,11 +30,11 @@ async def create_config(
 
 
 @router.get("", response_model=PageOf, responses=v2_errors(400, 422))
-async def list_configs(
-    principal: ExtractionPrincipalDep, redis: RedisDep, cursor: CursorQuery = None, limit: LimitQuery = None
-) -> PageOf:
+async def list_configs(principal: ExtractionPrincipalDep, redis: RedisDep, paging: PagingDep) -> PageOf:
     """List saved configs, newest first."""
-    return await configs.list_configs(redis, principal.workspace_id, cursor=cursor, limit=limit)
+    return paging.signed(
+        await configs.list_configs(redis, principal.workspace_id, cursor=paging.cursor, limit=paging.limit)
+    )
 
 
 @router.get("/{config_id:path}", response_model=SavedConfig, responses=v2_errors(400))

@@ -18,7 +18,8 @@ from core.task_queries import TaskFilter, list_tasks
 from serve.attachments import attach_files
 from serve.deps import EdgeDep, PrincipalDep, RedisDep, SettingsDep
 from serve.event_stream import stream_seconds, task_event_stream
-from serve.openapi_responses import CursorQuery, LimitQuery, bool_query, inline_schema, v1_errors
+from serve.openapi_responses import bool_query, inline_schema, v1_errors
+from serve.paging import PagingDep
 from serve.params import strict_bool
 from serve.run_body import read_run_body
 from serve.schemas import (
@@ -62,8 +63,7 @@ async def list_workspace_tasks(
     request: Request,
     principal: PrincipalDep,
     redis: RedisDep,
-    cursor: CursorQuery = None,
-    limit: LimitQuery = None,
+    paging: PagingDep,
     agent_group_id: str | None = None,
     agent_id: str | None = None,
     status: str | None = None,
@@ -83,7 +83,7 @@ async def list_workspace_tasks(
         title=title,
         bucket=bucket,
     )
-    page = await list_tasks(redis, principal.workspace_id, flt, cursor=cursor, limit=limit)
+    page = await list_tasks(redis, principal.workspace_id, flt, cursor=paging.cursor, limit=paging.limit)
     data: list[dict[str, Any]] = []
     for task in page.tasks:
         item = task.list_item()
@@ -98,7 +98,7 @@ async def list_workspace_tasks(
             key_id=principal.key_id,
             task_ids=[t.id for t in page.tasks if t.data_fields],
         )
-    return PageOf(data=data, has_more=page.has_more, next_cursor=page.next_cursor)
+    return paging.signed(PageOf(data=data, has_more=page.has_more, next_cursor=page.next_cursor))
 
 
 @router.get("/{task_id}", response_model=None, responses=_reply(TaskRecord))
@@ -238,16 +238,18 @@ async def list_children(
     task_id: str,
     principal: PrincipalDep,
     redis: RedisDep,
-    cursor: CursorQuery = None,
-    limit: LimitQuery = None,
+    paging: PagingDep,
 ) -> PageOf:
     """The tasks this task delegated to, newest first."""
     task = await tasks.load_task(redis, principal.workspace_id, task_id)
     page = await newest_first(
-        redis, keys.task_children(task.workspace_id, task.id), cursor=cursor, limit=check_limit(limit)
+        redis,
+        keys.task_children(task.workspace_id, task.id),
+        cursor=paging.cursor,
+        limit=check_limit(paging.limit),
     )
     children = [await tasks.find_task(redis, task.workspace_id, member_id(m)) for m in page.members]
     data = [
         c.list_item() | {"item_key": c.spec.item_key} for c in children if c is not None and not c.deleted_at
     ]
-    return PageOf(data=data, has_more=page.has_more, next_cursor=page.next_cursor)
+    return paging.signed(PageOf(data=data, has_more=page.has_more, next_cursor=page.next_cursor))

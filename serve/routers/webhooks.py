@@ -10,6 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from core import webhook_delivery, webhooks
 from core.models import PageOf
 from serve.deps import PrincipalDep, RedisDep, SettingsDep
+from serve.paging import PagingDep
 from serve.webhooks import subscribe
 
 router = APIRouter(prefix="/api/v1/webhooks", tags=["webhooks"])
@@ -40,11 +41,11 @@ async def create_webhook(
 
 
 @router.get("", response_model=PageOf)
-async def list_webhooks(
-    principal: PrincipalDep, redis: RedisDep, cursor: str | None = None, limit: int | None = None
-) -> PageOf:
+async def list_webhooks(principal: PrincipalDep, redis: RedisDep, paging: PagingDep) -> PageOf:
     """The workspace's subscriptions, newest first."""
-    return await webhooks.list_webhooks(redis, principal.workspace_id, cursor=cursor, limit=limit)
+    return paging.signed(
+        await webhooks.list_webhooks(redis, principal.workspace_id, cursor=paging.cursor, limit=paging.limit)
+    )
 
 
 @router.get("/{webhook_id}")
@@ -66,11 +67,11 @@ async def list_deliveries(
     webhook_id: str,
     principal: PrincipalDep,
     redis: RedisDep,
-    cursor: str | None = None,
-    limit: int | None = None,
+    paging: PagingDep,
 ) -> PageOf:
     """Every delivery attempt to the subscription, newest first."""
     record = await webhooks.get_webhook(redis, principal.workspace_id, webhook_id)
-    return await webhook_delivery.list_attempts(
-        redis, record.workspace_id, record.id, cursor=cursor, limit=limit
+    page = await webhook_delivery.list_attempts(
+        redis, record.workspace_id, record.id, cursor=paging.cursor, limit=paging.limit
     )
+    return paging.signed(page)

@@ -1,0 +1,60 @@
+"""Page cursors that are tamper-evident: an HMAC of the position, keyed by the service secret.
+
+A cursor is `<position>.<tag>`: the position is what `core.pagination` pages from, the tag an
+HMAC-SHA256 (truncated to 128 bits) of the position and the list it was issued for, under a key
+derived from `Settings.resolved_secret()` for this purpose alone. A cursor that was altered, made up,
+issued for another list, or issued under a previous secret fails to open: a 400, never a first page.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import hmac
+from functools import lru_cache
+
+from cryptography.hazmat.primitives import hashes
+from cryptography.hazmat.primitives.kdf.hkdf import HKDF
+
+from core.errors import BadRequest
+
+_HKDF_SALT = b"agentry/cursor/v1"
+_TAG_BYTES = 16
+_REFUSED = "cursor is not a value returned by a previous page of this list; start again without it"
+
+
+@lru_cache(maxsize=8)
+def cursor_key(secret: str) -> bytes:
+    """The cursor signing key of a service secret (HKDF-SHA256, so it opens nothing else)."""
+    if not secret:
+        raise ValueError("cursors need a non-empty service secret")
+    hkdf = HKDF(algorithm=hashes.SHA256(), length=32, salt=_HKDF_SALT, info=b"page cursors")
+    return hkdf.derive(secret.encode("utf-8"))
+
+
+def _tag(position: str, *, key: bytes, scope: str) -> bytes:
+    message = f"{scope}\n{position}".encode()
+    return hmac.new(key, message, hashlib.sha256).digest()[:_TAG_BYTES]
+
+
+def sign_cursor(position: str, *, key: bytes, scope: str) -> str:
+    """The cursor a client gets for `position` of the list `scope`; empty stays empty (the end)."""
+    if not position:
+        return ""
+    tag = base64.urlsafe_b64encode(_tag(position, key=key, scope=scope)).decode().rstrip("=")
+    return f"{position}.{tag}"
+
+
+def open_cursor(cursor: str, *, key: bytes, scope: str) -> str:
+    """The position a cursor of the list `scope` names; 400 for any cursor this service did not issue."""
+    position, dot, tag_text = cursor.rpartition(".")
+    if not dot or not position:
+        raise BadRequest(_REFUSED)
+    try:
+        tag = base64.urlsafe_b64decode(tag_text + "=" * (-len(tag_text) % 4))
+    except (binascii.Error, ValueError):
+        raise BadRequest(_REFUSED) from None
+    if not hmac.compare_digest(tag, _tag(position, key=key, scope=scope)):
+        raise BadRequest(_REFUSED)
+    return position
