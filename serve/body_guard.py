@@ -1,7 +1,8 @@
 """Every request body is bounded and screened before a route reads it (pure ASGI).
 
 - A body whose media type the route does not take is a 415; which types a route takes is what the
-  OpenAPI document declares for its `requestBody`, so the document and the edge cannot disagree.
+  OpenAPI document declares for its `requestBody` (the document's path templates are matched, so
+  this needs nothing of the router's internals), so the document and the edge cannot disagree.
   A body without a `Content-Type` is a 415 too (FastAPI would not parse it as JSON either).
 - A JSON body longer than `AGENTRY_MAX_JSON_BODY_BYTES` is a 413: at once from `Content-Length`,
   else as soon as the streamed bytes pass the limit; nothing is parsed.
@@ -15,12 +16,12 @@ Multipart bodies pass untouched: the routes that take them stream them against t
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from fastapi import FastAPI
-from fastapi.routing import APIRoute
-from starlette.routing import Match
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from serve.errors import AGENTS_PREFIX
@@ -33,24 +34,28 @@ _NO_BODY_METHODS = frozenset({"GET", "HEAD", "OPTIONS", "TRACE"})
 
 @dataclass(frozen=True)
 class BodyRoute:
-    route: APIRoute
-    #: Media types of the route's `requestBody`; empty when the route reads no body.
+    pattern: re.Pattern[str]
+    #: Media types of the operation's `requestBody`; empty when it reads no body.
     media_types: frozenset[str]
 
 
-def body_routes(app: FastAPI) -> list[BodyRoute]:
-    """The app's routes in matching order, each with the media types its document entry takes."""
-    paths = app.openapi().get("paths", {})
-    found = []
-    for route in app.routes:
-        if not isinstance(route, APIRoute):
-            continue
-        operations = paths.get(route.path_format, {})
-        media: set[str] = set()
-        for method in route.methods or ():
-            body = operations.get(method.lower(), {}).get("requestBody") or {}
-            media.update(body.get("content", {}))
-        found.append(BodyRoute(route, frozenset(media)))
+_PARAM = re.compile(r"\\{[^/]+?\\}")
+
+
+def body_routes(document: dict[str, Any]) -> dict[str, list[BodyRoute]]:
+    """Per method, every operation of the OpenAPI document with the media types its body may have.
+
+    Paths with fewer parameters come first, so a literal path wins over a template it also matches.
+    """
+    found: dict[str, list[BodyRoute]] = {}
+    paths = document.get("paths", {})
+    for template in sorted(paths, key=lambda path: path.count("{")):
+        pattern = re.compile("^" + _PARAM.sub("[^/]+", re.escape(template)) + "$")
+        for method, operation in paths[template].items():
+            if not isinstance(operation, dict):
+                continue
+            content = (operation.get("requestBody") or {}).get("content", {})
+            found.setdefault(method.upper(), []).append(BodyRoute(pattern, frozenset(content)))
     return found
 
 
@@ -67,7 +72,7 @@ class BodyGuard:
         self.app = app
         self.api = api
         self.max_json_bytes = max_json_bytes
-        self._routes: list[BodyRoute] | None = None
+        self._routes: dict[str, list[BodyRoute]] | None = None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -118,10 +123,13 @@ class BodyGuard:
 
     def _media_types(self, scope: Scope) -> frozenset[str]:
         if self._routes is None:
-            self._routes = body_routes(self.api)
-        for entry in self._routes:
-            match, _ = entry.route.matches(scope)
-            if match is Match.FULL:
+            self._routes = body_routes(self.api.openapi())
+        path = str(scope["path"])
+        root = str(scope.get("root_path", ""))
+        if root and path.startswith(root):
+            path = path[len(root) :]
+        for entry in self._routes.get(str(scope["method"]), ()):
+            if entry.pattern.match(path):
                 return entry.media_types
         return frozenset()
 
