@@ -9,7 +9,7 @@ import redis.asyncio as aioredis
 
 from core import keys
 from core.errors import BadRequest
-from core.ids import decode_cursor, encode_cursor, parse_iso
+from core.ids import decode_cursor, encode_cursor, parse_iso, parse_uuid
 from core.pagination import check_limit, member_id
 from core.state_machine import TaskStatus
 from core.tasks import Task, parse_task
@@ -54,8 +54,8 @@ class TaskFilter:
         if bucket not in BUCKETS:
             raise BadRequest("bucket must be production, test or all")
         return cls(
-            agent_group_id=agent_group_id,
-            agent_id=agent_id,
+            agent_group_id=parse_uuid(agent_group_id, what="agent_group_id") if agent_group_id else None,
+            agent_id=parse_uuid(agent_id, what="agent_id") if agent_id else None,
             statuses=statuses,
             created_after=parse_iso(created_after, what="created_after") if created_after else None,
             created_before=parse_iso(created_before, what="created_before") if created_before else None,

@@ -101,8 +101,13 @@ LimitQuery = Annotated[
         json_schema_extra={"minimum": 1, "maximum": MAX_PAGE_SIZE},
     ),
 ]
+#: `position.tag` (`core.cursors`); one the service did not issue for this list is refused all the same.
 CursorQuery = Annotated[
-    str | None, Query(description="`next_cursor` of the previous page; absent for the first page.")
+    str | None,
+    Query(
+        description="`next_cursor` of the previous page; absent for the first page.",
+        json_schema_extra={"pattern": r"^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{22}$"},
+    ),
 ]
 
 
@@ -158,6 +163,19 @@ def _add_common_errors(document: dict[str, Any]) -> None:
                 responses.setdefault(str(status), _error_object(status, model))
 
 
+def _plain_parameters(document: dict[str, Any]) -> None:
+    """`str | None` parameters as plain strings: a URL cannot carry a null, only leave it out."""
+    for operations in document.get("paths", {}).values():
+        for operation in operations.values():
+            for parameter in operation.get("parameters", ()):
+                schema = parameter.get("schema", {})
+                options = schema.get("anyOf")
+                if options and {"type": "null"} in options and len(options) == 2:
+                    (kept,) = [o for o in options if o != {"type": "null"}]
+                    del schema["anyOf"]
+                    parameter["schema"] = kept | schema
+
+
 def openapi_document(app: FastAPI) -> dict[str, Any]:
     """The app's OpenAPI document with the errors every operation of each API can answer."""
     if app.openapi_schema is None:
@@ -169,5 +187,6 @@ def openapi_document(app: FastAPI) -> dict[str, Any]:
             routes=app.routes,
         )
         _add_common_errors(document)
+        _plain_parameters(document)
         app.openapi_schema = document
     return app.openapi_schema

@@ -5,15 +5,27 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
+from pydantic.config import JsonDict
 from pydantic.json_schema import SkipJsonSchema
 
+from core.agents import MAX_NAME_LENGTH
 from core.state_machine import TaskStatus
+from serve.openapi_params import UUID_PATTERN
+
+#: What `core.agents` accepts as a name (checked there, after stripping): declared for the document.
+_NAME_SCHEMA: JsonDict = {"minLength": 1, "maxLength": MAX_NAME_LENGTH, "pattern": r"\S"}
+#: A file id as `core.files.parse_file_id` reads it.
+_FILE_IDS_SCHEMA: JsonDict = {"items": {"type": "string", "pattern": f"^(file://)?{UUID_PATTERN}$"}, "maxItems": 20}
 
 
 class AgentCreate(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    name: str | None = Field(None, description="Default: `Untitled Agent N`, counted per workspace.")
+    name: str | None = Field(
+        None,
+        description="Default: `Untitled Agent N`, counted per workspace.",
+        json_schema_extra=_NAME_SCHEMA,
+    )
     config: dict[str, Any] | None = Field(None, description="Default: the default tool set, empty prompt.")
     is_active: bool = True
     is_public: bool = False
@@ -22,7 +34,7 @@ class AgentCreate(BaseModel):
 class AgentPatch(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    name: str | None = None
+    name: str | None = Field(None, json_schema_extra=_NAME_SCHEMA)
     config: dict[str, Any] | None = Field(None, description="Publishes a new version when present.")
     is_active: bool | None = None
     is_public: bool | None = None
@@ -42,7 +54,11 @@ class RunRequest(BaseModel):
     """JSON body of a run (CONTRACT.md section 4); read by hand in `serve.run_body`."""
 
     query: str = Field("", description="Prompt text; optional when files are attached.")
-    file_ids: list[str] = Field(default_factory=list, description="`file://<uuid>` ids from /api/v2/files.")
+    file_ids: list[str] = Field(
+        default_factory=list,
+        description="`file://<uuid>` ids from /api/v2/files.",
+        json_schema_extra=_FILE_IDS_SCHEMA,
+    )
     output_config: dict[str, Any] | None = Field(
         None, description="`output_schema` (a JSON Schema object) and `instructions`."
     )
@@ -59,7 +75,11 @@ class RunForm(BaseModel):
         default_factory=list, description="Attachments; repeat the field per file (at most 20)."
     )
     file: bytes | SkipJsonSchema[None] = Field(None, description="Legacy name for a single attachment.")
-    file_ids: list[str] = Field(default_factory=list, description="`file://<uuid>` ids from /api/v2/files.")
+    file_ids: list[str] = Field(
+        default_factory=list,
+        description="`file://<uuid>` ids from /api/v2/files.",
+        json_schema_extra=_FILE_IDS_SCHEMA,
+    )
     output_config: str | SkipJsonSchema[None] = Field(None, description="A JSON-encoded object.")
     version: Annotated[int, Field(ge=1)] | SkipJsonSchema[None] = None
     source: Literal["production", "test"] = "production"
@@ -70,14 +90,14 @@ class ReplyRequest(BaseModel):
     """JSON body of a reply; multipart takes the same `message` plus `files`."""
 
     message: str = ""
-    file_ids: list[str] = Field(default_factory=list)
+    file_ids: list[str] = Field(default_factory=list, json_schema_extra=_FILE_IDS_SCHEMA)
 
 
 class ReplyForm(BaseModel):
     message: str = ""
     files: list[bytes] = Field(default_factory=list)
     file: bytes | SkipJsonSchema[None] = None
-    file_ids: list[str] = Field(default_factory=list)
+    file_ids: list[str] = Field(default_factory=list, json_schema_extra=_FILE_IDS_SCHEMA)
 
 
 class TaskFile(BaseModel):

@@ -7,6 +7,7 @@ from fastapi import APIRouter, Request, status
 from core import agents, delegation_profiles
 from core.models import Agent, PageOf
 from serve.deps import PrincipalDep, RedisDep
+from serve.openapi_params import AgentIdPath
 from serve.openapi_responses import bool_query
 from serve.paging import PagingDep
 from serve.params import strict_bool
@@ -50,13 +51,15 @@ async def list_agents(principal: PrincipalDep, redis: RedisDep, paging: PagingDe
 
 
 @router.get("/{agent_id}", response_model=Agent)
-async def get_agent(agent_id: str, principal: PrincipalDep, redis: RedisDep) -> Agent:
+async def get_agent(agent_id: AgentIdPath, principal: PrincipalDep, redis: RedisDep) -> Agent:
     """Get one version of an agent."""
     return await agents.get_agent(redis, principal.workspace_id, agent_id)
 
 
 @router.patch("/{agent_id}", response_model=Agent)
-async def update_agent(agent_id: str, body: AgentPatch, principal: PrincipalDep, redis: RedisDep) -> Agent:
+async def update_agent(
+    agent_id: AgentIdPath, body: AgentPatch, principal: PrincipalDep, redis: RedisDep
+) -> Agent:
     """Rename, (de)activate or publish a new version (when `config` is given)."""
     return await agents.update_agent(
         redis,
@@ -70,20 +73,20 @@ async def update_agent(agent_id: str, body: AgentPatch, principal: PrincipalDep,
 
 
 @router.delete("/{agent_id}", response_model=DeletedAgent)
-async def delete_agent(agent_id: str, principal: PrincipalDep, redis: RedisDep) -> DeletedAgent:
+async def delete_agent(agent_id: AgentIdPath, principal: PrincipalDep, redis: RedisDep) -> DeletedAgent:
     """Soft-delete the agent group; its versions answer 404 afterwards."""
     return DeletedAgent.model_validate(await agents.delete_agent(redis, principal.workspace_id, agent_id))
 
 
 @router.post("/{agent_id}/delegation-profile", response_model=Agent)
-async def generate_profile(agent_id: str, principal: PrincipalDep, redis: RedisDep) -> Agent:
+async def generate_profile(agent_id: AgentIdPath, principal: PrincipalDep, redis: RedisDep) -> Agent:
     """Generate the agent's delegation profile from its config and publish it as a new version."""
     return await delegation_profiles.save_profile(redis, principal.workspace_id, agent_id)
 
 
 @router.get("/{agent_id}/versions", response_model=PageOf)
 async def list_versions(
-    agent_id: str,
+    agent_id: AgentIdPath,
     principal: PrincipalDep,
     redis: RedisDep,
     paging: PagingDep,

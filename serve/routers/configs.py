@@ -8,6 +8,7 @@ from core import configs
 from core.models import PageOf
 from serve.deps import ExtractionPrincipalDep, RedisDep
 from serve.extraction_schemas import ConfigCreate, DeletedConfig, SavedConfig
+from serve.openapi_params import ConfigIdPath
 from serve.openapi_responses import v2_errors
 from serve.paging import PagingDep
 
@@ -38,13 +39,17 @@ async def list_configs(principal: ExtractionPrincipalDep, redis: RedisDep, pagin
 
 
 @router.get("/{config_id:path}", response_model=SavedConfig, responses=v2_errors(400))
-async def get_config(config_id: str, principal: ExtractionPrincipalDep, redis: RedisDep) -> SavedConfig:
+async def get_config(
+    config_id: ConfigIdPath, principal: ExtractionPrincipalDep, redis: RedisDep
+) -> SavedConfig:
     """A saved config."""
     return _saved(await configs.get_config(redis, principal.workspace_id, config_id))
 
 
 @router.delete("/{config_id:path}", response_model=DeletedConfig, responses=v2_errors(400))
-async def delete_config(config_id: str, principal: ExtractionPrincipalDep, redis: RedisDep) -> DeletedConfig:
+async def delete_config(
+    config_id: ConfigIdPath, principal: ExtractionPrincipalDep, redis: RedisDep
+) -> DeletedConfig:
     """Delete a saved config; jobs that used it keep their results."""
     record = await configs.delete_config(redis, principal.workspace_id, config_id)
     return DeletedConfig(success=True, config_id=record.config_id, message="config deleted")

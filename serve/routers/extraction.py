@@ -17,6 +17,7 @@ from extraction.job_models import (
 )
 from serve.deps import ExtractionPrincipalDep
 from serve.extraction_deps import ExtractionDep
+from serve.openapi_params import BatchIdPath, RecordIdPath
 from serve.openapi_responses import v2_errors
 
 router = APIRouter(prefix="/api/v2", tags=["extraction"])
@@ -99,7 +100,9 @@ async def classify_async(
 @router.get(
     "/jobs/{record_id}", response_model=V2Response, response_model_exclude_none=True, responses=_ONE_RECORD
 )
-async def get_job(record_id: str, principal: ExtractionPrincipalDep, ctx: ExtractionDep) -> V2Response:
+async def get_job(
+    record_id: RecordIdPath, principal: ExtractionPrincipalDep, ctx: ExtractionDep
+) -> V2Response:
     """A job's status, and its result once completed."""
     return await jobs.job_response(ctx, principal.workspace_id, record_id)
 
@@ -110,6 +113,8 @@ async def get_job(record_id: str, principal: ExtractionPrincipalDep, ctx: Extrac
     response_model_exclude_none=True,
     responses=_ONE_RECORD,
 )
-async def get_batch(batch_id: str, principal: ExtractionPrincipalDep, ctx: ExtractionDep) -> BatchResponse:
+async def get_batch(
+    batch_id: BatchIdPath, principal: ExtractionPrincipalDep, ctx: ExtractionDep
+) -> BatchResponse:
     """A batch with the current status of each item."""
     return await jobs.batch_status(ctx, principal.workspace_id, batch_id)

@@ -16,6 +16,7 @@ from extraction.page_images import DEFAULT_WIDTH, MAX_WIDTH, MIN_WIDTH, RENDERAB
 from serve.deps import AuthorizationDep, ExtractionPrincipalDep, RedisDep, SettingsDep
 from serve.extraction_deps import BlobsDep
 from serve.extraction_schemas import DeletedFile, UploadedFile
+from serve.openapi_params import FileIdPath, PagePath
 from serve.openapi_responses import v2_errors
 from serve.uploads import file_field
 
@@ -89,7 +90,7 @@ async def upload_file(
     openapi_extra={"security": [{}]},
 )
 async def file_content(
-    file_id: str,
+    file_id: FileIdPath,
     redis: RedisDep,
     settings: SettingsDep,
     blobs: BlobsDep,
@@ -130,8 +131,8 @@ async def file_content(
     },
 )
 async def page_png(
-    file_id: str,
-    page: int,
+    file_id: FileIdPath,
+    page: PagePath,
     principal: ExtractionPrincipalDep,
     redis: RedisDep,
     blobs: BlobsDep,
@@ -162,7 +163,11 @@ def _disposition(filename: str) -> str:
     "/{file_id:path}", response_model=UploadedFile, response_model_exclude_none=True, responses=_ONE_FILE
 )
 async def get_file(
-    file_id: str, request: Request, principal: ExtractionPrincipalDep, redis: RedisDep, settings: SettingsDep
+    file_id: FileIdPath,
+    request: Request,
+    principal: ExtractionPrincipalDep,
+    redis: RedisDep,
+    settings: SettingsDep,
 ) -> UploadedFile:
     """An uploaded file's metadata, with `url`: a signed link to its bytes that needs no key."""
     record = await files.get_file(redis, principal.workspace_id, file_id)
@@ -173,7 +178,7 @@ async def get_file(
 
 @router.delete("/{file_id:path}", response_model=DeletedFile, responses=_ONE_FILE)
 async def delete_file(
-    file_id: str, principal: ExtractionPrincipalDep, redis: RedisDep, blobs: BlobsDep
+    file_id: FileIdPath, principal: ExtractionPrincipalDep, redis: RedisDep, blobs: BlobsDep
 ) -> DeletedFile:
     """Delete an uploaded file and its bytes."""
     record = await files.delete_file(redis, blobs, principal.workspace_id, file_id)

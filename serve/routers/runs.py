@@ -11,6 +11,7 @@ from actors import submit
 from serve.attachments import attach_files
 from serve.deps import EdgeDep, PrincipalDep
 from serve.middleware import SYNC_BUDGET_HEADER
+from serve.openapi_params import AgentIdPath
 from serve.openapi_responses import bool_query, inline_schema, v1_errors
 from serve.params import strict_bool
 from serve.run_body import read_run_body
@@ -65,7 +66,9 @@ _RUN_OPENAPI = {
     responses=_RUN_RESPONSES,
     openapi_extra=_RUN_OPENAPI,
 )
-async def run_agent(agent_id: str, request: Request, principal: PrincipalDep, edge: EdgeDep) -> JSONResponse:
+async def run_agent(
+    agent_id: AgentIdPath, request: Request, principal: PrincipalDep, edge: EdgeDep
+) -> JSONResponse:
     """Run an agent: 201 with the task, or with `async=false` its result (200) or an outcome (202)."""
     redis, settings = edge.redis, edge.settings
     is_async = strict_bool(request, "async", True)

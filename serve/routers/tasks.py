@@ -18,6 +18,7 @@ from core.task_queries import TaskFilter, list_tasks
 from serve.attachments import attach_files
 from serve.deps import EdgeDep, PrincipalDep, RedisDep, SettingsDep
 from serve.event_stream import stream_seconds, task_event_stream
+from serve.openapi_params import BucketQuery, CreatedQuery, EventIdQuery, StatusQuery, TaskIdPath, UuidQuery
 from serve.openapi_responses import bool_query, inline_schema, v1_errors
 from serve.paging import PagingDep
 from serve.params import strict_bool
@@ -64,13 +65,13 @@ async def list_workspace_tasks(
     principal: PrincipalDep,
     redis: RedisDep,
     paging: PagingDep,
-    agent_group_id: str | None = None,
-    agent_id: str | None = None,
-    status: str | None = None,
-    created_after: str | None = None,
-    created_before: str | None = None,
+    agent_group_id: UuidQuery = None,
+    agent_id: UuidQuery = None,
+    status: StatusQuery = None,
+    created_after: CreatedQuery = None,
+    created_before: CreatedQuery = None,
     title: str | None = None,
-    bucket: str | None = None,
+    bucket: BucketQuery = None,
 ) -> PageOf:
     """List tasks, newest first, with filters and optional data fields."""
     include_data_fields = strict_bool(request, "include_data_fields", False)
@@ -102,19 +103,19 @@ async def list_workspace_tasks(
 
 
 @router.get("/{task_id}", response_model=None, responses=_reply(TaskRecord))
-async def get_task(task_id: str, principal: PrincipalDep, redis: RedisDep) -> dict[str, Any]:
+async def get_task(task_id: TaskIdPath, principal: PrincipalDep, redis: RedisDep) -> dict[str, Any]:
     """The full task record; the endpoint to poll until `status` is terminal."""
     return (await tasks.load_task(redis, principal.workspace_id, task_id)).record()
 
 
 @router.get("/{task_id}/summary", response_model=None, responses=_reply(SummaryReply))
-async def get_summary(task_id: str, principal: PrincipalDep, redis: RedisDep) -> dict[str, Any]:
+async def get_summary(task_id: TaskIdPath, principal: PrincipalDep, redis: RedisDep) -> dict[str, Any]:
     """The final written answer."""
     return results.summary_envelope(await tasks.load_task(redis, principal.workspace_id, task_id))
 
 
 @router.get("/{task_id}/result", response_model=None, responses=_reply(FeedReply))
-async def get_feed(task_id: str, principal: PrincipalDep, redis: RedisDep) -> dict[str, Any]:
+async def get_feed(task_id: TaskIdPath, principal: PrincipalDep, redis: RedisDep) -> dict[str, Any]:
     """The whole reasoning transcript (feed)."""
     task = await tasks.load_task(redis, principal.workspace_id, task_id)
     feed = await tasks.read_feed(redis, task.workspace_id, task.id)
@@ -128,7 +129,7 @@ async def get_feed(task_id: str, principal: PrincipalDep, redis: RedisDep) -> di
     openapi_extra={"parameters": [bool_query("include_citations", "Citation leaves.", default=False)]},
 )
 async def get_structured(
-    task_id: str, request: Request, principal: PrincipalDep, redis: RedisDep, settings: SettingsDep
+    task_id: TaskIdPath, request: Request, principal: PrincipalDep, redis: RedisDep, settings: SettingsDep
 ) -> dict[str, Any]:
     """Machine-readable output shaped by the output schema, optionally with citations."""
     include_citations = strict_bool(request, "include_citations", False)
@@ -145,10 +146,10 @@ async def get_structured(
     responses={200: {"content": {"text/event-stream": {}}, "description": "Server-Sent Events"}},
 )
 async def stream_task_events(
-    task_id: str,
+    task_id: TaskIdPath,
     principal: PrincipalDep,
     edge: EdgeDep,
-    last_event_id: str | None = None,
+    last_event_id: EventIdQuery = None,
     last_event_id_header: Annotated[str | None, Header(alias="Last-Event-ID")] = None,
 ) -> StreamingResponse:
     """Live events of the task (status, feed, child, end) as Server-Sent Events; resumable."""
@@ -183,7 +184,7 @@ async def stream_task_events(
     },
 )
 async def reply_to_task(
-    task_id: str, request: Request, principal: PrincipalDep, edge: EdgeDep
+    task_id: TaskIdPath, request: Request, principal: PrincipalDep, edge: EdgeDep
 ) -> dict[str, Any]:
     """Reply to a task in waiting_for_input (JSON `{message}` or multipart `message` + `files`)."""
     task = await tasks.load_task(edge.redis, principal.workspace_id, task_id)
@@ -195,7 +196,7 @@ async def reply_to_task(
 
 @router.post("/{task_id}/review", response_model=None, responses=_reply(TaskRecord, 409))
 async def review_task(
-    task_id: str, body: ReviewBody, principal: PrincipalDep, edge: EdgeDep
+    task_id: TaskIdPath, body: ReviewBody, principal: PrincipalDep, edge: EdgeDep
 ) -> dict[str, Any]:
     """Approve or reject the tool call a task is waiting on."""
     task = await tasks.load_task(edge.redis, principal.workspace_id, task_id)
@@ -210,7 +211,7 @@ async def review_task(
     openapi_extra={"parameters": [bool_query("cascade", "Also stop active descendants.", default=False)]},
 )
 async def cancel_task(
-    task_id: str, request: Request, principal: PrincipalDep, edge: EdgeDep
+    task_id: TaskIdPath, request: Request, principal: PrincipalDep, edge: EdgeDep
 ) -> dict[str, Any]:
     """Stop a task; idempotent on a terminal task."""
     cascade = strict_bool(request, "cascade", False)
@@ -225,7 +226,7 @@ async def cancel_task(
     openapi_extra={"parameters": [bool_query("include_subtasks", "Also delete descendants.", default=False)]},
 )
 async def delete_task(
-    task_id: str, request: Request, principal: PrincipalDep, redis: RedisDep
+    task_id: TaskIdPath, request: Request, principal: PrincipalDep, redis: RedisDep
 ) -> dict[str, Any]:
     """Soft-delete a task; it answers 404 afterwards."""
     include_subtasks = strict_bool(request, "include_subtasks", False)
@@ -235,7 +236,7 @@ async def delete_task(
 
 @router.get("/{task_id}/children", response_model=PageOf)
 async def list_children(
-    task_id: str,
+    task_id: TaskIdPath,
     principal: PrincipalDep,
     redis: RedisDep,
     paging: PagingDep,

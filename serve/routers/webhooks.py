@@ -10,6 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from core import webhook_delivery, webhooks
 from core.models import PageOf
 from serve.deps import PrincipalDep, RedisDep, SettingsDep
+from serve.openapi_params import WebhookIdPath
 from serve.paging import PagingDep
 from serve.webhooks import subscribe
 
@@ -19,9 +20,20 @@ router = APIRouter(prefix="/api/v1/webhooks", tags=["webhooks"])
 class WebhookBody(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    url: str = Field(description="http(s) URL that receives the signed POSTs.")
-    events: list[str] = Field(description=f"Any of {', '.join(webhooks.EVENTS)}.")
-    description: str | None = None
+    url: str = Field(
+        description="http(s) URL that receives the signed POSTs.",
+        json_schema_extra={
+            "format": "uri",
+            "maxLength": webhooks.MAX_URL_CHARS,
+            "pattern": "^[Hh][Tt][Tt][Pp][Ss]?://",
+        },
+    )
+    # Checked by `core.webhooks.check_events` (its message names the known events).
+    events: list[str] = Field(
+        description=f"Any of {', '.join(webhooks.EVENTS)}.",
+        json_schema_extra={"minItems": 1, "items": {"type": "string", "enum": list(webhooks.EVENTS)}},
+    )
+    description: str | None = Field(None, json_schema_extra={"maxLength": webhooks.MAX_DESCRIPTION_CHARS})
 
 
 @router.post("", status_code=201)
@@ -49,13 +61,15 @@ async def list_webhooks(principal: PrincipalDep, redis: RedisDep, paging: Paging
 
 
 @router.get("/{webhook_id}")
-async def get_webhook(webhook_id: str, principal: PrincipalDep, redis: RedisDep) -> dict[str, Any]:
+async def get_webhook(webhook_id: WebhookIdPath, principal: PrincipalDep, redis: RedisDep) -> dict[str, Any]:
     """One subscription (without its secret)."""
     return (await webhooks.get_webhook(redis, principal.workspace_id, webhook_id)).resource()
 
 
 @router.delete("/{webhook_id}")
-async def delete_webhook(webhook_id: str, principal: PrincipalDep, redis: RedisDep) -> dict[str, Any]:
+async def delete_webhook(
+    webhook_id: WebhookIdPath, principal: PrincipalDep, redis: RedisDep
+) -> dict[str, Any]:
     """Remove a subscription; deliveries still pending for it are dropped."""
     record = await webhooks.get_webhook(redis, principal.workspace_id, webhook_id)
     await webhooks.delete_webhook(redis, record)
@@ -64,7 +78,7 @@ async def delete_webhook(webhook_id: str, principal: PrincipalDep, redis: RedisD
 
 @router.get("/{webhook_id}/deliveries", response_model=PageOf)
 async def list_deliveries(
-    webhook_id: str,
+    webhook_id: WebhookIdPath,
     principal: PrincipalDep,
     redis: RedisDep,
     paging: PagingDep,
