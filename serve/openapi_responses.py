@@ -20,6 +20,7 @@ from pydantic import BaseModel, Field
 
 from core.pagination import MAX_PAGE_SIZE
 from serve.errors import AGENTS_PREFIX
+from serve.openapi_links import add_links
 
 EXTRACTION_PREFIX = "/api/v2"
 
@@ -188,5 +189,6 @@ def openapi_document(app: FastAPI) -> dict[str, Any]:
         )
         _add_common_errors(document)
         _plain_parameters(document)
+        add_links(document)
         app.openapi_schema = document
     return app.openapi_schema

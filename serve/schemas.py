@@ -15,7 +15,10 @@ from serve.openapi_params import UUID_PATTERN
 #: What `core.agents` accepts as a name (checked there, after stripping): declared for the document.
 _NAME_SCHEMA: JsonDict = {"minLength": 1, "maxLength": MAX_NAME_LENGTH, "pattern": r"\S"}
 #: A file id as `core.files.parse_file_id` reads it.
-_FILE_IDS_SCHEMA: JsonDict = {"items": {"type": "string", "pattern": f"^(file://)?{UUID_PATTERN}$"}, "maxItems": 20}
+_FILE_IDS_SCHEMA: JsonDict = {
+    "items": {"type": "string", "pattern": f"^(file://)?{UUID_PATTERN}$"},
+    "maxItems": 20,
+}
 
 
 class AgentCreate(BaseModel):

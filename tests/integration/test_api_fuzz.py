@@ -2,11 +2,13 @@
 
 For each operation, schemathesis generates requests from the document (valid and invalid ones) and
 each answer must: not be a 5xx, have a status, content type and body that the document declares for
-it, and never contain an id of workspace B. Path ids are drawn from three pools: generated, A's own
-seeded objects (so the success paths run), and B's (which must be refused, never read or changed).
+it, carry its API's error envelope when it is a 4xx, and never contain an id of workspace B. Path ids
+are drawn from three pools: generated, A's own seeded objects (so the success paths run), and B's
+(which must be refused, never read or changed). A stateful run then follows the document's links:
+it creates agents, tasks, webhooks, files, configs and jobs, and uses the ids the replies hold.
 
 `AGENTRY_FUZZ_EXAMPLES` (default 6) bounds the generated requests per operation and mode: 12 per
-operation, about 45 s of requests plus 10-20 s of seeding on top of a running service (2 cores,
+operation (and the stateful run to 6 scenarios of at most `STATEFUL_STEPS` calls), about 45 s of requests plus 10-20 s of seeding on top of a running service (2 cores,
 load average 6); 85 s of requests at a load average of 20. `AGENTRY_FUZZ_EXAMPLES=60` took 4 min.
 """
 
@@ -39,7 +41,39 @@ from tests.support.service import wait_for
 pytestmark = pytest.mark.integration
 
 EXAMPLES = int(os.environ.get("AGENTRY_FUZZ_EXAMPLES", "6"))
-CHECKS = [not_a_server_error, status_code_conformance, content_type_conformance, response_schema_conformance]
+#: Calls per stateful scenario: create, then two or three uses of what was created.
+STATEFUL_STEPS = 5
+
+
+def error_envelope(ctx: Any, response: Any, case: Any) -> bool | None:
+    """A 4xx carries its API's envelope (`{error}` on /api/v1, `{detail}` on /api/v2), and never
+    the "safe to retry" hint of a 500: a retry of the same bad request cannot succeed."""
+    if not 400 <= response.status_code < 500:
+        return None
+    label = f"{case.operation.label} answered {response.status_code}"
+    try:
+        body = response.json()
+    except ValueError:
+        raise AssertionError(f"{label} without a JSON body: {response.text[:200]!r}") from None
+    if case.operation.path.startswith("/api/v1"):
+        assert isinstance(body, dict) and set(body) == {"error"}, f"{label} without {{error}}: {body}"
+        message = body["error"]
+        assert isinstance(message, str) and message, f"{label} with an empty error: {body}"
+    else:
+        assert isinstance(body, dict) and set(body) == {"detail"}, f"{label} without {{detail}}: {body}"
+        message = body["detail"]
+        assert isinstance(message, str | list) and message, f"{label} with an empty detail: {body}"
+    assert "safe to retry" not in str(message), f"{label} and says a retry could help: {body}"
+    return None
+
+
+CHECKS = [
+    not_a_server_error,
+    status_code_conformance,
+    content_type_conformance,
+    response_schema_conformance,
+    error_envelope,
+]
 #: Every URL the service could be made to fetch (extraction `input`, the practice `base_url`) is
 #: pointed here: the discard port on loopback, closed, so the fetch fails at once and nothing
 #: leaves this machine.
@@ -276,3 +310,38 @@ def test_document_is_the_apps(world: World) -> None:
             if path.startswith("/api/v1"):
                 assert "422" not in operation["responses"], (method, path)
                 assert "400" in operation["responses"], (method, path)
+
+
+def test_stateful_workflows(world: World) -> None:
+    """Scenarios along the document's links: what a create returns is what the next calls use."""
+    # Streams hold the connection as long as they run; their own tests cover them.
+    workflow = world.schema.exclude(path_regex=r"/events$").as_state_machine()
+    called: set[str] = set()
+
+    class Workflow(workflow):  # type: ignore[misc, valid-type]
+        def before_call(self, case: Any) -> None:
+            _constrain(case)
+
+        def get_call_kwargs(self, case: Any) -> dict[str, Any]:
+            return {"base_url": world.url, "headers": world.a.headers, "timeout": 90}
+
+        def validate_response(self, response: Any, case: Any, **kwargs: Any) -> None:
+            called.add(f"{case.operation.method.upper()} {case.operation.path}")
+            case.validate_response(response, checks=CHECKS, headers=world.a.headers)
+            text = response.content.decode("utf-8", "replace")
+            _cross_workspace_refused(world, case, response.status_code, text, used_b=False)
+
+    Workflow.run(
+        settings=settings(
+            max_examples=EXAMPLES,
+            stateful_step_count=STATEFUL_STEPS,
+            deadline=None,
+            database=None,
+            derandomize=True,
+            phases=[Phase.explicit, Phase.generate],
+            suppress_health_check=list(HealthCheck),
+        )
+    )
+    # The links were followed: some call used an id that a create returned.
+    linked = {label for label in called if "{" in label}
+    assert linked, f"no call followed a link; calls: {sorted(called)}"
