@@ -55,8 +55,8 @@ _WHY: dict[int, str] = {
     403: "The resource belongs to another workspace, or is not usable (an inactive agent, a bad link)",
     404: "No such resource (or it was deleted)",
     409: "The resource's current state does not allow this action",
-    413: "The upload or the fetched document is larger than the cap",
-    415: "The document's format is not supported",
+    413: "The body (a JSON body: `AGENTRY_MAX_JSON_BODY_BYTES`), the upload or the fetched document is larger than its cap",
+    415: "The body's media type is not one the operation takes, or the document's format is not supported",
     422: "The body does not validate",
     429: "Rate limit of this API key exceeded; retry after `Retry-After` seconds",
     500: "Internal error; safe to retry with backoff",
@@ -68,8 +68,10 @@ _RETRY_AFTER = {"Retry-After": {"description": "Whole seconds to wait", "schema"
 #: Every /api/v1 operation: validation (400), authentication (401), the key's rate limit (429), a
 #: crash (500) and an unreachable store (503).
 V1_ALWAYS = (400, 401, 429, 500, 503)
-#: Every /api/v2 operation (all authenticate); no rate limit there.
-V2_ALWAYS = (401, 500, 503)
+#: Every /api/v2 operation (all authenticate; a NUL in the URL is a 400 anywhere); no rate limit there.
+V2_ALWAYS = (400, 401, 500, 503)
+#: Every operation that takes a body (`serve.body_guard`: too large, or of a media type it does not take).
+WITH_BODY = (413, 415)
 #: Every operation whose path names a resource (SPEC.md: 403 for another workspace's id).
 NAMED_RESOURCE = (403, 404)
 
@@ -160,7 +162,8 @@ def _add_common_errors(document: dict[str, Any]) -> None:
             responses = operation.setdefault("responses", {})
             if model is ApiError:
                 responses.pop("422", None)
-            for status in statuses:
+            own = (*statuses, *WITH_BODY) if "requestBody" in operation else statuses
+            for status in own:
                 responses.setdefault(str(status), _error_object(status, model))
 
 
