@@ -9,6 +9,7 @@ one UTF-8 decode and two counts.
 
 from __future__ import annotations
 
+import math
 import re
 
 #: Levels of `[`/`{` nesting a JSON body may have; agent configs and output schemas need far fewer.
@@ -17,6 +18,10 @@ MAX_JSON_DEPTH = 64
 #: A JSON string literal (escapes included), so brackets inside strings are not counted.
 _STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.S)
 _NOT_BRACKET = re.compile(r"[^\[\]{}]+")
+#: Numbers that `json.loads` may read as infinite (an exponent of 3+ digits, or 300+ digits before
+#: the point), each checked with `float` since most are finite. Matches start only where a run of
+#: digits starts and never backtrack (possessive), so a long run of digits is scanned once.
+_HUGE_NUMBER = re.compile(r"(?<![\d.])(?:\d++(?:\.\d*+)?[eE][+-]?\d{3,}+|\d{300,}+\.\d*+)")
 _ONE_KIND = str.maketrans("{}", "[]")
 #: Walks every escape in order (so `\\\\u...` is an escaped backslash, not a `\\u` escape). Group 1
 #: catches `\\u0000` and a surrogate escape not part of a high+low pair.
@@ -45,6 +50,8 @@ def json_text_problem(text: str, *, max_depth: int = MAX_JSON_DEPTH, what: str =
         return f"{what} holds a NUL character or a lone UTF-16 surrogate (\\u0000, \\ud800...)"
     if "\x00" in text:
         return f"{what} holds a NUL character"
+    if _may_be_non_finite(text) and _has_non_finite(text):
+        return f"{what} holds NaN, Infinity or a number too large for a double, which JSON cannot carry"
     if text.count("[") + text.count("{") > max_depth and _deeper_than(text, max_depth):
         return f"{what} nests deeper than {max_depth} levels, or its brackets do not match"
     return None
@@ -59,6 +66,18 @@ def text_problem(value: str, *, what: str) -> str | None:
     except UnicodeEncodeError:
         return f"{what} is not valid UTF-8 text"
     return None
+
+
+def _may_be_non_finite(text: str) -> bool:
+    return "NaN" in text or "Infinity" in text or _HUGE_NUMBER.search(text) is not None
+
+
+def _has_non_finite(text: str) -> bool:
+    """`NaN`/`Infinity` outside strings (Python's parser takes them; no JSON reply can hold them)."""
+    bare = _STRING.sub('""', text)
+    if "NaN" in bare or "Infinity" in bare:
+        return True
+    return any(math.isinf(float(number)) for number in _HUGE_NUMBER.findall(bare))
 
 
 def _has_bad_escape(text: str) -> bool:

@@ -31,6 +31,8 @@ def nested(depth: int, *, inner: str = "1") -> bytes:
         '{"name": "\U0001f600"}'.encode(),
         b'{"name": "C:\\\\ud800\\\\u0000"}',
         b'{"name": "\\u00e9\\u0041"}',
+        # Finite numbers, and the words NaN and Infinity inside strings.
+        b'{"a": 1e300, "b": -2.5E-999, "c": "NaN", "d": "1e999", "e": 12345678901234567890}',
     ],
 )
 def test_acceptable_bodies_pass(body: bytes) -> None:
@@ -52,6 +54,12 @@ def test_acceptable_bodies_pass(body: bytes) -> None:
         # A surrogate encoded as UTF-8 bytes (which `json.loads` of bytes would accept).
         (b'{"name": "\xed\xa0\x80"}', "UTF-8"),
         (b'{"name": "\xff"}', "UTF-8"),
+        # Python's parser reads these, but no JSON reply can carry them.
+        (b'{"x": NaN}', "NaN"),
+        (b'{"x": [1, -Infinity]}', "Infinity"),
+        (b'{"x": 1e999}', "too large"),
+        (b'{"x": 1.5E+400}', "too large"),
+        (b'{"x": 1' + b"0" * 400 + b".5}", "too large"),
     ],
 )
 def test_refused_bodies_say_why(body: bytes, words: str) -> None:
