@@ -68,6 +68,8 @@ def media_type(content_type: str | None) -> str:
 
 
 class BodyGuard:
+    """Sits inside `EdgeMiddleware` (so its refusals carry the /api/v1 headers) and before routing."""
+
     def __init__(self, app: ASGIApp, *, api: FastAPI, max_json_bytes: Callable[[], int]) -> None:
         self.app = app
         self.api = api
