@@ -3,12 +3,14 @@
 A JSON body is screened as bytes, without parsing it: a parser would recurse once per level of
 nesting (10,000 levels raise `RecursionError`), and a string holding a lone surrogate parses fine
 but cannot be encoded as UTF-8 when it is stored or shown. The screens run at C speed (regular
-expressions, `str.count`, `str.replace`); the common body (few brackets, no `\\u` escape) costs
-one UTF-8 decode and two counts.
+expressions, `bytes.count`, `bytes.replace`, `bytes.translate`); the common body (few brackets, no
+`\\u` escape, no huge number) costs a UTF-8 decode and a few scans. Only a body with signs of a
+non-finite number (`NaN`, a three-digit exponent) is parsed here, after its depth was checked.
 """
 
 from __future__ import annotations
 
+import json
 import math
 import re
 
@@ -16,13 +18,15 @@ import re
 MAX_JSON_DEPTH = 64
 
 #: A JSON string literal (escapes included), so brackets inside strings are not counted.
-_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.S)
-_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
-#: Numbers that `json.loads` may read as infinite (an exponent of 3+ digits, or 300+ digits before
-#: the point), each checked with `float` since most are finite. Matches start only where a run of
-#: digits starts and never backtrack (possessive), so a long run of digits is scanned once.
-_HUGE_NUMBER = re.compile(r"(?<![\d.])(?:\d++(?:\.\d*+)?[eE][+-]?\d{3,}+|\d{300,}+\.\d*+)")
-_ONE_KIND = str.maketrans("{}", "[]")
+_STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"', re.S)
+#: `bytes.translate` arguments that keep only brackets, all of one kind.
+_ONE_KIND = bytes.maketrans(b"{}", b"[]")
+_NOT_BRACKETS = bytes(c for c in range(256) if c not in b"[]{}")
+#: An exponent of three digits or more: the only way (besides 309+ digits) to write a number that
+#: `json.loads` reads as infinite.
+_BIG_EXPONENT = re.compile(rb"[eE][+-]?[0-9]{3}")
+_DIGITS_AS_ZERO = bytes(48 if 48 <= c <= 57 else 32 for c in range(256))
+_LONGEST_FINITE_DIGITS = 308
 #: Walks every escape in order (so `\\\\u...` is an escaped backslash, not a `\\u` escape). Group 1
 #: catches `\\u0000` and a surrogate escape not part of a high+low pair.
 _ESCAPE = re.compile(
@@ -30,6 +34,10 @@ _ESCAPE = re.compile(
     r"|(0000|[dD][89a-fA-F][0-9a-fA-F]{2}))|.)",
     re.S,
 )
+
+
+class _NonFinite(Exception):
+    pass
 
 
 def json_problem(raw: bytes, *, max_depth: int = MAX_JSON_DEPTH) -> str | None:
@@ -41,20 +49,16 @@ def json_problem(raw: bytes, *, max_depth: int = MAX_JSON_DEPTH) -> str | None:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
         return "the body is not UTF-8 text"
-    return json_text_problem(text, max_depth=max_depth)
+    return _screen(raw, text, max_depth=max_depth, what="the body")
 
 
 def json_text_problem(text: str, *, max_depth: int = MAX_JSON_DEPTH, what: str = "the body") -> str | None:
     """`json_problem` for JSON that arrived as text (a multipart field holding JSON)."""
-    if "\\u" in text and _has_bad_escape(text):
-        return f"{what} holds a NUL character or a lone UTF-16 surrogate (\\u0000, \\ud800...)"
-    if "\x00" in text:
-        return f"{what} holds a NUL character"
-    if _may_be_non_finite(text) and _has_non_finite(text):
-        return f"{what} holds NaN, Infinity or a number too large for a double, which JSON cannot carry"
-    if text.count("[") + text.count("{") > max_depth and _deeper_than(text, max_depth):
-        return f"{what} nests deeper than {max_depth} levels, or its brackets do not match"
-    return None
+    try:
+        raw = text.encode("utf-8")
+    except UnicodeEncodeError:
+        return f"{what} is not valid UTF-8 text"
+    return _screen(raw, text, max_depth=max_depth, what=what)
 
 
 def text_problem(value: str, *, what: str) -> str | None:
@@ -68,35 +72,69 @@ def text_problem(value: str, *, what: str) -> str | None:
     return None
 
 
-def _may_be_non_finite(text: str) -> bool:
-    return "NaN" in text or "Infinity" in text or _HUGE_NUMBER.search(text) is not None
-
-
-def _has_non_finite(text: str) -> bool:
-    """`NaN`/`Infinity` outside strings (Python's parser takes them; no JSON reply can hold them)."""
-    bare = _STRING.sub('""', text)
-    if "NaN" in bare or "Infinity" in bare:
-        return True
-    return any(math.isinf(float(number)) for number in _HUGE_NUMBER.findall(bare))
+def _screen(raw: bytes, text: str, *, max_depth: int, what: str) -> str | None:
+    if b"\\u" in raw and _has_bad_escape(text):
+        return f"{what} holds a NUL character or a lone UTF-16 surrogate (\\u0000, \\ud800...)"
+    if b"\x00" in raw:
+        return f"{what} holds a NUL character"
+    # Depth first: the finiteness check may parse, and parsing must not meet deep nesting.
+    if raw.count(b"[") + raw.count(b"{") > max_depth and _deeper_than(raw, max_depth):
+        return f"{what} nests deeper than {max_depth} levels, or its brackets do not match"
+    if _may_be_non_finite(raw) and _has_non_finite(text):
+        return f"{what} holds NaN, Infinity or a number too large for a double, which JSON cannot carry"
+    return None
 
 
 def _has_bad_escape(text: str) -> bool:
     return any(match.group(1) for match in _ESCAPE.finditer(text))
 
 
-def _deeper_than(text: str, limit: int) -> bool:
+def _deeper_than(raw: bytes, limit: int) -> bool:
     """True when the brackets outside strings nest deeper than `limit`, or never close.
 
-    Each pass deletes every innermost `[]` pair of the bracket skeleton, so a skeleton that is not
-    empty after `limit` passes nests deeper than that. Passes stop as soon as the openers left could
-    not reach past the limit.
+    A run of `limit + 1` openers settles the usual attack at once. Otherwise each pass deletes every
+    innermost `[]` pair of the bracket skeleton, so a skeleton that is not empty after `limit`
+    passes nests deeper than that; passes stop as soon as the openers left could not reach past it.
     """
-    skeleton = _NOT_BRACKET.sub("", _STRING.sub("", text)).translate(_ONE_KIND)
+    skeleton = _STRING.sub(b"", raw).translate(_ONE_KIND, _NOT_BRACKETS)
+    if b"[" * (limit + 1) in skeleton:
+        return True
     for passes in range(limit + 1):
-        if skeleton.count("[") <= limit - passes:
+        if skeleton.count(b"[") <= limit - passes:
             return False
-        shorter = skeleton.replace("[]", "")
+        shorter = skeleton.replace(b"[]", b"")
         if shorter == skeleton:
             return True
         skeleton = shorter
     return True
+
+
+def _may_be_non_finite(raw: bytes) -> bool:
+    """Cheap signs (C-speed scans) that a number may not be finite; most bodies show none."""
+    if b"NaN" in raw or b"Infinity" in raw or _BIG_EXPONENT.search(raw):
+        return True
+    return len(raw) > _LONGEST_FINITE_DIGITS and b"0" * (_LONGEST_FINITE_DIGITS + 1) in raw.translate(
+        _DIGITS_AS_ZERO
+    )
+
+
+def _has_non_finite(text: str) -> bool:
+    """Parse (rarely: only after `_may_be_non_finite`) and look at every float and constant."""
+
+    def constant(name: str) -> float:
+        raise _NonFinite(name)
+
+    def number(literal: str) -> float:
+        value = float(literal)
+        if math.isinf(value):
+            raise _NonFinite(literal)
+        return value
+
+    try:
+        json.loads(text, parse_constant=constant, parse_float=number)
+    except _NonFinite:
+        return True
+    except (ValueError, RecursionError):
+        # Not JSON: the route's own parser refuses it with its own message.
+        return False
+    return False
