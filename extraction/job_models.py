@@ -33,7 +33,11 @@ class _JobRequest(BaseModel):
     params_field: ClassVar[str]
 
     input: str | list[str]
-    config_id: str | None = Field(None, description="`config://<uuid>` of a saved config of this kind.")
+    config_id: str | None = Field(
+        None,
+        description="`config://<uuid>` of a saved config of this kind.",
+        json_schema_extra={"pattern": r"^(config://)?[0-9a-fA-F]{8}-([0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}$"},
+    )
 
     def inline_params(self) -> ParseParams | ExtractParams | ClassifyParams | None:
         params: ParseParams | ExtractParams | ClassifyParams | None = getattr(self, self.params_field)
