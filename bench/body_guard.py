@@ -83,6 +83,22 @@ async def per_request(app: Any, scope: Scope, receiver: Callable[[], Receive], r
     return (time.perf_counter() - started) / rounds * 1e6
 
 
+def parse_time(scope: Scope, rounds: int) -> float:
+    """The parse every JSON route does anyway (FastAPI's `json.loads`), as the yardstick."""
+    headers = dict(scope["headers"])
+    length = int(headers.get(b"content-length", b"0"))
+    if not length:
+        return 0.0
+    body = BODIES[length]
+    started = time.perf_counter()
+    for _ in range(rounds):
+        json.loads(body)
+    return (time.perf_counter() - started) / rounds * 1e6
+
+
+BODIES: dict[int, bytes] = {}
+
+
 async def main(rounds: int) -> None:
     guard = BodyGuard(bare, api=make_api(), max_json_bytes=lambda: 2 * MIB)
     small = json.dumps({"query": "Summarise the attached referral letter.", "file_ids": []}).encode()
@@ -101,6 +117,7 @@ async def main(rounds: int) -> None:
     big = json.dumps(
         {"query": "q", "output_config": {"rows": [{"a": i, "b": "text " * 4} for i in range(20_000)]}}
     ).encode()
+    BODIES.update({len(b): b for b in (small, config, big)})
     cases = [
         ("GET, no body", request("GET", "/api/v1/tasks/3f1c2a4e-0000-4000-8000-000000000001", b""), rounds),
         (f"POST, {len(small)} B JSON", request("POST", "/api/v1/agents/3f1c/run", small), rounds),
@@ -117,11 +134,13 @@ async def main(rounds: int) -> None:
     ]
     await per_request(guard, *cases[0][1], 10)  # builds the route table once
     print(f"load average {os.getloadavg()[0]:.1f} (2 cores, shared machine)")
-    print(f"{'request':<24}{'bare µs':>12}{'guarded µs':>14}{'guard alone µs':>18}")
+    print(f"{'request':<24}{'bare µs':>12}{'guarded µs':>14}{'guard alone µs':>18}{'json.loads µs':>16}")
     for name, (scope, receiver), n in cases:
         plain = await per_request(bare, scope, receiver, n)
         guarded = await per_request(guard, scope, receiver, n)
-        print(f"{name:<24}{plain:>12.1f}{guarded:>14.1f}{guarded - plain:>18.1f}")
+        print(
+            f"{name:<24}{plain:>12.1f}{guarded:>14.1f}{guarded - plain:>18.1f}{parse_time(scope, n):>16.1f}"
+        )
     worst = [
         ("1 MiB, 512 Ki levels deep", b"[" * (MIB // 2) + b"]" * (MIB // 2)),
         ("1 MiB, 170 Ki \\u escapes", b'["' + b"\\u00e9" * (MIB // 6) + b'"]'),

@@ -2,8 +2,8 @@
 
 A JSON body is screened as bytes, without parsing it: a parser would recurse once per level of
 nesting (10,000 levels raise `RecursionError`), and a string holding a lone surrogate parses fine
-but cannot be encoded as UTF-8 when it is stored or shown. The screens run at C speed (regular
-expressions, `bytes.count`, `bytes.replace`, `bytes.translate`); the common body (few brackets, no
+but cannot be encoded as UTF-8 when it is stored or shown. The screens run at C speed (`bytes.count`,
+`bytes.replace`, `bytes.translate`, substring tests; a regular expression only over `\\u` escapes); the common body (few brackets, no
 `\\u` escape, no huge number) costs a UTF-8 decode and a few scans. Only a body with signs of a
 non-finite number (`NaN`, a three-digit exponent) is parsed here, after its depth was checked.
 """
@@ -17,15 +17,13 @@ import re
 #: Levels of `[`/`{` nesting a JSON body may have; agent configs and output schemas need far fewer.
 MAX_JSON_DEPTH = 64
 
-#: A JSON string literal (escapes included), so brackets inside strings are not counted.
-_STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"', re.S)
 #: `bytes.translate` arguments that keep only brackets, all of one kind.
 _ONE_KIND = bytes.maketrans(b"{}", b"[]")
 _NOT_BRACKETS = bytes(c for c in range(256) if c not in b"[]{}")
-#: An exponent of three digits or more: the only way (besides 309+ digits) to write a number that
-#: `json.loads` reads as infinite.
-_BIG_EXPONENT = re.compile(rb"[eE][+-]?[0-9]{3}")
-_DIGITS_AS_ZERO = bytes(48 if 48 <= c <= 57 else 32 for c in range(256))
+#: Every digit written as `0`, so a few substring tests find the numbers that may be infinite: an
+#: exponent of three digits or more, or more digits in a row than a finite double has.
+_DIGITS_AS_ZERO = bytes.maketrans(b"0123456789", b"0000000000")
+_BIG_EXPONENTS = (b"e000", b"E000", b"e+000", b"E+000")
 _LONGEST_FINITE_DIGITS = 308
 #: Walks every escape in order (so `\\\\u...` is an escaped backslash, not a `\\u` escape). Group 1
 #: catches `\\u0000` and a surrogate escape not part of a high+low pair.
@@ -96,7 +94,7 @@ def _deeper_than(raw: bytes, limit: int) -> bool:
     innermost `[]` pair of the bracket skeleton, so a skeleton that is not empty after `limit`
     passes nests deeper than that; passes stop as soon as the openers left could not reach past it.
     """
-    skeleton = _STRING.sub(b"", raw).translate(_ONE_KIND, _NOT_BRACKETS)
+    skeleton = _outside_strings(raw).translate(_ONE_KIND, _NOT_BRACKETS)
     if b"[" * (limit + 1) in skeleton:
         return True
     for passes in range(limit + 1):
@@ -109,13 +107,22 @@ def _deeper_than(raw: bytes, limit: int) -> bool:
     return True
 
 
+def _outside_strings(raw: bytes) -> bytes:
+    """The JSON text with its string literals left out.
+
+    Escaped backslashes go first, then escaped quotes (a run of backslashes always starts aligned
+    on an escape), so the quotes left delimit strings: every other piece of a split is outside.
+    """
+    unescaped = raw.replace(b"\\\\", b"").replace(b'\\"', b"")
+    return b"".join(unescaped.split(b'"')[::2])
+
+
 def _may_be_non_finite(raw: bytes) -> bool:
     """Cheap signs (C-speed scans) that a number may not be finite; most bodies show none."""
-    if b"NaN" in raw or b"Infinity" in raw or _BIG_EXPONENT.search(raw):
+    if b"NaN" in raw or b"Infinity" in raw:
         return True
-    return len(raw) > _LONGEST_FINITE_DIGITS and b"0" * (_LONGEST_FINITE_DIGITS + 1) in raw.translate(
-        _DIGITS_AS_ZERO
-    )
+    zeros = raw.translate(_DIGITS_AS_ZERO)
+    return any(e in zeros for e in _BIG_EXPONENTS) or b"0" * (_LONGEST_FINITE_DIGITS + 1) in zeros
 
 
 def _has_non_finite(text: str) -> bool:

@@ -22,8 +22,9 @@ def nested(depth: int, *, inner: str = "1") -> bytes:
         b"{}",
         b'{"name": "Ada", "config": {"a": [1, 2, {"b": null}]}}',
         nested(MAX_JSON_DEPTH),
-        # Brackets inside strings are not nesting.
+        # Brackets inside strings are not nesting, escaped quotes and backslashes included.
         json.dumps({"text": "[" * 5000 + "{" * 5000}).encode(),
+        json.dumps({"text": '"' + "[" * 100, "more": '\\"' + "{" * 100 + "\\"}).encode(),
         # Wide and shallow: many brackets, little depth.
         json.dumps([{"a": [i]} for i in range(5000)]).encode(),
         # A surrogate pair (an emoji) is fine, escaped or not; so is an escaped backslash before `u`.
@@ -44,6 +45,9 @@ def test_acceptable_bodies_pass(body: bytes) -> None:
     [
         (nested(MAX_JSON_DEPTH + 1), "deeper than"),
         (nested(10_000), "deeper than"),
+        # An escaped backslash ends the string: what follows is real nesting.
+        (b'{"t": "x\\\\", "d": ' + nested(MAX_JSON_DEPTH) + b"}", "deeper than"),
+        (b'{"t": "\\"]]]]", "d": ' + b"[{}," * 70 + b"1" + b"]" * 70 + b"}", "deeper than"),
         (b"[" * 10_000, "deeper than"),
         (b'{"name": "\\ud800x"}', "surrogate"),
         (b'{"name": "x\\udc00"}', "surrogate"),
