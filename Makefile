@@ -27,8 +27,11 @@ browser:
 run: install
 	$(BIN)/agentry up
 
+# Unit tests first: a broken build says so in about a minute, and make stops there before the
+# integration and reliability tests (about 20 minutes on two cores) start Ray.
 test: install browser
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest tests/unit
+	$(BIN)/python -m pytest tests/integration tests/reliability
 	$(BIN)/python -m pytest -m store --redis-url $(EXTERNAL_REDIS_URL)
 
 test-unit: install
