@@ -69,7 +69,7 @@ _RETRY_AFTER = {"Retry-After": {"description": "Whole seconds to wait", "schema"
 V1_ALWAYS = (400, 401, 429, 500, 503)
 #: Every /api/v2 operation (all authenticate); no rate limit there.
 V2_ALWAYS = (401, 500, 503)
-#: Every operation whose path names a resource (SPEC.md: 403 for another workspace's id).
+#: Every operation whose path names a resource (docs/spec.md: 403 for another workspace's id).
 NAMED_RESOURCE = (403, 404)
 
 
