@@ -54,7 +54,9 @@ def _rows() -> list[tuple[str, str, str, float]]:
 
 
 def _signature(page: pymupdf.Page, y: float) -> None:
-    page.insert_text((72, y), "Signature: Maria Delgado        Date: 03/14/2025", fontsize=11, fontname="helv")
+    page.insert_text(
+        (72, y), "Signature: Maria Delgado        Date: 03/14/2025", fontsize=11, fontname="helv"
+    )
 
 
 def fillable() -> bytes:

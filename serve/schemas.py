@@ -140,7 +140,9 @@ class SummaryReply(BaseModel):
 class FeedReply(BaseModel):
     task_id: str
     status: TaskStatus
-    feed: list[dict[str, Any]] = Field(description="Items with `seq`, `type`, `created_at` (docs/contract.md 3).")
+    feed: list[dict[str, Any]] = Field(
+        description="Items with `seq`, `type`, `created_at` (docs/contract.md 3)."
+    )
 
 
 class StructuredReply(BaseModel):
