@@ -92,7 +92,8 @@ def test_every_readme_block_runs_in_order_against_the_service(
         f"--- stderr (tail)\n{done.stderr[-4000:]}\n--- stdout (tail)\n{done.stdout[-3000:]}\n"
         f"--- agentry up (tail)\n{agentry_up.output()[-2000:]}"
     )
-    assert reached[-1] == ">>> README done"
+    assert reached[-1].startswith(">>> README done")
+    print("\n".join(reached))  # each block's start time, for whoever makes the session faster
     # What the walk-throughs say they show, as the service answered it.
     assert '"Hello Ada"' in done.stdout
     assert "Saved patient" in done.stdout and "Saved patient null" not in done.stdout

@@ -68,12 +68,12 @@ def session_script(runnable: list[Block], *, python: str = "python") -> str:
         "trap 'jobs -p | xargs -r kill 2>/dev/null || true' EXIT",
     ]
     for block in runnable:
-        parts.append(f"echo '>>> README block at line {block.line} ({block.language})' >&2")
+        parts.append(f"echo \">>> README block at line {block.line} ({block.language}), at $SECONDS s\" >&2")
         if block.language == "python":
             if PYTHON_END in block.text:
                 raise ValueError(f"the block at line {block.line} contains {PYTHON_END}")
             parts.append(f"{python} - <<'{PYTHON_END}'\n{block.text}\n{PYTHON_END}")
         else:
             parts.append(block.text)
-    parts.append("echo '>>> README done' >&2")
+    parts.append('echo ">>> README done, at $SECONDS s" >&2')
     return "\n".join(parts) + "\n"

@@ -57,7 +57,7 @@ def test_the_session_stops_at_the_first_failing_command_and_names_its_block(tmp_
     )
     assert done.returncode != 0
     assert done.stdout == "one\n"
-    assert done.stderr.strip().splitlines()[-1] == ">>> README block at line 42 (shell)"
+    assert done.stderr.strip().splitlines()[-1].startswith(">>> README block at line 42 (shell), at ")
 
 
 def test_curl_in_the_session_fails_on_an_error_status() -> None:
