@@ -68,7 +68,7 @@ def session_script(runnable: list[Block], *, python: str = "python") -> str:
         "trap 'jobs -p | xargs -r kill 2>/dev/null || true' EXIT",
     ]
     for block in runnable:
-        parts.append(f"echo \">>> README block at line {block.line} ({block.language}), at $SECONDS s\" >&2")
+        parts.append(f'echo ">>> README block at line {block.line} ({block.language}), at $SECONDS s" >&2')
         if block.language == "python":
             if PYTHON_END in block.text:
                 raise ValueError(f"the block at line {block.line} contains {PYTHON_END}")
