@@ -111,7 +111,7 @@ def agentry_command() -> str:
 
 
 def cmd_dashboard_token() -> int:
-    """Print the token Ray's dashboard (and Ray's CLI and SDK) ask for, the one `ray up` made."""
+    """Print the token Ray's dashboard (and Ray's CLI and SDK) ask for, the one `agentry up` made."""
     from ray._raylet import AuthenticationTokenLoader  # type: ignore[attr-defined]
 
     loader = AuthenticationTokenLoader.instance()
