@@ -121,3 +121,21 @@ def test_the_banner_gives_the_dashboard_and_the_command_for_its_token(
     monkeypatch.setenv("RAY_AUTH_MODE", "disabled")
     assert "dashboard-token" not in start_banner(_service("http://127.0.0.1:8265"), Settings())
     assert "dashboard" not in start_banner(_service(None), Settings()).lower()
+
+
+def test_agentry_up_reports_a_failed_ray_start_in_one_plain_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import serve.service
+    from serve.cli import main
+    from serve.ray_start import slow_start_message
+
+    def ray_does_not_start(settings: Settings, **_: Any) -> RunningService:
+        raise RayStartError(slow_start_message(120, 2))
+
+    monkeypatch.setenv("AGENTRY_DATA_DIR", str(tmp_path))
+    monkeypatch.setattr(serve.service, "start_service", ray_does_not_start)
+    assert main(["up"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("agentry: Ray did not start") and "make run" in err
+    assert "Traceback" not in err and err.count("\n") == 1
