@@ -13,6 +13,7 @@ command or unset variable. Blocks marked `<!-- readme-test: skip (reason) -->` a
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -34,6 +35,11 @@ SESSION_TIMEOUT_SECONDS = 600
 @pytest.fixture(scope="module")
 def clone(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A working directory that looks like the repository after `make run`, minus the source."""
+    if shutil.which("curl") is None or shutil.which("bash") is None:
+        message = "the README's blocks need bash and curl (make curl installs curl)"
+        if os.environ.get("CI"):
+            pytest.fail(message)
+        pytest.skip(message)
     if sys.prefix == sys.base_prefix:
         pytest.skip("the README's blocks use .venv: run the tests from the project's virtualenv")
     workdir = tmp_path_factory.mktemp("readme")
