@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 # The store tests also run against this external Redis; they skip when nothing answers there.
 EXTERNAL_REDIS_URL ?= redis://127.0.0.1:6379/15
 
-.PHONY: install browser run test test-unit lint bench clean
+.PHONY: install browser curl run test test-unit lint bench clean
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -24,11 +24,22 @@ browser:
 		apt-get update -q && apt-get install -y -q --no-install-recommends chromium chromium-driver; \
 	else echo "chromium and chromium-driver are not installed: the console browser tests will skip"; fi
 
+# curl for the README test (tests/integration/test_readme.py runs the README's curl blocks), from
+# Debian when missing and run as root; elsewhere, without it, that test skips (with CI set it fails).
+curl:
+	@if command -v curl >/dev/null; then :; \
+	elif command -v apt-get >/dev/null && [ "$$(id -u)" = 0 ]; then \
+		apt-get update -q && apt-get install -y -q --no-install-recommends curl ca-certificates; \
+	else echo "curl is not installed: the README test will skip"; fi
+
 run: install
 	$(BIN)/agentry up
 
-test: install browser
-	$(BIN)/python -m pytest
+# Unit tests first: a broken build says so in about a minute, and make stops there before the
+# integration and reliability tests (about 20 minutes on two cores) start Ray.
+test: install browser curl
+	$(BIN)/python -m pytest tests/unit
+	$(BIN)/python -m pytest tests/integration tests/reliability
 	$(BIN)/python -m pytest -m store --redis-url $(EXTERNAL_REDIS_URL)
 
 test-unit: install

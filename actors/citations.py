@@ -1,4 +1,4 @@
-"""Citations of a structured output (CONTRACT.md section 5; SPEC.md, Citation leaf and Document).
+"""Citations of a structured output (docs/contract.md section 5; docs/spec.md, Citation leaf and Document).
 
 When an agent keeps citations, every string or number leaf of its structured output is grounded
 when the task completes, in the documents its tools processed: a value an extraction already cited

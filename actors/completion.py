@@ -34,7 +34,7 @@ def data_field_values(steps: dict[str, Any]) -> dict[str, Any]:
 
 
 def data_fields_payload(task: Task, policy: AgentPolicy, values: dict[str, Any]) -> list[dict[str, Any]]:
-    """SPEC.md's Data field items: the agent's declared fields that have a value."""
+    """docs/spec.md's Data field items: the agent's declared fields that have a value."""
     items = []
     for spec in policy.data_fields:
         key = str(spec["key"])

@@ -25,7 +25,7 @@ WAITING = TaskStatus.WAITING_FOR_INPUT.value
 
 
 def child_output(child: Task) -> Any:
-    """CONTRACT.md section 6: the child's structured output when it has one, else its summary."""
+    """docs/contract.md section 6: the child's structured output when it has one, else its summary."""
     if child.has_structured:
         return child.structured
     if child.summary is not None:

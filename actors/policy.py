@@ -1,4 +1,4 @@
-"""What an agent's config says about how its tasks run (CONTRACT.md section 2)."""
+"""What an agent's config says about how its tasks run (docs/contract.md section 2)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from typing import Any
 
 from core.settings import Settings
 
-#: CONTRACT.md section 2: failed model or tool steps retried before the failure policy applies.
+#: docs/contract.md section 2: failed model or tool steps retried before the failure policy applies.
 DEFAULT_MAX_RETRIES = 2
 
 
@@ -44,7 +44,7 @@ class AgentPolicy:
             model=config.get("model"),
             output_schema=schema if isinstance(schema, dict) else None,
             max_retries=retries if isinstance(retries, int) and retries >= 0 else DEFAULT_MAX_RETRIES,
-            # The agent's own value always wins over the platform default (SPEC.md, Agent config).
+            # The agent's own value always wins over the platform default (docs/spec.md, Agent config).
             on_failure=on_failure if on_failure in ("fail", "ask_user") else settings.default_on_failure,
             disable_ask_user=bool(agent_settings.get("disable_ask_user")),
             review_tools=frozenset(config.get("review_tools") or ()),

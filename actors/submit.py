@@ -19,10 +19,10 @@ from core.settings import Settings
 from core.state_machine import TaskStatus
 from core.tasks import Task
 
-#: SPEC.md, run endpoint: the payloads `result` may select.
+#: docs/spec.md, run endpoint: the payloads `result` may select.
 RESULT_SELECTORS = ("structured", "summary", "feed")
 TOOL_SELECTOR_PREFIX = "tool:"
-#: CONTRACT.md section 6: a title taken from the prompt keeps its first 80 characters.
+#: docs/contract.md section 6: a title taken from the prompt keeps its first 80 characters.
 TITLE_FROM_PROMPT_CHARS = 80
 SOURCES = ("production", "test")
 
@@ -74,7 +74,7 @@ def plan_sync(version: AgentVersion, run: RunInput, *, is_async: bool, requested
         )
     selector = check_selector(str(stored))
     if selector == "structured" and not has_schema:
-        # SPEC.md: a stored `structured` on an agent without a schema degrades to the transcript.
+        # docs/spec.md: a stored `structured` on an agent without a schema degrades to the transcript.
         selector = "feed"
     return SyncPlan(selector=selector)
 

@@ -19,7 +19,7 @@ from core.ids import new_id, now_iso, parse_uuid, sort_key, utcnow
 from core.models import Agent, AgentGroup, AgentVersion, PageOf
 from core.pagination import check_limit, member_id, newest_first
 
-#: CONTRACT.md section 2: the tools an agent has when its config names none.
+#: docs/contract.md section 2: the tools an agent has when its config names none.
 DEFAULT_TOOL_NAMES: tuple[str, ...] = (
     "ask_user",
     "delegate_tasks",

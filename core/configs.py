@@ -20,7 +20,7 @@ from core.ids import new_id, now_iso, parse_uuid, sort_key, utcnow
 from core.models import PageOf, Record
 from core.pagination import check_limit, member_id, newest_first
 
-#: SPEC.md, Saved config: `config_id` has the format `config://<uuid>`.
+#: docs/spec.md, Saved config: `config_id` has the format `config://<uuid>`.
 CONFIG_SCHEME = "config://"
 #: Longest `custom_instructions` accepted (they go into a model prompt).
 MAX_INSTRUCTIONS_CHARS = 4000
@@ -35,7 +35,7 @@ MAX_DESCRIPTION_CHARS = 1000
 MAX_CONFIG_NAME_CHARS = 200
 
 ConfigType = Literal["parse", "extract", "classify"]
-#: CONTRACT.md section 7: `auto` (rules, then the model when one is configured and the rules leave
+#: docs/contract.md section 7: `auto` (rules, then the model when one is configured and the rules leave
 #: fields empty), `rules` (no model call), `model` (model only).
 PromptMode = Literal["auto", "rules", "model"]
 
@@ -63,7 +63,7 @@ class MarkdownOptions(Params):
 class ParseParams(Params):
     #: `markdown` (default), `text` (plain text) or `json` (the elements as JSON text).
     output_format: Literal["markdown", "text", "json"] = "markdown"
-    #: Accepted as SPEC.md lists it; parsing reads the document itself and asks no model, so
+    #: Accepted as docs/spec.md lists it; parsing reads the document itself and asks no model, so
     #: neither this nor `prompt_mode` changes a parse (`model` still needs a configured model).
     custom_instructions: Instructions | None = None
     prompt_mode: PromptMode = "auto"
@@ -79,7 +79,7 @@ class CsvOptions(Params):
 
 class ExtractParams(Params):
     output_format: Literal["json", "csv"] = "json"
-    #: The names of the fields to extract (SPEC.md: "array of field names to extract").
+    #: The names of the fields to extract (docs/spec.md: "array of field names to extract").
     json_options: list[Name] = Field(min_length=1, max_length=MAX_FIELDS)
     csv_options: CsvOptions = Field(default_factory=CsvOptions)
     custom_instructions: Instructions | None = None
@@ -100,7 +100,7 @@ class Category(Params):
 
 
 class ClassifyParams(Params):
-    #: Each item is a name or `{name, description}` (CONTRACT.md section 7).
+    #: Each item is a name or `{name, description}` (docs/contract.md section 7).
     categories: list[Category | Name] = Field(min_length=1, max_length=MAX_CATEGORIES)
     mode: Literal["document", "split"] = "document"
     #: `rules` never asks the model; `auto` and `model` let it decide what the rules are unsure of.
@@ -139,7 +139,7 @@ class ConfigRecord(Record):
     index_member: str
 
     def resource(self) -> dict[str, Any]:
-        """The Saved config fields of SPEC.md (without `success`)."""
+        """The Saved config fields of docs/spec.md (without `success`)."""
         return {
             "config_id": self.config_id,
             "name": self.name,

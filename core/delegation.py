@@ -1,6 +1,6 @@
-"""Delegation in the store: child tasks, await groups, signals, rosters (SPEC.md, Delegation).
+"""Delegation in the store: child tasks, await groups, signals, rosters (docs/spec.md, Delegation).
 
-The order of SPEC.md's steps is the order of the writes here: the children and the await group are
+The order of docs/spec.md's steps is the order of the writes here: the children and the await group are
 committed in one transaction, and only then is one `new_message` event emitted per child, so a fast
 child can never finish before its await exists.
 """
@@ -20,11 +20,11 @@ from core.ids import new_id, now_iso
 from core.models import AgentGroup, AgentVersion
 from core.tasks import Task, TaskSpec
 
-#: SPEC.md, Limits: delegation depth, top-level = 0.
+#: docs/spec.md, Limits: delegation depth, top-level = 0.
 MAX_DEPTH = 3
-#: SPEC.md, Limits: children per call on the expanded count; 0 means unlimited.
+#: docs/spec.md, Limits: children per call on the expanded count; 0 means unlimited.
 MAX_CHILDREN_PER_CALL = 250
-#: SPEC.md, Limits: delegation timeout default and ceiling, in minutes.
+#: docs/spec.md, Limits: delegation timeout default and ceiling, in minutes.
 DEFAULT_TIMEOUT_MINUTES = 60
 MAX_TIMEOUT_MINUTES = 1440
 STRATEGY = "all_required"
@@ -160,7 +160,7 @@ async def spawn(
                 pipe.set(keys.child_await(ws, child_id), group_id)
         await pipe.execute()
     tasks.count_created(len(children))
-    # Only now, with the awaits committed, may the children start (SPEC.md, Delegation step 3).
+    # Only now, with the awaits committed, may the children start (docs/spec.md, Delegation step 3).
     for child in children:
         await emit(redis, "new_message", ws=ws, task=child.task_id)
     return group_id
@@ -233,7 +233,7 @@ async def descendants(redis: aioredis.Redis, workspace_id: str, task_id: str) ->
 
 
 async def roster(redis: aioredis.Redis, workspace_id: str, caller_group_id: str) -> list[dict[str, Any]]:
-    """Agents the caller may be offered as delegation targets (SPEC.md, delegate_tasks rule 7)."""
+    """Agents the caller may be offered as delegation targets (docs/spec.md, delegate_tasks rule 7)."""
     entries: list[dict[str, Any]] = []
     seen_ids: set[str] = set()
     seen_names: set[str] = set()

@@ -2,7 +2,7 @@
 
 A task's stored citations name each cited file by its id (`actors.citations`); the link in the
 block a caller reads is signed at that moment, so it is valid for its whole lifetime whenever the
-task is read, and it is left out once the file is gone (SPEC.md, Document: `url` is absent when the
+task is read, and it is left out once the file is gone (docs/spec.md, Document: `url` is absent when the
 file cannot be resolved; the citation stays valid).
 """
 
@@ -25,7 +25,7 @@ DOCUMENT_LINK_TTL_SECONDS = files.DEFAULT_LINK_TTL_SECONDS
 async def linked_documents(
     redis: aioredis.Redis, settings: Settings, workspace_id: str, stored: list[dict[str, Any]]
 ) -> list[dict[str, Any]]:
-    """SPEC.md Document items `{file, url?, pages}` for the stored `[{file, file_id?, pages}]`.
+    """docs/spec.md Document items `{file, url?, pages}` for the stored `[{file, file_id?, pages}]`.
 
     The link is relative (`/api/v2/files/<uuid>/content?expires=..&signature=..`): the service
     knows no public address of its own, and the caller reached it at one.

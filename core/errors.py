@@ -62,7 +62,7 @@ class RateLimited(AgentryError):
 
     def __init__(self, message: str, *, retry_after: int) -> None:
         super().__init__(message)
-        #: Whole seconds, never 0 (SPEC.md, Errors: 429).
+        #: Whole seconds, never 0 (docs/spec.md, Errors: 429).
         self.retry_after = max(1, retry_after)
 
 

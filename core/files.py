@@ -33,7 +33,7 @@ from core.ids import new_id, now_iso, parse_uuid, sort_key, utcnow
 from core.models import PageOf, Record
 from core.pagination import check_limit, member_id, newest_first
 
-#: SPEC.md, Uploaded file: `file_id` has the format `file://<uuid>`.
+#: docs/spec.md, Uploaded file: `file_id` has the format `file://<uuid>`.
 FILE_SCHEME = "file://"
 #: Lifetime of a signed content link when the caller names none.
 DEFAULT_LINK_TTL_SECONDS = 3600
@@ -67,7 +67,7 @@ class FileRecord(Record):
     index_member: str
 
     def resource(self) -> dict[str, object]:
-        """The Uploaded file fields of SPEC.md (without `success` and `message`)."""
+        """The Uploaded file fields of docs/spec.md (without `success` and `message`)."""
         return {
             "file_id": self.file_id,
             "filename": self.filename,

@@ -1,4 +1,4 @@
-"""The Redis key layout (ARCHITECTURE.md, Redis conventions).
+"""The Redis key layout (docs/architecture.md, Redis conventions).
 
 Keys are `ag:{workspace}:<kind>:<id>`: the braces make one workspace one Redis Cluster hash slot, so
 multi-key scripts over a workspace stay legal on a cluster. Facts that must be found without knowing

@@ -63,7 +63,7 @@ class AgentGroup(Record):
 
 
 class Agent(BaseModel):
-    """The Agent resource of SPEC.md."""
+    """The Agent resource of docs/spec.md."""
 
     id: str
     agent_group_id: str
@@ -93,7 +93,7 @@ class Agent(BaseModel):
 
 
 class PageOf(BaseModel):
-    """Every list endpoint's envelope (CONTRACT.md section 1)."""
+    """Every list endpoint's envelope (docs/contract.md section 1)."""
 
     data: list[Any]
     has_more: bool

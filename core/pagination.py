@@ -9,7 +9,7 @@ import redis.asyncio as aioredis
 from core.errors import BadRequest
 from core.ids import decode_cursor, encode_cursor
 
-#: SPEC.md, Limits: page size default 20, maximum 100.
+#: docs/spec.md, Limits: page size default 20, maximum 100.
 DEFAULT_PAGE_SIZE = 20
 MAX_PAGE_SIZE = 100
 

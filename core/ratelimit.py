@@ -45,5 +45,5 @@ class RateLimiter:
         allowed, wait_ms = await self._script(keys=[key], args=[interval_ms, tolerance_ms])
         if allowed:
             return Decision(True, 0)
-        # SPEC.md: Retry-After is whole seconds and never 0.
+        # docs/spec.md: Retry-After is whole seconds and never 0.
         return Decision(False, max(1, math.ceil(float(wait_ms) / 1000)))

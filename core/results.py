@@ -48,7 +48,7 @@ def _drop_internal(value: Any) -> Any:
 
 
 def _cite(value: Any, path: str, citations: dict[str, list[dict[str, Any]]]) -> Any:
-    """Replace every leaf that has provenance by `{value, bounding_boxes}` (SPEC.md, Citation leaf)."""
+    """Replace every leaf that has provenance by `{value, bounding_boxes}` (docs/spec.md, Citation leaf)."""
     if isinstance(value, dict):
         cited = {}
         for key, child in value.items():

@@ -26,7 +26,7 @@ def _env(name: str) -> AliasChoices:
 
 
 class Settings(BaseSettings):
-    """The settings of CONTRACT.md section 0, plus a few operational knobs with safe defaults."""
+    """The settings of docs/contract.md section 0, plus a few operational knobs with safe defaults."""
 
     model_config = SettingsConfigDict(case_sensitive=True, extra="ignore", populate_by_name=True)
 

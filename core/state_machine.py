@@ -4,7 +4,7 @@ The table is data so that two places check the same rules: Python code calls `ch
 before it asks the store to move a task, and the store's Lua script receives
 `transition_table_json()` and refuses, atomically, any move the table does not hold.
 
-Decisions beyond SPEC.md "States and transitions" (which leaves moves out of pending and queued,
+Decisions beyond docs/spec.md "States and transitions" (which leaves moves out of pending and queued,
 into queued, and into or out of awaiting_review unshown):
 
 - Admission control sits between "may run" and "runs": a task leaving pending, or resuming after a
@@ -67,7 +67,7 @@ class Trigger(StrEnum):
 _S = TaskStatus
 _T = Trigger
 
-#: Statuses a task never leaves (SPEC.md, "Task status values", column Terminal).
+#: Statuses a task never leaves (docs/spec.md, "Task status values", column Terminal).
 TERMINAL_STATUSES: frozenset[TaskStatus] = frozenset({_S.COMPLETED, _S.FAILED, _S.STOPPED})
 
 #: Every non-terminal status: the tasks that a cancel stops and a cascade walks.

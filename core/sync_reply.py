@@ -1,4 +1,4 @@
-"""The synchronous run reply (SPEC.md, run endpoint): outcome, selected payload and its status."""
+"""The synchronous run reply (docs/spec.md, run endpoint): outcome, selected payload and its status."""
 
 from __future__ import annotations
 

@@ -14,7 +14,7 @@ from core.pagination import check_limit, member_id
 from core.state_machine import TaskStatus
 from core.tasks import Task, parse_task
 
-#: SPEC.md, task list: the bucket values; any other gives 400.
+#: docs/spec.md, task list: the bucket values; any other gives 400.
 BUCKETS = ("production", "test", "all")
 #: Index members read per round trip while filtering.
 SCAN_BATCH = 200

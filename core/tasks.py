@@ -113,7 +113,7 @@ class Task:
         }
 
     def record(self) -> dict[str, Any]:
-        """The full record of `GET /api/v1/tasks/{task_id}` (CONTRACT.md section 3)."""
+        """The full record of `GET /api/v1/tasks/{task_id}` (docs/contract.md section 3)."""
         s = self.spec
         return self.list_item() | {
             "agent_group_id": s.agent_group_id,

@@ -1,4 +1,4 @@
-"""Citation dictionaries: where in a file a value was read (SPEC.md, "Citation leaf").
+"""Citation dictionaries: where in a file a value was read (docs/spec.md, "Citation leaf").
 
 Three shapes, by the kind of source:
 - a page region: `{file, page, bounding_box: [x0, y0, x1, y1], normalized_bounding_box: [4 {x, y}]}`

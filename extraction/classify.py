@@ -5,7 +5,7 @@ Rules first: every category's name and description give weighted terms, looked f
 categories share them. When the rules are not confident and a model hook is given, the model
 decides. `document` mode answers `{category, confidence}`; `split` mode classifies each page and
 merges runs of pages into `{segments: [{category, start_page, end_page, confidence}]}`
-(CONTRACT.md section 7). A page with no evidence at all continues the segment before it (a
+(docs/contract.md section 7). A page with no evidence at all continues the segment before it (a
 contract's later pages rarely repeat its title); when nothing in the document points to any
 category, the category is null with confidence 0.
 """

@@ -39,7 +39,7 @@ from extraction.pool import (
 log = logging.getLogger(__name__)
 
 COORDINATOR_NAME = "ExtractionCoordinator"
-#: ARCHITECTURE.md: named actors live in the "agentry" namespace (Serve replicas run in "serve").
+#: docs/architecture.md: named actors live in the "agentry" namespace (Serve replicas run in "serve").
 RAY_NAMESPACE = "agentry"
 #: Jobs the coordinator drives at once; the pool bounds the CPU work whatever this is.
 MAX_CONCURRENT_CALLS = 1000

@@ -1,7 +1,7 @@
 """Why a document could not be read, in words a user can act on.
 
 Every engine failure that is the document's fault is a `DocumentError`; anything else escaping an
-engine is a bug. Each class names the HTTP status the extraction API answers with (CONTRACT.md
+engine is a bug. Each class names the HTTP status the extraction API answers with (docs/contract.md
 section 7), so the edge maps errors without a table of its own.
 """
 
@@ -11,7 +11,7 @@ from __future__ import annotations
 class DocumentError(ValueError):
     """The document cannot be processed as it is; retrying the same bytes will not help."""
 
-    #: Status of the extraction API's reply (CONTRACT.md section 7: 400 malformed).
+    #: Status of the extraction API's reply (docs/contract.md section 7: 400 malformed).
     status_code: int = 400
     #: Stable machine-readable reason, for logs and clients that branch on it.
     code: str = "invalid_document"

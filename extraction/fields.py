@@ -76,7 +76,7 @@ class FieldResult:
     raw: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        """The `result.fields` item of CONTRACT.md section 7."""
+        """The `result.fields` item of docs/contract.md section 7."""
         return {"value": self.value, "confidence": self.confidence, "citations": self.citations}
 
 

@@ -17,7 +17,7 @@ from core.models import Record
 JobKind = Literal["parse", "extract", "classify"]
 JobStatus = Literal["processing", "completed", "failed"]
 
-#: SPEC.md, Limits: batch input, at most 50 inputs (parse/async and extract/async).
+#: docs/spec.md, Limits: batch input, at most 50 inputs (parse/async and extract/async).
 MAX_BATCH_INPUTS = 50
 #: Longest single `input` accepted (a URL or a file id).
 MAX_INPUT_CHARS = 4096
@@ -137,7 +137,7 @@ class JobRecord(Record):
 
 
 class V2Response(BaseModel):
-    """SPEC.md, Extraction/parse response."""
+    """docs/spec.md, Extraction/parse response."""
 
     success: bool
     message: str
@@ -168,7 +168,7 @@ class BatchRecord(Record):
 
 
 class BatchResponse(BaseModel):
-    """CONTRACT.md section 7: the reply to a list `input`, and `GET /api/v2/batches/{batch_id}`."""
+    """docs/contract.md section 7: the reply to a list `input`, and `GET /api/v2/batches/{batch_id}`."""
 
     success: bool
     message: str

@@ -1,7 +1,7 @@
 """Where given values occur in a parsed document: the grounding of an agent's structured output.
 
 A task that keeps citations asks, when it completes, where each value of its output occurs in the
-documents it processed (CONTRACT.md section 5). That search runs in a worker task on the parsed
+documents it processed (docs/contract.md section 5). That search runs in a worker task on the parsed
 document; this module is its body.
 """
 

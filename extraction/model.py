@@ -37,5 +37,5 @@ ModelFactory = Callable[[Settings], ModelCaller | None]
 
 
 def model_configured(settings: Settings) -> bool:
-    """CONTRACT.md section 7 `prompt_mode`: a model is configured when OPENAI_API_KEY is set."""
+    """docs/contract.md section 7 `prompt_mode`: a model is configured when OPENAI_API_KEY is set."""
     return bool(settings.openai_api_key)

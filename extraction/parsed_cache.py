@@ -1,7 +1,7 @@
 """Recently parsed documents, kept in Ray's object store, so a file is not parsed again soon after.
 
 An agent typically extracts from a document and then completes, and its completion looks for the
-values of its output in the same document (CONTRACT.md section 5): the second look reuses the
+values of its output in the same document (docs/contract.md section 5): the second look reuses the
 first parse. Entries are keyed by the file's content hash and name (the name picks the engine when
 the bytes are ambiguous) and hold the refs of the parsed page ranges; dropping an entry frees the
 objects once no task still uses them.

@@ -1,4 +1,4 @@
-"""The JSON shapes of a parse result: `result.elements` and `result.pages` (CONTRACT.md section 7)."""
+"""The JSON shapes of a parse result: `result.elements` and `result.pages` (docs/contract.md section 7)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ def elements_payload(doc: Document) -> list[dict[str, Any]]:
 
     The box keys are present only for elements with a box (PDF, image and slide content);
     spreadsheet elements carry `sheet` and `cell` and text-file elements `line_start` and
-    `line_end` instead, as SPEC.md's citation leaf describes. Form fields add `field_name`.
+    `line_end` instead, as docs/spec.md's citation leaf describes. Form fields add `field_name`.
     """
     sizes = {page.page: (page.width, page.height) for page in doc.pages}
     items: list[dict[str, Any]] = []
@@ -43,7 +43,7 @@ def pages_payload(doc: Document) -> list[dict[str, Any]]:
     """`[{page, width, height}]`, sizes in whole pixels (72 dpi for PDFs, native for images).
 
     Formats without geometry (Word, Excel, text) have pages of size 0; their `width` and `height`
-    are omitted, as SPEC.md does for pages too sparse to derive them.
+    are omitted, as docs/spec.md does for pages too sparse to derive them.
     """
     items: list[dict[str, Any]] = []
     for page in doc.pages:

@@ -64,7 +64,7 @@ def parse_content(doc: Document, params: ParseParams) -> str:
 
 
 def parse_result(doc: Document, params: ParseParams, spec: DocumentSpec) -> dict[str, Any]:
-    """CONTRACT.md section 7: {content, elements, pages, overall_confidence, page_confidence,
+    """docs/contract.md section 7: {content, elements, pages, overall_confidence, page_confidence,
     confidence_source} (+ metadata when asked)."""
     from extraction.engines import elements_payload, pages_payload
 
@@ -129,7 +129,7 @@ def _model_values(parse: Any, text: str, names: list[str]) -> dict[str, Any]:
 def extract_result(
     doc: Document, found: dict[str, Any], params: ExtractParams, spec: DocumentSpec
 ) -> dict[str, Any]:
-    """CONTRACT.md section 7: {content, data, fields, pages, overall_confidence, page_confidence,
+    """docs/contract.md section 7: {content, data, fields, pages, overall_confidence, page_confidence,
     confidence_source}; an absent field has value null. `overall_confidence` is the mean of the
     fields' confidences (an absent field counts 0); `confidence_source` is where most found values
     came from (the document's own source when none was found)."""
@@ -162,7 +162,7 @@ def extract_result(
 
 
 def classify_stage(doc: Document, params: ClassifyParams, spec: DocumentSpec) -> Stage:
-    """CONTRACT.md section 7: {classification, content (its JSON text)}.
+    """docs/contract.md section 7: {classification, content (its JSON text)}.
 
     The classifier asks the model itself, page by page in `split` mode, whenever its rules are not
     confident; so the model is called from inside this task (`auto` and `model` alike), through a

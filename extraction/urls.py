@@ -1,6 +1,6 @@
 """Fetch a document named by a URL `input`, without letting the URL reach inside the network.
 
-CONTRACT.md section 7: http and https only; private, loopback, link-local and metadata addresses
+docs/contract.md section 7: http and https only; private, loopback, link-local and metadata addresses
 are refused (400) after DNS resolution and again on each redirect; size and time are capped.
 
 The host is resolved here and the connection goes to the address that was checked, with the

@@ -1,4 +1,4 @@
-"""The FastAPI application: both APIs on one app, one port (CONTRACT.md section 0)."""
+"""The FastAPI application: both APIs on one app, one port (docs/contract.md section 0)."""
 
 from __future__ import annotations
 

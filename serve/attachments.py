@@ -14,7 +14,7 @@ from serve.state import EdgeState
 
 #: Bytes read from an upload per chunk while streaming it to the blob store.
 CHUNK_BYTES = 256 * 1024
-#: SPEC.md does not bound attachments per run; this keeps one request from fanning out without end.
+#: docs/spec.md does not bound attachments per run; this keeps one request from fanning out without end.
 MAX_ATTACHMENTS = 20
 
 
@@ -24,7 +24,7 @@ async def _chunks(upload: UploadFile) -> AsyncIterator[bytes]:
 
 
 def task_file(record: files.FileRecord) -> dict[str, Any]:
-    """How a task lists an attachment (CONTRACT.md section 3, `files`)."""
+    """How a task lists an attachment (docs/contract.md section 3, `files`)."""
     return {
         "file": record.filename,
         "file_id": record.file_id,

@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import logging
+import os
+import shutil
 import signal
 import sys
 import threading
 from collections.abc import Awaitable, Callable
-from typing import Any, TypeVar
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import redis.asyncio as aioredis
 
@@ -21,7 +25,13 @@ from core.store import async_client, resolve_redis_url
 from tools.practice.sandbox import add_arguments as add_sandbox_arguments
 from tools.practice.sandbox import run_from_args as run_sandbox_from_args
 
+if TYPE_CHECKING:
+    from serve.service import RunningService
+
 T = TypeVar("T")
+
+#: Ray's switch for token authentication (`token` or `disabled`).
+RAY_AUTH_MODE_ENV = "RAY_AUTH_MODE"
 
 
 def _with_store(settings: Settings, work: Callable[[aioredis.Redis], Awaitable[T]]) -> T:
@@ -58,20 +68,68 @@ def cmd_up(settings: Settings, args: argparse.Namespace) -> int:
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGINT, on_signal)
     try:
-        print(f"Agentry is serving on {service.url}  (OpenAPI: {service.url}/docs)", flush=True)
-        key_file = settings.data_dir / DEV_KEY_FILE
-        if service.dev_key:
-            print(
-                f"Dev API key for workspace 'default' (also in {key_file}):\n  {service.dev_key}", flush=True
-            )
-        elif key_file.exists():
-            print(f"Dev API key: see {key_file}", flush=True)
+        print(start_banner(service, settings), flush=True)
         print("Press Ctrl-C to stop.", flush=True)
         while not stop.wait(0.5):
             pass
         print("Stopping...", flush=True)
     finally:
         stop_service(service, settings)
+    return 0
+
+
+def start_banner(service: RunningService, settings: Settings) -> str:
+    """Where the service, its console and Ray's dashboard are, and how to sign in to each."""
+    lines = [
+        f"Agentry is serving on {service.url}  (OpenAPI: {service.url}/docs, console: {service.url}/console)"
+    ]
+    key_file = settings.data_dir / DEV_KEY_FILE
+    if service.dev_key:
+        lines.append(f"Dev API key for workspace 'default' (also in {key_file}):\n  {service.dev_key}")
+    elif key_file.exists():
+        lines.append(f"Dev API key: see {key_file}")
+    if service.dashboard_url:
+        line = f"Ray dashboard: {service.dashboard_url}"
+        # Ray turns token authentication on for a local cluster unless RAY_AUTH_MODE says otherwise.
+        if os.environ.get(RAY_AUTH_MODE_ENV, "").lower() == "token":
+            line += f"  (its sign-in token: run `{agentry_command()} dashboard-token`)"
+        lines.append(line)
+    return "\n".join(lines)
+
+
+def agentry_command() -> str:
+    """How to run `agentry` from here: the bare name when it is on PATH, else its path."""
+    found = shutil.which("agentry")
+    script = Path(sys.argv[0]).resolve() if sys.argv and sys.argv[0] else None
+    if found and script is not None and Path(found).resolve() == script:
+        return "agentry"
+    if script is not None and script.name == "agentry":
+        with contextlib.suppress(ValueError):
+            return str(script.relative_to(Path.cwd()))
+        return str(script)
+    return f"{Path(sys.executable).name} -m serve.cli"
+
+
+def cmd_dashboard_token() -> int:
+    """Print the token Ray's dashboard (and Ray's CLI and SDK) ask for, the one `agentry up` made."""
+    from ray._raylet import AuthenticationTokenLoader  # type: ignore[attr-defined]
+
+    loader = AuthenticationTokenLoader.instance()
+    try:
+        token = (
+            loader.get_raw_token(ignore_auth_mode=True) if loader.has_token(ignore_auth_mode=True) else None
+        )
+    except Exception as exc:  # Ray raises its own errors for an unreadable RAY_AUTH_TOKEN_PATH.
+        print(f"agentry: Ray's token cannot be read: {str(exc).splitlines()[0]}", file=sys.stderr)
+        return 1
+    if not token:
+        print(
+            "agentry: no Ray token here (RAY_AUTH_TOKEN, RAY_AUTH_TOKEN_PATH or ~/.ray/auth_token); "
+            "`agentry up` makes one when it starts Ray",
+            file=sys.stderr,
+        )
+        return 1
+    print(token)
     return 0
 
 
@@ -164,6 +222,10 @@ def build_parser() -> argparse.ArgumentParser:
     revoke = keys_commands.add_parser("revoke", help="revoke a key by id")
     revoke.add_argument("key_id")
 
+    commands.add_parser(
+        "dashboard-token", help="print the token that Ray's dashboard asks for when you sign in"
+    )
+
     sandbox = commands.add_parser(
         "practice-sandbox", help="run the practice-management sandbox (a stand-in for tests and demos)"
     )
@@ -190,6 +252,8 @@ def main(argv: list[str] | None = None) -> int:
         logging.getLogger().setLevel(settings.log_level)
         if args.command == "up":
             return cmd_up(settings, args)
+        if args.command == "dashboard-token":
+            return cmd_dashboard_token()
         if args.command == "extract":
             return cmd_extract(settings, args)
         if args.command == "practice-sandbox":

@@ -15,7 +15,7 @@ from serve.proxy_middleware import PROXY_ENV
 APP_NAME = "agentry"
 #: Queued requests per caller beyond which Serve answers at once instead of queueing forever.
 MAX_QUEUED_REQUESTS = 1000
-#: SPEC.md errors table: a refused request is a 429 whose `Retry-After` (whole seconds, never 0) says
+#: docs/spec.md errors table: a refused request is a 429 whose `Retry-After` (whole seconds, never 0) says
 #: when to try again; Serve answers it itself when the queue above is full.
 BACKPRESSURE_RETRY_AFTER_SECONDS = 5
 BACKPRESSURE: dict[str, Any] = {"status_code": 429, "retry_after_s": BACKPRESSURE_RETRY_AFTER_SECONDS}

@@ -18,7 +18,7 @@ ConfigName = Annotated[
 
 
 class UploadedFile(BaseModel):
-    """SPEC.md, Uploaded file (plus `format`, `sha256` and `created_at`)."""
+    """docs/spec.md, Uploaded file (plus `format`, `sha256` and `created_at`)."""
 
     success: bool
     file_id: str
@@ -66,7 +66,7 @@ ConfigCreate = Annotated[
 
 
 class SavedConfig(BaseModel):
-    """SPEC.md, Saved config."""
+    """docs/spec.md, Saved config."""
 
     success: bool
     config_id: str

@@ -72,7 +72,7 @@ V1_ALWAYS = (400, 401, 429, 500, 503)
 V2_ALWAYS = (400, 401, 500, 503)
 #: Every operation that takes a body (`serve.body_guard`: too large, or of a media type it does not take).
 WITH_BODY = (413, 415)
-#: Every operation whose path names a resource (SPEC.md: 403 for another workspace's id).
+#: Every operation whose path names a resource (docs/spec.md: 403 for another workspace's id).
 NAMED_RESOURCE = (403, 404)
 
 

@@ -1,4 +1,4 @@
-"""Reading a run's or a reply's body: JSON, or multipart with attachments (SPEC.md, run endpoint)."""
+"""Reading a run's or a reply's body: JSON, or multipart with attachments (docs/spec.md, run endpoint)."""
 
 from __future__ import annotations
 

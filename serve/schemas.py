@@ -54,7 +54,7 @@ class DeletedAgent(BaseModel):
 
 
 class RunRequest(BaseModel):
-    """JSON body of a run (CONTRACT.md section 4); read by hand in `serve.run_body`."""
+    """JSON body of a run (docs/contract.md section 4); read by hand in `serve.run_body`."""
 
     query: str = Field("", description="Prompt text; optional when files are attached.")
     file_ids: list[str] = Field(
@@ -71,7 +71,7 @@ class RunRequest(BaseModel):
 
 
 class RunForm(BaseModel):
-    """Multipart body of a run (SPEC.md, run endpoint); a form field cannot be null, so none is."""
+    """Multipart body of a run (docs/spec.md, run endpoint); a form field cannot be null, so none is."""
 
     query: str = Field("", description="Prompt text; optional when files are attached.")
     files: list[bytes] = Field(
@@ -132,7 +132,7 @@ class TaskListItem(BaseModel):
 
 
 class TaskRecord(TaskListItem):
-    """`GET /api/v1/tasks/{task_id}` (CONTRACT.md section 3)."""
+    """`GET /api/v1/tasks/{task_id}` (docs/contract.md section 3)."""
 
     agent_group_id: str
     version_number: int
@@ -163,7 +163,9 @@ class SummaryReply(BaseModel):
 class FeedReply(BaseModel):
     task_id: str
     status: TaskStatus
-    feed: list[dict[str, Any]] = Field(description="Items with `seq`, `type`, `created_at` (CONTRACT.md 3).")
+    feed: list[dict[str, Any]] = Field(
+        description="Items with `seq`, `type`, `created_at` (docs/contract.md 3)."
+    )
 
 
 class StructuredReply(BaseModel):
@@ -189,7 +191,7 @@ class BackfillReply(BaseModel):
 
 
 class RunCreated(BaseModel):
-    """201 of a run (CONTRACT.md section 4)."""
+    """201 of a run (docs/contract.md section 4)."""
 
     task_id: str
     agent_id: str
@@ -198,7 +200,7 @@ class RunCreated(BaseModel):
 
 
 class SyncReply(BaseModel):
-    """200 or 202 of an `async=false` run (SPEC.md, Synchronous reply fields)."""
+    """200 or 202 of an `async=false` run (docs/spec.md, Synchronous reply fields)."""
 
     task_id: str
     agent_id: str

@@ -21,6 +21,7 @@ from core.embedded_redis import EmbeddedRedis
 from core.settings import Settings
 from core.store import async_client, resolve_redis_url
 from serve.deployment import APP_NAME, deploy
+from serve.ray_start import start_local_ray
 from serve.waiters import request_drain
 
 log = logging.getLogger(__name__)
@@ -38,6 +39,8 @@ class RunningService:
     dev_key: str | None
     embedded: EmbeddedRedis | None
     started_ray: bool
+    #: The Ray dashboard of the Ray this service started (None when it joined one or runs none).
+    dashboard_url: str | None = None
 
 
 async def _bootstrap(redis_url: str, settings: Settings) -> str | None:
@@ -62,6 +65,7 @@ def start_service(settings: Settings, *, dashboard: bool = True) -> RunningServi
         dev_key = asyncio.run(_bootstrap(redis_url, settings))
         env = settings.worker_env(redis_url=redis_url)
         started_ray = not ray.is_initialized()
+        dashboard_url = None
         if started_ray:
             init_args: dict[str, object] = {
                 "namespace": NAMESPACE,
@@ -71,6 +75,7 @@ def start_service(settings: Settings, *, dashboard: bool = True) -> RunningServi
             }
             if settings.ray_address:
                 init_args["address"] = settings.ray_address
+                ray.init(**init_args)  # type: ignore[arg-type]
             else:
                 # "local" starts a cluster of our own even when `ray start` left one running on this
                 # machine, which a bare ray.init() would join (and refuse our resources for).
@@ -78,7 +83,9 @@ def start_service(settings: Settings, *, dashboard: bool = True) -> RunningServi
                 init_args["resources"] = {TASK_SLOT_RESOURCE: settings.max_live_tasks_per_node}
                 # Ray's processes inherit this environment; Serve's controller reads it.
                 os.environ.setdefault(PROXY_READY_ENV, PROXY_READY_SECONDS)
-            ray.init(**init_args)  # type: ignore[arg-type]
+                context = start_local_ray(ray.init, ray.shutdown, init_args)
+                if dashboard and context.dashboard_url:
+                    dashboard_url = f"http://{context.dashboard_url}"
         deploy(settings, env)
         start_scheduler()
         start_webhook_dispatcher()
@@ -92,6 +99,7 @@ def start_service(settings: Settings, *, dashboard: bool = True) -> RunningServi
         dev_key=dev_key,
         embedded=embedded,
         started_ray=started_ray,
+        dashboard_url=dashboard_url,
     )
 
 

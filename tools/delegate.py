@@ -18,7 +18,7 @@ from tools.registry import ToolSpec
 from tools.signals import PauseForChildren
 
 NAME = "delegate_tasks"
-#: CONTRACT.md section 6: a child's title defaults to the first 80 characters of its prompt.
+#: docs/contract.md section 6: a child's title defaults to the first 80 characters of its prompt.
 TITLE_CHARS = 80
 
 TASK_ENTRY = {
@@ -113,7 +113,7 @@ def substitute(text: str, item: Any) -> str:
 
 
 async def check_target(ctx: ToolContext, parent: Task, group_id: str) -> Target:
-    """Every guard of SPEC.md rules 2, 4 and 6; the error tells the model what it may do instead."""
+    """Every guard of docs/spec.md rules 2, 4 and 6; the error tells the model what it may do instead."""
     if group_id == parent.spec.agent_group_id:
         raise ToolError("an agent cannot delegate to itself")
     allowed = allowed_group_ids(ctx)

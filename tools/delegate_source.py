@@ -26,7 +26,7 @@ from tools.delegate import (
 from tools.errors import ToolError
 from tools.signals import PauseForChildren
 
-#: SPEC.md, Limits: source mode pages and items.
+#: docs/spec.md, Limits: source mode pages and items.
 DEFAULT_MAX_PAGES = 100
 DEFAULT_MAX_ITEMS = 250
 HARD_MAX_ITEMS = 1000

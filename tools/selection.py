@@ -1,11 +1,11 @@
-"""Which tools a task's model may call (CONTRACT.md section 2 `tools`; SPEC.md delegate_tasks rule 8)."""
+"""Which tools a task's model may call (docs/contract.md section 2 `tools`; docs/spec.md delegate_tasks rule 8)."""
 
 from __future__ import annotations
 
 from collections.abc import Container, Mapping
 from typing import Any
 
-#: The tools an agent gets when its config has no `tools` key (CONTRACT.md section 2).
+#: The tools an agent gets when its config has no `tools` key (docs/contract.md section 2).
 DEFAULT_TOOLS: tuple[str, ...] = (
     "ask_user",
     "delegate_tasks",
@@ -14,7 +14,7 @@ DEFAULT_TOOLS: tuple[str, ...] = (
     "classify_document",
 )
 
-#: Tools an agent gets only when its config lists them (CONTRACT.md section 2).
+#: Tools an agent gets only when its config lists them (docs/contract.md section 2).
 OPT_IN_TOOLS: tuple[str, ...] = ("practice_save_patient", "practice_get_patient")
 
 #: Every tool name an agent config may list.

@@ -1,6 +1,6 @@
 """The model extraction asks (prompt_mode `auto` and `model`), built from the settings.
 
-A model is configured when OPENAI_API_KEY is set (CONTRACT.md section 7). It is the `openai`
+A model is configured when OPENAI_API_KEY is set (docs/contract.md section 7). It is the `openai`
 provider, named by AGENTRY_DEFAULT_MODEL when that is an `openai:<name>` model, else
 `DEFAULT_EXTRACTION_MODEL`; OPENAI_BASE_URL points it at any OpenAI-compatible server.
 """

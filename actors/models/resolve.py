@@ -1,4 +1,4 @@
-"""Turn an agent's `model` setting into a provider (CONTRACT.md section 2, "Model providers")."""
+"""Turn an agent's `model` setting into a provider (docs/contract.md section 2, "Model providers")."""
 
 from __future__ import annotations
 

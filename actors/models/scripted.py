@@ -1,4 +1,4 @@
-"""The scripted model: a deterministic model played from a list of turns (CONTRACT.md section 2).
+"""The scripted model: a deterministic model played from a list of turns (docs/scripted-model.md).
 
 Call number `call_index` of a task plays turn `call_index`, so a retried call plays the next turn
 and a task resumed by a new actor continues where the script left off. The provider keeps no state
@@ -25,13 +25,13 @@ from actors.models.base import (
 )
 from actors.models.templates import render
 
-#: The error text of a call made after the last turn (CONTRACT.md section 2).
+#: The error text of a call made after the last turn (docs/scripted-model.md).
 SCRIPT_EXHAUSTED = "script exhausted"
 
 #: What the bare string `scripted` plays on every call: it answers every query with the query.
 ECHO_TURN: Mapping[str, Any] = {"answer": "{{query}}"}
 
-#: The keys a TURN may hold (CONTRACT.md section 2, the TURN table); anything else is a typo.
+#: The keys a TURN may hold (docs/scripted-model.md, the TURN table); anything else is a typo.
 TURN_SCHEMA: Mapping[str, Any] = {
     "type": "object",
     "additionalProperties": False,

@@ -1,4 +1,4 @@
-"""Template rendering for scripted model turns (CONTRACT.md section 2, "Strings anywhere in a turn").
+"""Template rendering for scripted model turns (docs/scripted-model.md, "Templates").
 
 Four templates are known: `{{query}}`, `{{last_user_message}}`, `{{last_tool_result}}` and
 `{{last_tool_result.<path>}}`, where the path walks dict keys and list indexes (`items.0.name`).

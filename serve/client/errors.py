@@ -1,6 +1,6 @@
 """The client's exceptions: one class per answer a caller may want to branch on.
 
-SPEC.md says to branch on the status code, never on the text, so each status the API documents has
+docs/spec.md says to branch on the status code, never on the text, so each status the API documents has
 its own class; `ApiError` carries the status, the hint the server gave and the decoded body.
 """
 

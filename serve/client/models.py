@@ -1,8 +1,8 @@
-"""Typed views of what the service answers (CONTRACT.md sections 1, 3, 4 and 7).
+"""Typed views of what the service answers (docs/contract.md sections 1, 3, 4 and 7).
 
 Every model accepts fields it does not know (`extra="allow"`), so a service that gains a field
 never breaks an older client; a new member of an enum stays a plain string for the same reason,
-and the helpers below say how an unknown value is treated (SPEC.md, Versioning, rule 4).
+and the helpers below say how an unknown value is treated (docs/spec.md, Versioning, rule 4).
 """
 
 from __future__ import annotations
@@ -11,15 +11,15 @@ from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
-#: SPEC.md, Task status values: the three terminal ones, and the two that wait on a person.
+#: docs/spec.md, Task status values: the three terminal ones, and the two that wait on a person.
 TERMINAL_STATUSES = frozenset({"completed", "failed", "stopped"})
 PAUSED_STATUSES = frozenset({"waiting_for_input", "awaiting_review"})
-#: SPEC.md, run endpoint: the known `outcome` and `result_status` values.
+#: docs/spec.md, run endpoint: the known `outcome` and `result_status` values.
 OUTCOMES = frozenset({"terminal", "budget_expired", "draining", "result_unavailable"})
 RESULT_STATUSES = frozenset(
     {"completed", "not_found", "processing", "failed", "cancelled", "unreadable", "unavailable", "too_large"}
 )
-#: CONTRACT.md section 7: extraction job statuses that end a job.
+#: docs/contract.md section 7: extraction job statuses that end a job.
 JOB_END_STATUSES = frozenset({"completed", "failed"})
 
 
@@ -141,12 +141,12 @@ class SyncReply(Model):
 
     @property
     def known_outcome(self) -> str:
-        """SPEC.md: an unrecognised outcome is treated as `budget_expired` (collect by task id)."""
+        """docs/spec.md: an unrecognised outcome is treated as `budget_expired` (collect by task id)."""
         return self.outcome if self.outcome in OUTCOMES else "budget_expired"
 
     @property
     def known_result_status(self) -> str | None:
-        """SPEC.md: an unrecognised result status is treated as `unavailable`."""
+        """docs/spec.md: an unrecognised result status is treated as `unavailable`."""
         if self.result_status is None:
             return None
         return self.result_status if self.result_status in RESULT_STATUSES else "unavailable"
@@ -235,7 +235,7 @@ class DeletedAgent(Model):
 
 
 class FileInfo(Model):
-    """An uploaded file (SPEC.md, Uploaded file); `url` is a signed link, set on `get_file`."""
+    """An uploaded file (docs/spec.md, Uploaded file); `url` is a signed link, set on `get_file`."""
 
     success: bool = True
     file_id: str
@@ -250,7 +250,7 @@ class FileInfo(Model):
 
 
 class Job(Model):
-    """A parse, extract or classify job (SPEC.md, V2Response)."""
+    """A parse, extract or classify job (docs/spec.md, V2Response)."""
 
     success: bool
     message: str = ""

@@ -1,6 +1,6 @@
 """Every operation of the client, written once as a flow (see `protocol`) for both clients.
 
-Paths, parameters and bodies follow the routers in `serve/routers/` and CONTRACT.md.
+Paths, parameters and bodies follow the routers in `serve/routers/` and docs/contract.md.
 """
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ JobKind = Literal["parse", "extract", "classify"]
 
 
 def segment(value: str) -> str:
-    """One path segment: `file://` and `config://` ids are sent URL-encoded (CONTRACT.md section 7)."""
+    """One path segment: `file://` and `config://` ids are sent URL-encoded (docs/contract.md section 7)."""
     return quote(value, safe="")
 
 
@@ -133,7 +133,7 @@ def task_filters(
     include_data_fields: bool = False,
     limit: int | None = None,
 ) -> dict[str, str]:
-    """The query of `GET /api/v1/tasks` (CONTRACT.md section 3); `status` may be a list."""
+    """The query of `GET /api/v1/tasks` (docs/contract.md section 3); `status` may be a list."""
     params = {
         "agent_group_id": agent_group_id,
         "agent_id": agent_id,
@@ -159,7 +159,7 @@ def limit_param(limit: int | None) -> dict[str, str]:
 
 @dataclass(frozen=True)
 class RunInputs:
-    """The body of a run (CONTRACT.md section 4): JSON, or multipart when files are attached."""
+    """The body of a run (docs/contract.md section 4): JSON, or multipart when files are attached."""
 
     query: str = ""
     files: Sequence[FilePart] = field(default_factory=tuple)
@@ -243,7 +243,7 @@ def run_and_wait(
 ) -> Flow[RunResult]:
     """A run that ends with its outcome and payload, whatever the service's first answer was.
 
-    With `hold` the request is a synchronous run (`async=false`); SPEC.md says to keep the polling
+    With `hold` the request is a synchronous run (`async=false`); docs/spec.md says to keep the polling
     path, because it may answer 201 (the fallback) or 202 (budget expired, draining, paused), and
     then the task is polled until it ends, or pauses when `stop_on_pause`.
     """
@@ -258,7 +258,7 @@ def run_and_wait(
         sync = SyncReply.model_validate_json(reply.content)
         task = yield from get_task(ctx, sync.task_id)
         if sync.known_result_status in ("too_large", "unavailable") and sync.result_selector:
-            # The payload is fetched from the matching polling endpoint (SPEC.md, run endpoint).
+            # The payload is fetched from the matching polling endpoint (docs/spec.md, run endpoint).
             return (yield from collect(ctx, task, sync.result_selector, include_citations, polled=False))
         return RunResult(
             task=task,
@@ -292,7 +292,7 @@ def stored_selector(ctx: Context, task: Task, inputs: RunInputs) -> Flow[str | N
     """The agent's `settings.sync_result`, as the service applies it when a run names no `result`.
 
     Needed after a 201 fallback, which does not say which payload the held request would have
-    given. A stored `structured` on an agent without a schema degrades to `feed` (SPEC.md).
+    given. A stored `structured` on an agent without a schema degrades to `feed` (docs/spec.md).
     """
     agent = yield from get_agent(ctx, task.agent_id)
     stored = (agent.config.get("settings") or {}).get("sync_result")
@@ -315,7 +315,7 @@ def payload_status(task: Task, found: bool) -> str:
 def collect(
     ctx: Context, task: Task, selector: str | None, include_citations: bool, *, polled: bool
 ) -> Flow[RunResult]:
-    """The selected payload of an ended task, read from the polling endpoints (CONTRACT.md section 4)."""
+    """The selected payload of an ended task, read from the polling endpoints (docs/contract.md section 4)."""
     found, payload, documents = False, None, None
     if selector == "structured":
         structured = yield from structured_response(ctx, task.task_id, include_citations=include_citations)

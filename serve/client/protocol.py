@@ -40,7 +40,7 @@ class Call:
     files: Sequence[FilePart] | None = None
     headers: Mapping[str, str] = field(default_factory=dict)
     #: Whether sending it twice has the effect of sending it once, so it may be resent after a
-    #: connection broke mid-request. Every GET and DELETE is; a cancel is (SPEC.md: idempotent).
+    #: connection broke mid-request. Every GET and DELETE is; a cancel is (docs/spec.md: idempotent).
     idempotent: bool = False
 
 

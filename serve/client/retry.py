@@ -1,7 +1,7 @@
 """When to resend a request and how long to wait between polls (pure: no I/O, no clock).
 
-SPEC.md, Errors: retry 500 with exponential backoff; on 429 wait the `Retry-After` interval.
-SPEC.md, Limits: poll at 1 to 2 seconds, backing off to about 10 seconds.
+docs/spec.md, Errors: retry 500 with exponential backoff; on 429 wait the `Retry-After` interval.
+docs/spec.md, Limits: poll at 1 to 2 seconds, backing off to about 10 seconds.
 """
 
 from __future__ import annotations

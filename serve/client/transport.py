@@ -13,7 +13,7 @@ from serve.client.protocol import Call, Reply, TransportFailure
 
 DEFAULT_BASE_URL = "http://127.0.0.1:8000"
 API_KEY_ENV = "AGENTRY_API_KEY"
-#: SPEC.md, Limits: use a client timeout of at least 10 minutes for long-running agents (a run with
+#: docs/spec.md, Limits: use a client timeout of at least 10 minutes for long-running agents (a run with
 #: `async=false` is held for up to `X-Sync-Budget-Seconds`, 300 by default).
 DEFAULT_TIMEOUT = httpx.Timeout(600.0, connect=10.0)
 #: A live event stream sends `: ping` comments; a read that waits longer than this for anything

@@ -1,4 +1,4 @@
-"""/api/v1/integrations: the workspace's practice-management connector (CONTRACT.md section 8)."""
+"""/api/v1/integrations: the workspace's practice-management connector (docs/contract.md section 8)."""
 
 from __future__ import annotations
 

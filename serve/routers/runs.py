@@ -90,7 +90,7 @@ async def run_agent(
     if plan.selector is None:
         return JSONResponse(created, status_code=201)
     if not settings.sync_enabled or task.status == "queued" or edge.waiters.full:
-        # SPEC.md fallback: behave exactly as async=true and say the sync budget was 0.
+        # docs/spec.md fallback: behave exactly as async=true and say the sync budget was 0.
         return JSONResponse(created, status_code=201, headers={SYNC_BUDGET_HEADER: "0"})
     status, reply = await hold(
         redis, edge.waiters, settings, task, selector=plan.selector, include_citations=include_citations

@@ -13,7 +13,7 @@ from tests.support.session_service import TEST_ENV, Service
 __all__ = ["TEST_ENV", "TEST_POLL", "Service"]
 
 
-#: Tests poll faster than the client's default (1 s backing off to 10 s, SPEC.md's guidance for
+#: Tests poll faster than the client's default (1 s backing off to 10 s, docs/spec.md's guidance for
 #: real callers), so that waits end soon after the task does and the suite stays short.
 TEST_POLL = PollPolicy(initial=0.2, factor=1.5, maximum=2.0)
 

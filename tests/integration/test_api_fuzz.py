@@ -121,7 +121,7 @@ class Seeded:
 
 
 def _forms(prefixed: str) -> list[str]:
-    """`scheme://<uuid>` and the bare uuid: the path forms CONTRACT.md section 7 accepts."""
+    """`scheme://<uuid>` and the bare uuid: the path forms docs/contract.md section 7 accepts."""
     return [prefixed, prefixed.split("://", 1)[1]]
 
 

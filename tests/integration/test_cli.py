@@ -82,6 +82,7 @@ def test_agentry_up_serves_prints_a_key_and_stops_what_it_started(tmp_path: Path
             f"http://127.0.0.1:{port}/api/v1/agents", headers={"Authorization": f"Bearer {key}"}
         )
         assert response.status_code == 200 and response.json()["data"] == []
+        _dashboard_signs_in_with_the_printed_command(output, data_dir)
         process.send_signal(signal.SIGTERM)
         assert process.wait(timeout=90) == 0
     finally:
@@ -89,6 +90,32 @@ def test_agentry_up_serves_prints_a_key_and_stops_what_it_started(tmp_path: Path
             process.kill()
     assert not (data_dir / "redis" / "redis.sock").exists() or not _answers(data_dir)
     wait_for(lambda: _port_closed(port), timeout=30, what="the HTTP port to close")
+
+
+def _dashboard_signs_in_with_the_printed_command(banner: str, data_dir: Path) -> None:
+    """The banner names the dashboard and an `agentry` command whose token the dashboard accepts."""
+    dashboard = re.search(r"Ray dashboard: (http://\S+)", banner).group(1)  # type: ignore[union-attr]
+    assert "-m serve.cli dashboard-token`" in banner, banner
+    token = run_cli("dashboard-token", env=cli_env(data_dir))
+    assert token.returncode == 0, token.stderr
+    signed_in = {"Authorization": f"Bearer {token.stdout.strip()}"}
+
+    def answers(headers: dict[str, str]) -> int | None:
+        try:
+            return httpx.get(f"{dashboard}/api/version", headers=headers, timeout=10).status_code
+        except httpx.HTTPError:
+            return None  # the dashboard may come up after Serve does
+
+    assert wait_for(lambda: answers(signed_in), timeout=60, what="the dashboard") == 200
+    assert answers({}) == 401
+
+
+def test_dashboard_token_without_a_token_is_a_plain_message(tmp_path: Path) -> None:
+    env = cli_env(tmp_path, HOME=str(tmp_path), RAY_AUTH_TOKEN_PATH=str(tmp_path / "none"))
+    env.pop("RAY_AUTH_TOKEN", None)
+    missing = run_cli("dashboard-token", env=env)
+    assert missing.returncode == 1 and "Traceback" not in missing.stderr
+    assert missing.stderr.startswith("agentry: ") and "token" in missing.stderr
 
 
 def _answers(data_dir: Path) -> bool:

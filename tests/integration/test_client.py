@@ -182,7 +182,7 @@ def test_5xx_and_broken_connections_through_a_flaky_network(service: Service, ke
         with pytest.raises(ConnectionFailed) as raised:
             c.run(agent.id, "once")
         assert raised.value.maybe_applied and proxy.count("POST", "/run") == 1
-        # A 500 is the service saying it did nothing (SPEC.md: safe to retry), so a run is resent.
+        # A 500 is the service saying it did nothing (docs/spec.md: safe to retry), so a run is resent.
         proxy.fail("/run", "status", status_code=500)
         assert c.run_and_wait(agent.id, "twice", result="summary").result == "twice"
         assert proxy.count("POST", "/run") == 3

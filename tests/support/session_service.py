@@ -80,5 +80,5 @@ def api(service: Service, api_key: str) -> Iterator[httpx.Client]:
 
 @pytest.fixture(params=["dedicated", "pooled"])
 def placement(request: pytest.FixtureRequest) -> str:
-    """Runtime tests run under both placements of the task runner (CONTRACT.md AGENTRY_TASK_PLACEMENT)."""
+    """Runtime tests run under both placements of the task runner (docs/contract.md AGENTRY_TASK_PLACEMENT)."""
     return str(request.param)

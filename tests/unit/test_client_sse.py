@@ -20,7 +20,7 @@ STREAM = (
     ": ping\n"
     'id: 1700000000000-1\nevent: feed\ndata: {"seq": 1}\n\n'
     'id: 1700000000001-0\nevent: feed\ndata: {"seq": 2}\n\n'
-    # `end` repeats the id of the last entry (CONTRACT of the events endpoint).
+    # `end` repeats the id of the last entry (the events endpoint, docs/contract.md section 3).
     'id: 1700000000001-0\nevent: end\ndata: {"status": "completed"}\n\n'
 )
 

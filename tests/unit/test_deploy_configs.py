@@ -102,11 +102,34 @@ def test_cluster_settings_reach_every_node_and_are_real_settings() -> None:
         assigned = dict(ENV_ASSIGNMENT.findall(line))
         assert assigned, line
         assert set(assigned) <= known
-        assert assigned["AGENTRY_BLOB_URL"].startswith("s3://")
         assert "RAY_AUTH_MODE=token" in line
     mounts = raw["file_mounts"]
     assert mounts["~/agentry.env"] == "./agentry.env"
     assert "~/.ray/auth_token" in mounts
+
+
+def _example_env() -> dict[str, str]:
+    lines = (ROOT / "agentry.env.example").read_text().splitlines()
+    pairs = [line.split("=", 1) for line in lines if line and not line.startswith("#")]
+    return {name: value for name, value in pairs}
+
+
+def test_each_value_a_person_edits_is_written_in_one_place() -> None:
+    """The bucket, the Redis URL and the secret live in agentry.env only, read by every node."""
+    example = _example_env()
+    assert set(example) == {"REDIS_URL", "AGENTRY_SECRET", "AGENTRY_BLOB_URL"}
+    assert example["AGENTRY_BLOB_URL"].startswith("s3://")
+    # Redis's own port: the head's GCS listens on the other one.
+    head = _ray_start(_start_line(_cluster()["head_start_ray_commands"]))
+    assert f":{head['port']}/" not in example["REDIS_URL"]
+    texts = {
+        "cluster.yaml": (ROOT / "cluster.yaml").read_text(),
+        "serve/config.yaml": (ROOT / "serve" / "config.yaml").read_text(),
+    }
+    for name, text in texts.items():
+        assigned = {m.group(1) for m in re.finditer(r"\b([A-Z_]+)[=:] *s3://", text)}
+        assert not assigned, f"{name} writes a bucket: {assigned}"
+        assert "REDIS_URL=" not in text, name
 
 
 def test_cluster_setup_installs_the_project_wheel_with_s3_support() -> None:

@@ -1,6 +1,6 @@
 """Which stored file a document tool's `input` names: a `file://` id, or an attachment's file name.
 
-CONTRACT.md section 2: the tools take the body of the extraction endpoints, whose `input` is a
+docs/contract.md section 2: the tools take the body of the extraction endpoints, whose `input` is a
 `file://` id, or the file name of one of the task's attachments. A task's attachments are the files
 of its user messages: those of the run (`spec.files`) and those sent with replies.
 """

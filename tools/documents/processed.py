@@ -1,4 +1,4 @@
-"""The documents a task's tools processed, kept for its citations (CONTRACT.md section 5).
+"""The documents a task's tools processed, kept for its citations (docs/contract.md section 5).
 
 Each successful document tool call records, in the task's `documents` hash, the file it read
 (`doc:<uuid>` -> `{file_id, file, pages}`) and, for extractions, the values it found with their

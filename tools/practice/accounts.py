@@ -1,4 +1,4 @@
-"""The integration's Allowed Account IDs rule (SPEC "practice_save_patient" rule 6)."""
+"""The integration's Allowed Account IDs rule (docs/spec.md "practice_save_patient" rule 6)."""
 
 from __future__ import annotations
 

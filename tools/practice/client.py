@@ -1,6 +1,6 @@
-"""HTTP client of the external practice-management system (CONTRACT.md section 8).
+"""HTTP client of the external practice-management system (docs/contract.md section 8).
 
-Failures are reported in the body, not the HTTP status (SPEC "Practice-management system" errors),
+Failures are reported in the body, not the HTTP status (docs/spec.md "Practice-management system" errors),
 so every answer is read fail-closed: only an explicit true `success` flag with the expected ids counts
 as success. Nothing here logs bodies, names, keys, tokens or secrets; retry warnings name only the
 path, the attempt and the kind of failure.
@@ -32,11 +32,11 @@ from tools.practice.errors import (
 
 logger = logging.getLogger(__name__)
 
-#: CONTRACT.md section 8: the client-credentials grant endpoint.
+#: docs/contract.md section 8: the client-credentials grant endpoint.
 TOKEN_PATH = "/v2/oauth/token"
-#: SPEC "Native tool: practice_save_patient": the upsert endpoint.
+#: docs/spec.md "Native tool: practice_save_patient": the upsert endpoint.
 SAVE_PATIENT_PATH = "/v2/api/patient/savePatientAPI"
-#: CONTRACT.md section 8: the get-patient endpoint.
+#: docs/contract.md section 8: the get-patient endpoint.
 GET_PATIENT_PATH = "/v2/api/patient/getPatientAPI"
 
 #: Per-request timeout in seconds (connect, read, write and pool each).

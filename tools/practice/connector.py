@@ -1,4 +1,4 @@
-"""The workspace's practice-management connector (SPEC "Practice-management connector", CONTRACT.md section 8).
+"""The workspace's practice-management connector (docs/spec.md "Practice-management connector", docs/contract.md section 8).
 
 Connecting proves the client credentials with the client-credentials grant and stores them with the
 access token; nothing is stored when the grant fails, so an earlier connection stays as it was. The
@@ -50,7 +50,7 @@ from tools.practice.session import call_with_token
 T = TypeVar("T")
 
 Environment = Literal["staging", "production"]
-#: SPEC "Practice-management connector" rule 1: `environment` defaults to staging when unset.
+#: docs/spec.md "Practice-management connector" rule 1: `environment` defaults to staging when unset.
 DEFAULT_ENVIRONMENT: Environment = "staging"
 
 #: A token that expires within this many seconds is replaced before a call uses it (issue 6: refreshed
@@ -83,7 +83,7 @@ DISCONNECTED_ACTION = "practice.disconnected"
 
 
 class ConnectRequest(BaseModel):
-    """Body of `PUT /api/v1/integrations/practice` (CONTRACT.md section 8)."""
+    """Body of `PUT /api/v1/integrations/practice` (docs/contract.md section 8)."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -159,7 +159,7 @@ def _box(settings: Settings) -> SecretBox:
 
 
 def resolve_practice_url(settings: Settings, environment: Environment, base_url: str | None) -> str:
-    """The host calls go to: `base_url` when given, else the environment's setting (CONTRACT.md section 8).
+    """The host calls go to: `base_url` when given, else the environment's setting (docs/contract.md section 8).
 
     BadRequest when neither is set or the URL is not an http(s) URL without query or fragment.
     """

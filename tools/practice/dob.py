@@ -1,4 +1,4 @@
-"""Date-of-birth normalisation for the patient tools (SPEC "Native tool: practice_save_patient")."""
+"""Date-of-birth normalisation for the patient tools (docs/spec.md "Native tool: practice_save_patient")."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The savePatientAPI request envelope (CONTRACT.md section 8).
+"""The savePatientAPI request envelope (docs/contract.md section 8).
 
 The external endpoint answers 1013 to any partial body (SPEC rule 4), so the envelope always carries
 every key; whatever the tool does not expose is an empty string.
@@ -11,7 +11,7 @@ from typing import Any
 from tools.practice.inputs import SavePatientInput
 from tools.practice.pcref import derive_pcref
 
-#: CONTRACT.md section 8: every key of the savePatientAPI envelope, in the documented order.
+#: docs/contract.md section 8: every key of the savePatientAPI envelope, in the documented order.
 ENVELOPE_KEYS = (
     "account_id",
     "patient_pcref",
@@ -37,7 +37,7 @@ ENVELOPE_KEYS = (
     "facility_code",
     "insurance",
 )
-#: CONTRACT.md section 8: every key of an `insurance` entry.
+#: docs/contract.md section 8: every key of an `insurance` entry.
 INSURANCE_KEYS = (
     "ins_code",
     "ins_name",
@@ -46,7 +46,7 @@ INSURANCE_KEYS = (
     "ins_rank",
     "patient_relation_to_insured",
 )
-#: SPEC "practice_save_patient": the single insurance entry is the primary one...
+#: docs/spec.md "practice_save_patient": the single insurance entry is the primary one...
 PRIMARY_INS_RANK = "primary"
 #: ...and the patient is the insured ("self").
 SELF_RELATION_TO_INSURED = "SEL"

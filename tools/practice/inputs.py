@@ -1,7 +1,7 @@
 """Inputs of the patient tools as the model sees them, and their JSON Schemas.
 
 The connector's credentials (`access_token`, `client_id`, `client_secret`, `environment`) are injected
-by the integration and are never part of these models or schemas (SPEC "practice_save_patient"); a
+by the integration and are never part of these models or schemas (docs/spec.md "practice_save_patient"); a
 call that names one of them is refused like any other unknown input.
 """
 

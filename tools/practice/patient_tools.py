@@ -2,7 +2,7 @@
 
 Both load the workspace's connector themselves (tools.practice.connector), so credentials and tokens
 never pass through arguments a model writes or sees. Without a connector they answer the non-error
-payload `practice_not_connected` (SPEC "Practice-management connector" rule 3). The Allowed Account
+payload `practice_not_connected` (docs/spec.md "Practice-management connector" rule 3). The Allowed Account
 IDs rule is checked before any request (SPEC rule 6). Writes to one patient record are serialised
 with a Redis lock, so concurrent identical saves reach the external system one after another and
 upsert one record instead of racing to create two. Every write, read and refusal lands in the
@@ -52,13 +52,13 @@ from tools.registry import ToolSpec
 
 Parsed = TypeVar("Parsed")
 
-#: CONTRACT.md section 8: the status of the non-error answer without a connector.
+#: docs/contract.md section 8: the status of the non-error answer without a connector.
 NOT_CONNECTED_STATUS = "practice_not_connected"
 NOT_CONNECTED_MESSAGE = (
     "The practice-management integration is not connected for this workspace. Ask the user to connect "
     "it (Integrations: client id, client secret and environment), then try again."
 )
-#: CONTRACT.md section 8: the status of a successful save and of a successful read.
+#: docs/contract.md section 8: the status of a successful save and of a successful read.
 SAVED_STATUS = "saved"
 FOUND_STATUS = "found"
 

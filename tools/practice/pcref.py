@@ -1,4 +1,4 @@
-"""Derivation of the patient natural key `patient_pcref` (SPEC "Native tool: practice_save_patient").
+"""Derivation of the patient natural key `patient_pcref` (docs/spec.md "Native tool: practice_save_patient").
 
 The key is shared by every patient tool, so it lives here as one pure function. The steps follow
 SPEC exactly and in its order; in particular apostrophes go last, after the truncation, so a name
@@ -10,9 +10,9 @@ from __future__ import annotations
 from tools.practice.dob import normalize_dob
 from tools.practice.errors import PracticeInputError
 
-#: SPEC "Key derivation" step 3 and Limits "Patient key": the names are truncated to 57 characters.
+#: docs/spec.md "Key derivation" step 3 and Limits "Patient key": the names are truncated to 57 characters.
 PCREF_NAME_MAX_CHARS = 57
-#: SPEC "Key derivation" and Limits "Patient key": the key is at most 65 characters (57 + 8 DOB digits).
+#: docs/spec.md "Key derivation" and Limits "Patient key": the key is at most 65 characters (57 + 8 DOB digits).
 PCREF_MAX_CHARS = 65
 
 #: Characters removed as "apostrophes" in step 5: the ASCII one and the look-alikes that keyboards,

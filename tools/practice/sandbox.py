@@ -1,4 +1,4 @@
-"""The practice-management sandbox: a real HTTP stand-in for the external system (CONTRACT.md section 8).
+"""The practice-management sandbox: a real HTTP stand-in for the external system (docs/contract.md section 8).
 
 It answers like the external system (a form-encoded client-credentials grant, bearer tokens that
 expire, failures in the body, code 1013 for any incomplete envelope, HTTP 400 for an account the
@@ -43,10 +43,10 @@ MAX_LOGGED_REQUESTS = 10_000
 SERVER_START_TIMEOUT_SECONDS = 15.0
 #: Code of a successful answer.
 SUCCESS_CODE = 1000
-#: SPEC "Practice-management system" errors and CONTRACT.md section 8: any incomplete body.
+#: docs/spec.md "Practice-management system" errors and docs/contract.md section 8: any incomplete body.
 INVALID_REQUEST_CODE = 1013
 INVALID_REQUEST_MSG = "Invalid JSON request format"
-#: SPEC "Practice-management system" errors: no patient for that id (get-patient).
+#: docs/spec.md "Practice-management system" errors: no patient for that id (get-patient).
 PATIENT_NOT_FOUND_CODE = 1020
 PATIENT_NOT_FOUND_MSG = "No patient found for the given patient_id"
 #: Prefix of the test-only endpoints, which take no token.

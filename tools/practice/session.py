@@ -1,4 +1,4 @@
-"""Token use around one practice call (SPEC "Practice-management connector" rule 2)."""
+"""Token use around one practice call (docs/spec.md "Practice-management connector" rule 2)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-// Citations as the API gives them (SPEC.md "Citation leaf"), turned into what the page viewer draws.
+// Citations as the API gives them (docs/spec.md "Citation leaf"), turned into what the page viewer draws.
 
 const FILE_LINK = /\/api\/v2\/files\/([0-9a-fA-F-]{36})\/content/;
 

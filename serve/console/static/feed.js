@@ -1,4 +1,4 @@
-// One feed item (CONTRACT.md section 3, `GET /tasks/{id}/result`) as a list entry.
+// One feed item (docs/contract.md section 3, `GET /tasks/{id}/result`) as a list entry.
 
 import { h, json, when } from "./dom.js";
 

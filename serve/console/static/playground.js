@@ -70,7 +70,11 @@ export function playgroundView(signal) {
       );
       const body = await settled(reply, signal);
       if (body.status !== "completed") throw new Error(body.error || body.message || `extraction ${body.status}`);
+      const missing = Object.entries(body.result.fields)
+        .filter(([, field]) => field.value === null || field.value === undefined)
+        .map(([name]) => name);
       clear(results, resultTable(body.result.fields, uploaded.file_id, viewer));
+      if (missing.length) results.append(await notFound(missing, body.result, uploaded.file_id, signal));
     } catch (error) {
       if (!signal.aborted) clear(results, errorBox(error));
     } finally {
@@ -98,18 +102,22 @@ function resultTable(fields, fileId, viewer) {
       const boxes = onPage.filter((c) => c.page === page).map((c) => boxFractions(c)).filter(Boolean);
       return viewer.show({ fileId, page, boxes, caption: onPage[0].file });
     };
-    const value = field.value === null || field.value === undefined ? "—" : String(field.value);
+    if (field.value === null || field.value === undefined) {
+      // A confidence of 0% would read as "found, but unsure": say plainly that nothing was found.
+      return h(
+        "tr",
+        { dataset: { field: name, found: "false" } },
+        h("td", {}, name),
+        h("td", {}, h("span", { class: "hint not-found" }, "not found")),
+        h("td", { class: "num" }, ""),
+        h("td", { class: "hint" }, "no label or value for it in the document"),
+      );
+    }
     return h(
       "tr",
-      { dataset: { field: name } },
+      { dataset: { field: name, found: "true" } },
       h("td", {}, name),
-      h(
-        "td",
-        {},
-        field.value === null || field.value === undefined
-          ? h("span", { class: "hint" }, value)
-          : h("button", { type: "button", class: "cited-value", onclick: show }, value),
-      ),
+      h("td", {}, h("button", { type: "button", class: "cited-value", onclick: show }, String(field.value))),
       h("td", { class: "num" }, typeof field.confidence === "number" ? `${Math.round(field.confidence * 100)}%` : ""),
       h("td", {}, onPage.length ? `page ${onPage[0].page}` : citations.map(describe).join("; ")),
     );
@@ -120,4 +128,34 @@ function resultTable(fields, fileId, viewer) {
     h("thead", {}, h("tr", {}, h("th", {}, "Field"), h("th", {}, "Value"), h("th", {}, "Confidence"), h("th", {}, "Where"))),
     h("tbody", {}, rows),
   );
+}
+
+// How the document was read, in words: where the found values came from.
+const SOURCES = {
+  form_fields: "its form fields",
+  text_layer: "its text layer",
+  ocr: "OCR of its page images",
+  model: "a model",
+};
+
+// Which fields were not found, and the text the document was read as, so a person can see why
+// (a label spelt differently, a scan read badly, a field the form does not have).
+async function notFound(missing, result, fileId, signal) {
+  const pages = Array.isArray(result.pages) ? result.pages.length : 0;
+  const how = SOURCES[result.confidence_source] ?? result.confidence_source ?? "its content";
+  const read = h("pre", { id: "pg-read-text" }, "Reading the document…");
+  const box = h(
+    "div",
+    { id: "pg-missing", class: "not-found-note", role: "status" },
+    h("p", {}, h("strong", {}, `Not found: ${missing.join(", ")}.`), ` The document (${pages} page${pages === 1 ? "" : "s"}) was read from ${how}; no label or value matched these names. This is what was read:`),
+    h("details", { id: "pg-read", open: true }, h("summary", {}, "What was read"), read),
+  );
+  try {
+    const parsed = await settled(await postJson("/api/v2/parse/sync", { input: fileId }, { signal }), signal);
+    const text = parsed.status === "completed" ? (parsed.result?.content ?? "") : "";
+    clear(read, text.trim() || "No text could be read from this document.");
+  } catch (error) {
+    if (!signal.aborted) clear(read, `The document's text could not be shown: ${error?.message ?? error}`);
+  }
+  return box;
 }

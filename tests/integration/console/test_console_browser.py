@@ -177,6 +177,61 @@ def test_the_playground_extracts_fields_and_shows_their_boxes(
     save_screenshot(browser, tmp_path, "console-playground.png", publish=False)
 
 
+def test_signed_out_the_page_shows_only_the_sign_in_and_loads_its_favicon(
+    service: Service, browser: Any
+) -> None:
+    browser.get(f"{service.url}/console/")
+    browser.execute_script("sessionStorage.clear()")
+    browser.get_log("browser")  # forget what earlier pages logged
+    browser.get(f"{service.url}/console/#/tasks")
+    until(browser, lambda d: d.find_element("id", "login").is_displayed(), what="the sign-in form")
+    links = css(browser, "#nav a")
+    assert len(links) == 3
+    assert not any(link.is_displayed() for link in links)
+    assert not browser.find_element("id", "sign-out").is_displayed()
+
+    icon = browser.execute_async_script(
+        "const done = arguments[arguments.length - 1];"
+        "const link = document.querySelector('link[rel=icon]');"
+        "fetch(link.href).then((r) => done([r.status, r.headers.get('content-type')]), (e) => done(String(e)));"
+    )
+    assert icon[0] == 200 and icon[1].startswith("image/svg+xml"), icon
+    failed = [e["message"] for e in browser.get_log("browser") if "Failed to load resource" in e["message"]]
+    assert not failed, failed
+
+    # Signed in the links show; signed out again they hide.
+    sign_in(browser, service, service.key())
+    assert all(link.is_displayed() for link in css(browser, "#nav a"))
+    one(browser, "#sign-out").click()
+    until(browser, lambda d: d.find_element("id", "login").is_displayed(), what="the sign-in form again")
+    assert not any(link.is_displayed() for link in css(browser, "#nav a"))
+
+
+def test_the_playground_says_which_fields_were_not_found_and_what_was_read(
+    service: Service, browser: Any, invoice_pdf: bytes, tmp_path: Path
+) -> None:
+    path = tmp_path / "invoice.pdf"
+    path.write_bytes(invoice_pdf)
+    sign_in(browser, service, service.key(), "#/playground")
+    one(browser, "#pg-file").send_keys(str(path))
+    one(browser, "#pg-fields").send_keys("invoice_number, date_of_birth")
+    one(browser, "#pg-extract").click()
+
+    found = one(browser, '#pg-table tr[data-field="invoice_number"][data-found="true"]', timeout=120)
+    assert "INV-2024-0042" in found.text and "%" in found.text
+    missing = one(browser, '#pg-table tr[data-field="date_of_birth"][data-found="false"]')
+    assert "not found" in missing.text and "%" not in missing.text and "—" not in missing.text
+    note = one(browser, "#pg-missing > p").text
+    assert "Not found: date_of_birth." in note and "invoice_number" not in note
+    assert "form fields" in note  # how this document was read
+    # What was read: the document's own text, where a person can look for the missing field.
+    until(
+        browser, lambda d: "INV-2024-0042" in d.find_element("id", "pg-read-text").text, what="the read text"
+    )
+    assert "Ada Lovelace" in one(browser, "#pg-read-text").text
+    save_screenshot(browser, tmp_path, "console-playground-not-found.png", publish=False)
+
+
 def test_the_event_stream_parser_handles_split_chunks_and_line_endings(
     service: Service, browser: Any
 ) -> None:

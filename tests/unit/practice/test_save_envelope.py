@@ -21,7 +21,7 @@ from tools.practice import (
 
 pytestmark = pytest.mark.unit
 
-# Copied from CONTRACT.md section 8, on purpose not imported: the code must match the document.
+# Copied from docs/contract.md section 8, on purpose not imported: the code must match the document.
 CONTRACT_ENVELOPE_KEYS = [
     "account_id", "patient_pcref", "first_name", "middle_name", "last_name", "dob", "gender",
     "cell_phone", "home_phone", "work_phone", "email", "address_1", "address_2", "city", "state", "zip",
@@ -31,7 +31,7 @@ CONTRACT_ENVELOPE_KEYS = [
 CONTRACT_INSURANCE_KEYS = {
     "ins_code", "ins_name", "policy_number", "group_number", "ins_rank", "patient_relation_to_insured",
 }  # fmt: skip
-# SPEC "Native tool: practice_save_patient", the inputs table.
+# docs/spec.md "Native tool: practice_save_patient", the inputs table.
 SPEC_SAVE_INPUTS = {
     "account_id", "first_name", "last_name", "dob", "patient_pcref", "middle_name", "gender", "cell_phone",
     "email", "address_1", "address_2", "city", "state", "zip", "provider_code", "provider_first_name",
