@@ -222,6 +222,7 @@ class TaskRunner:
             items=items,
             increments={
                 "model_calls": 1,
+                "decision_steps": 1,
                 "input_tokens": response.usage.input_tokens,
                 "output_tokens": response.usage.output_tokens,
                 "cost_usd": response.usage.cost_usd,
