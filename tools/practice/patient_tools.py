@@ -6,8 +6,8 @@ payload `practice_not_connected` (SPEC "Practice-management connector" rule 3). 
 IDs rule is checked before any request (SPEC rule 6). Writes to one patient record are serialised
 with a Redis lock, so concurrent identical saves reach the external system one after another and
 upsert one record instead of racing to create two. Every write, read and refusal lands in the
-workspace audit log with the account, environment, response code and a SHA-256 of the patient key,
-never names, dates of birth or the key itself.
+workspace audit log with the account, environment, response code and an HMAC of the patient key
+keyed with the deployment's secret (core.audit), never names, dates of birth or the key itself.
 """
 
 from __future__ import annotations
@@ -151,7 +151,7 @@ async def save_patient(arguments: dict[str, Any], ctx: ToolContext) -> dict[str,
     details: dict[str, Any] = {
         "account_id": inputs.account_id,
         "environment": connection.environment,
-        "pcref_sha256": sha256_hex(envelope["patient_pcref"]),
+        "pcref_hmac": audit.identifier_digest(ctx.settings.resolved_secret(), envelope["patient_pcref"]),
     }
     await _check_account(ctx, inputs.account_id, connection, SAVE_REFUSED_ACTION, details)
     lock = RedisLock(
