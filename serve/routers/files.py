@@ -9,12 +9,11 @@ from fastapi import APIRouter, Header, Query, Request
 from fastapi.responses import Response, StreamingResponse
 
 from core import files
-from core.apikeys import authenticate
 from core.errors import NotFound, Unauthorized, UnsupportedMediaType
 from extraction.formats import sniff_upload
 from extraction.page_images import DEFAULT_WIDTH, MAX_WIDTH, MIN_WIDTH, RENDERABLE_FORMATS, page_image
-from serve.deps import AuthorizationDep, ExtractionPrincipalDep, RedisDep, SettingsDep
-from serve.extraction_deps import BlobsDep
+from serve.deps import AuthorizationDep, EdgeDep, RedisDep, SettingsDep, agents_principal
+from serve.extraction_deps import BlobsDep, ExtractionPrincipalDep
 from serve.extraction_schemas import DeletedFile, UploadedFile
 from serve.openapi_responses import v2_errors
 from serve.uploads import file_field
@@ -94,12 +93,14 @@ async def file_content(
     settings: SettingsDep,
     blobs: BlobsDep,
     authorization: AuthorizationDep,
+    edge: EdgeDep,
     expires: str | None = None,
     signature: str | None = None,
 ) -> StreamingResponse:
     """The file's bytes, with an API key or through a signed, time-limited link."""
     if authorization:
-        principal = await authenticate(redis, authorization)
+        # With a key, the read draws on the key's rate limit like every other /api/v2 call.
+        principal = await agents_principal(edge, authorization)
         record = await files.get_file(redis, principal.workspace_id, file_id)
     elif expires is not None or signature is not None:
         files.verify_link(file_id, expires or "", signature or "", secret=settings.resolved_secret())
