@@ -91,6 +91,18 @@ def _record_digest(connection: PracticeConnection, envelope: Envelope) -> str:
     return sha256_hex("\n".join((connection.practice_url, envelope["account_id"], envelope["patient_pcref"])))
 
 
+def _target(connection: PracticeConnection | None) -> dict[str, Any]:
+    """What a reviewed save is bound to: this very connector (a reconnect makes another), its
+    environment and the URL the request goes to."""
+    if connection is None:
+        return {"connected": False}
+    return {
+        "connection_id": connection.connection_id,
+        "environment": connection.environment,
+        "url": f"{connection.practice_url}{SAVE_PATIENT_PATH}",
+    }
+
+
 async def _connection(ctx: ToolContext) -> PracticeConnection | None:
     try:
         return await load_connection(ctx.redis, ctx.settings, ctx.workspace_id)
@@ -144,6 +156,11 @@ async def _check_account(
 async def save_patient(arguments: dict[str, Any], ctx: ToolContext) -> dict[str, Any]:
     """practice_save_patient: upsert one patient with the complete savePatientAPI envelope."""
     connection = await _connection(ctx)
+    if ctx.approved_target is not None and dict(ctx.approved_target) != _target(connection):
+        raise ToolError(
+            "the practice integration changed after this call was approved; nothing was sent. "
+            "The call can be made again for a new review."
+        )
     if connection is None:
         return not_connected()
     inputs = _inputs(parse_save_input, arguments)
@@ -210,6 +227,11 @@ async def preview_save(arguments: dict[str, Any], ctx: ToolContext) -> dict[str,
     }
 
 
+async def bind_save(arguments: dict[str, Any], ctx: ToolContext) -> dict[str, Any]:
+    """The connector, environment and URL a reviewed save would reach now."""
+    return _target(await _connection(ctx))
+
+
 async def get_patient(arguments: dict[str, Any], ctx: ToolContext) -> dict[str, Any]:
     """practice_get_patient: read one patient by the patient_id the practice system assigned."""
     connection = await _connection(ctx)
@@ -247,6 +269,7 @@ PRACTICE_SAVE_PATIENT = ToolSpec(
     mutating=True,
     display_name="Save Patient",
     review_preview=preview_save,
+    review_binding=bind_save,
 )
 
 PRACTICE_GET_PATIENT = ToolSpec(
