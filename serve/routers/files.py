@@ -10,6 +10,7 @@ from fastapi.responses import Response, StreamingResponse
 
 from core import files
 from core.errors import NotFound, Unauthorized, UnsupportedMediaType
+from core.file_filter import check_tag
 from extraction.formats import sniff_upload
 from extraction.page_images import DEFAULT_WIDTH, MAX_WIDTH, MIN_WIDTH, RENDERABLE_FORMATS, page_image
 from serve.deps import AuthorizationDep, EdgeDep, RedisDep, SettingsDep, agents_principal
@@ -58,8 +59,13 @@ async def upload_file(
     redis: RedisDep,
     settings: SettingsDep,
     blobs: BlobsDep,
+    tag: Annotated[
+        str | None, Query(description="A tag to select this file by later, e.g. in a source batch.")
+    ] = None,
 ) -> UploadedFile:
     """Upload a document (multipart field `file`); its format is judged from its bytes."""
+    if tag is not None:
+        check_tag(tag)
     part = await file_field(request, max_bytes=settings.max_upload_bytes)
     record = await files.save_upload(
         redis,
@@ -70,6 +76,7 @@ async def upload_file(
         max_bytes=settings.max_upload_bytes,
         sniff=sniff_upload,
         spool_dir=settings.data_dir / "spool",
+        tag=tag,
     )
     return _uploaded(record, "file uploaded")
 
