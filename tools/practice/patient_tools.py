@@ -12,7 +12,6 @@ keyed with the deployment's secret (core.audit), never names, dates of birth or 
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
@@ -82,13 +81,11 @@ def not_connected() -> dict[str, str]:
     return {"status": NOT_CONNECTED_STATUS, "message": NOT_CONNECTED_MESSAGE}
 
 
-def sha256_hex(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
-
-
-def _record_digest(connection: PracticeConnection, envelope: Envelope) -> str:
-    # The external record is named by its host, account and key; the lock key carries only a digest.
-    return sha256_hex("\n".join((connection.practice_url, envelope["account_id"], envelope["patient_pcref"])))
+def _record_digest(ctx: ToolContext, connection: PracticeConnection, envelope: Envelope) -> str:
+    # The external record is named by its host, account and key; the lock key carries only a keyed
+    # digest, so a reader of the store's key names cannot confirm a guessed patient either.
+    record = "\n".join((connection.practice_url, envelope["account_id"], envelope["patient_pcref"]))
+    return audit.identifier_digest(ctx.settings.resolved_secret(), record)
 
 
 def _target(connection: PracticeConnection | None) -> dict[str, Any]:
@@ -173,7 +170,7 @@ async def save_patient(arguments: dict[str, Any], ctx: ToolContext) -> dict[str,
     await _check_account(ctx, inputs.account_id, connection, SAVE_REFUSED_ACTION, details)
     lock = RedisLock(
         ctx.redis,
-        keys.practice_record_lock(_record_digest(connection, envelope)),
+        keys.practice_record_lock(_record_digest(ctx, connection, envelope)),
         ttl_seconds=RECORD_LOCK_TTL_SECONDS,
         wait_seconds=RECORD_LOCK_WAIT_SECONDS,
     )
