@@ -20,7 +20,7 @@ log = logging.getLogger(__name__)
 SERVE_CONTROLLER_NAME = "SERVE_CONTROLLER_ACTOR"
 SERVE_NAMESPACE = "serve"
 #: Replica states of Serve's instance details (the REST API's schema) that mean "going away".
-LEAVING_STATES = frozenset({"STOPPING", "PENDING_MIGRATION"})
+LEAVING_STATES = frozenset({"STOPPING", "STOPPED", "PENDING_MIGRATION"})
 
 LeaveProbe = Callable[[], Awaitable[bool]]
 
@@ -31,7 +31,9 @@ def replica_state(details: dict[str, Any], app: str, deployment: str, replica_id
     entry = (application.get("deployments") or {}).get(deployment) or {}
     for replica in entry.get("replicas") or []:
         if replica.get("replica_id") == replica_id:
-            return str(replica.get("state"))
+            state = replica.get("state")
+            # An enum when the details were not serialised; its value is the REST API's text.
+            return str(getattr(state, "value", state))
     return None
 
 

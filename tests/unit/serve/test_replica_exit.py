@@ -34,7 +34,14 @@ def test_the_replica_is_found_by_app_deployment_and_id() -> None:
 
 @pytest.mark.parametrize(
     ("state", "leaving"),
-    [("STOPPING", True), ("PENDING_MIGRATION", True), (None, True), ("RUNNING", False), ("UPDATING", False)],
+    [
+        ("STOPPING", True),
+        ("STOPPED", True),
+        ("PENDING_MIGRATION", True),
+        (None, True),
+        ("RUNNING", False),
+        ("UPDATING", False),
+    ],
 )
 def test_which_states_mean_leaving(state: str | None, leaving: bool) -> None:
     assert is_leaving(state) is leaving
