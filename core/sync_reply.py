@@ -25,9 +25,13 @@ def needs_action(task: Task) -> bool:
     """Whether the task is paused until someone replies or reviews (CONTRACT.md section 4).
 
     A parent waiting on its delegated children is `waiting_for_input` too, but it resumes by itself
-    when they end, so a held request keeps waiting for it.
+    when they end, so a held request keeps waiting for it. A paused status without a pause is a task
+    whose pause was just answered (the reply or the children's results are recorded) on its way back
+    to `running`: nothing is asked of anyone either.
     """
-    return task.status in _PAUSED and (task.pause or {}).get("kind") != "delegation"
+    if task.status not in _PAUSED or task.pause is None:
+        return False
+    return task.pause.get("kind") != "delegation"
 
 
 def wait_outcome(task: Task, *, drained: bool, expired: bool) -> str | None:

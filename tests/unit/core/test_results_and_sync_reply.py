@@ -120,6 +120,8 @@ def _test_task() -> Task:
         ("awaiting_review", {"kind": "review"}, "result_unavailable"),
         # CONTRACT.md section 4: a parent waiting on its children needs no action; the hold goes on.
         ("waiting_for_input", {"kind": "delegation", "group_id": "g"}, None),
+        # The children's results were recorded (the pause dropped) and the parent is about to run.
+        ("waiting_for_input", None, None),
     ],
 )
 def test_what_a_held_request_answers(status: str, pause: dict | None, outcome: str | None) -> None:
