@@ -7,6 +7,7 @@ delegating call's marker, so it happens exactly once.
 
 from __future__ import annotations
 
+import json
 import logging
 import time
 from typing import Any
@@ -61,13 +62,22 @@ async def handle_event(redis: aioredis.Redis, settings: Settings, event: dict[st
         await resume_parent(redis, settings, ws, event["group"])
 
 
-def _summary_text(children: list[dict[str, Any]], header: str) -> str:
+#: What the consolidated message names of each child (SPEC.md, Delegation step 7), as the tool result does.
+SUMMARY_FIELDS = ("task_id", "title", "agent_group_id", "agent_name", "status", "output")
+
+
+def summary_children(children: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [{name: child.get(name) for name in SUMMARY_FIELDS} for child in children]
+
+
+def summary_text(children: list[dict[str, Any]], header: str) -> str:
     lines = [header]
     for child in children:
         output = child.get("output")
-        shown = output if isinstance(output, str) else str(output)
+        shown = output if isinstance(output, str) else json.dumps(output, default=str)
+        title = child["title"] or "untitled"
         lines.append(
-            f"- {child['title'] or child['task_id']} ({child['agent_name']}): {child['status']}: {shown}"
+            f"- {title} (task {child['task_id']}, agent {child['agent_name']}): {child['status']}: {shown}"
         )
     return "\n".join(lines)
 
@@ -135,8 +145,9 @@ async def resume_parent(redis: aioredis.Redis, settings: Settings, workspace_id:
             {
                 "type": "message_sent",
                 "kind": "delegation_summary",
-                "text": _summary_text(shown, header),
+                "text": summary_text(shown, header),
                 "group_id": group_id,
+                "children": summary_children(shown),
             },
         ],
     )

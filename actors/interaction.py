@@ -2,17 +2,23 @@
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import redis.asyncio as aioredis
 
 from actors.admission import admit_and_launch, drain_queue
+from actors.models.extraction import extraction_model
+from actors.review_binding import binding_of, recorded_arguments
 from core import delegation, keys, tasks
 from core.errors import BadRequest, Conflict
 from core.ids import now_iso
 from core.settings import Settings
 from core.state_machine import TaskStatus
 from core.tasks import Task
+from tools.builtin import build_registry
+from tools.context import ToolContext
+from tools.registry import ToolRegistry
 
 WAITING = TaskStatus.WAITING_FOR_INPUT.value
 REVIEW = TaskStatus.AWAITING_REVIEW.value
@@ -71,6 +77,11 @@ async def review(
         raise Conflict(f"the task is {task.status}; only a task in awaiting_review takes a review")
     pending = (task.pause or {}).get("pending_tool_call") or {}
     call_id, step = pending.get("call_id"), pending.get("step")
+    decided: dict[str, Any] = {"decision": decision, "comment": comment}
+    shown = pending.get("binding")
+    if decision == "approve" and shown is not None:
+        await _check_binding(redis, settings, task, pending, shown)
+        decided["target"] = shown.get("target")
     item = {
         "type": "message_sent",
         "kind": "review_decision",
@@ -84,7 +95,7 @@ async def review(
         redis,
         task,
         f"s{step}:review:{call_id}",
-        {"decision": decision, "comment": comment},
+        decided,
         allowed=(REVIEW,),
         fields={"retries_used": "0"},
         drop=["pause"],
@@ -94,6 +105,37 @@ async def review(
         raise Conflict("the task is no longer awaiting review")
     await admit_and_launch(redis, settings, task, from_status=REVIEW)
     return await tasks.load_task(redis, task.workspace_id, task.id)
+
+
+@functools.cache
+def _tools() -> ToolRegistry:
+    return build_registry(extraction_model)
+
+
+async def _check_binding(
+    redis: aioredis.Redis, settings: Settings, task: Task, pending: dict[str, Any], shown: dict[str, Any]
+) -> None:
+    """409 (the task stays in review) when the call or its target changed since the preview."""
+    step, call_id = pending.get("step"), pending.get("call_id")
+    steps = await tasks.read_steps(redis, task.workspace_id, task.id)
+    ctx = ToolContext(
+        workspace_id=task.workspace_id,
+        task_id=task.id,
+        step_id=f"{task.id}:{step}",
+        call_id=str(call_id),
+        settings=settings,
+        redis=redis,
+    )
+    now = await binding_of(
+        _tools(), str(pending.get("tool_name")), recorded_arguments(steps, step, call_id), ctx
+    )
+    if now["arguments_sha256"] != shown.get("arguments_sha256"):
+        raise Conflict("the call's arguments changed since the preview; it stays in awaiting_review")
+    if now["target"] != shown.get("target"):
+        raise Conflict(
+            f"what {pending.get('tool_name')} would reach (its connector, environment or URL) changed "
+            "since the preview; it stays in awaiting_review"
+        )
 
 
 async def _stop(redis: aioredis.Redis, settings: Settings, task: Task) -> None:

@@ -13,7 +13,7 @@ import asyncio
 import contextlib
 import logging
 import uuid
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from typing import Any
 
 import httpx
@@ -27,6 +27,7 @@ from actors.lease import Lease, hold_while
 from actors.models.base import ModelError, ModelRequest, ModelResponse, ToolCall, Usage
 from actors.models.resolve import model_label, resolve_provider
 from actors.policy import AgentPolicy
+from actors.review_binding import binding_of
 from core import agents, keys, metrics, tasks
 from core.settings import Settings
 from core.state_machine import TaskStatus
@@ -222,6 +223,7 @@ class TaskRunner:
             items=items,
             increments={
                 "model_calls": 1,
+                "decision_steps": 1,
                 "input_tokens": response.usage.input_tokens,
                 "output_tokens": response.usage.output_tokens,
                 "cost_usd": response.usage.cost_usd,
@@ -304,6 +306,9 @@ class TaskRunner:
             preview = await self._review_preview(task, policy, step, call)
             if preview is not None:
                 pending["preview"] = preview
+            pending["binding"] = await binding_of(
+                self.registry, call.name, call.arguments, self._context(task, policy, step, call_id=call.id)
+            )
             pause = {"kind": "review", "tool_name": call.name, "pending_tool_call": pending}
             await tasks.transition(
                 self.redis,
@@ -350,6 +355,9 @@ class TaskRunner:
             note = f": {comment}" if comment else ""
             return await self._record_result(task, step, call, error=f"a reviewer rejected this call{note}")
         ctx = self._context(task, policy, step, call_id=call.id)
+        approval = steps.get(f"s{step}:review:{call.id}") or {}
+        if approval.get("decision") == "approve" and approval.get("target") is not None:
+            ctx = replace(ctx, approved_target=approval["target"])
         try:
             if call.name not in resolve_tool_names(
                 policy.config, disable_delegation=task.spec.disable_delegation, available=tuple(self.registry)

@@ -30,8 +30,8 @@ from core.ids import utcnow
 from core.secretbox import SealedValueError
 from core.settings import Settings, get_settings
 from core.store import StoreOutage, async_client, resolve_redis_url
+from core.url_guard import checked_address, parse_url, pinned
 from extraction import job_store
-from extraction.urls import checked_address, parse_url, pinned
 
 log = logging.getLogger(__name__)
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 from typing import Any
 
 import redis.asyncio as aioredis
@@ -10,6 +12,21 @@ from core import keys
 from core.ids import new_id, now_iso, sort_key, utcnow
 from core.models import AuditEntry, PageOf
 from core.pagination import check_limit, member_id, newest_first
+from core.secretbox import derive_key
+
+#: Purpose of the key (derived from the deployment's secret) that digests identifiers in audit details.
+IDENTIFIER_DIGEST_PURPOSE = "audit/identifier-digest/v1"
+
+
+def identifier_digest(secret: str, value: str) -> str:
+    """An HMAC-SHA256 of an identifier, keyed with the deployment's secret.
+
+    Entries about one record still match each other, but a reader of the log cannot confirm a guess:
+    a key such as `patient_pcref` is made of names and a date of birth, few enough to try them all
+    against a bare hash.
+    """
+    key = derive_key(secret, IDENTIFIER_DIGEST_PURPOSE)
+    return hmac.new(key, value.encode("utf-8"), hashlib.sha256).hexdigest()
 
 
 async def record(

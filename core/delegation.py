@@ -22,8 +22,18 @@ from core.tasks import Task, TaskSpec
 
 #: docs/spec.md, Limits: delegation depth, top-level = 0.
 MAX_DEPTH = 3
-#: docs/spec.md, Limits: children per call on the expanded count; 0 means unlimited.
-MAX_CHILDREN_PER_CALL = 250
+#: docs/spec.md, Limits: children per call on the expanded count (`max_children_per_call`, a platform
+#: setting: AGENTRY_MAX_CHILDREN_PER_CALL); 0 means no limit below the hard cap.
+DEFAULT_MAX_CHILDREN_PER_CALL = 250
+#: docs/spec.md, Limits: the source-mode hard cap, which no call passes (a batch of real files needs up to it).
+HARD_MAX_CHILDREN_PER_CALL = 1000
+
+
+def children_limit(setting: int) -> int:
+    """The per-call limit that a `max_children_per_call` setting gives."""
+    return HARD_MAX_CHILDREN_PER_CALL if setting <= 0 else min(setting, HARD_MAX_CHILDREN_PER_CALL)
+
+
 #: docs/spec.md, Limits: delegation timeout default and ceiling, in minutes.
 DEFAULT_TIMEOUT_MINUTES = 60
 MAX_TIMEOUT_MINUTES = 1440
@@ -292,3 +302,36 @@ async def batch_rollup(
         "completed": completed,
         "children": [c for c in children if c["status"] != "completed"],
     }
+
+
+#: Counters of a batch record (docs/spec.md source mode rule 5), read back as integers.
+BATCH_COUNTERS = ("total_items", "created_children", "skipped_count", "attached_count", "pages_fetched")
+
+
+async def latest_batch(redis: aioredis.Redis, workspace_id: str, task_id: str) -> dict[str, Any] | None:
+    """The record of the parent's latest source batch with its children's outcomes derived live from
+    their statuses (docs/spec.md source mode rule 5), or None when the task ran no source batch."""
+    batch_ids: list[str] = await redis.lrange(keys.task_batches(workspace_id, task_id), -1, -1)
+    if not batch_ids:
+        return None
+    raw: dict[str, str] = await redis.hgetall(keys.batch_run(workspace_id, batch_ids[0]))
+    if not raw:
+        return None
+    record: dict[str, Any] = {
+        "batch_id": raw.get("batch_id", batch_ids[0]),
+        "task_id": task_id,
+        "status": raw.get("status", ""),
+        "source_tool": raw.get("source_tool", ""),
+        "created_at": raw.get("created_at", ""),
+        "finished_at": raw.get("finished_at") or None,
+        "error": raw.get("error") or None,
+        "group_id": raw.get("group_id") or None,
+    } | {name: int(raw.get(name, 0)) for name in BATCH_COUNTERS}
+    group = await load_group(redis, workspace_id, raw["group_id"]) if raw.get("group_id") else None
+    outcomes: dict[str, int] = {}
+    for child_id in (group or {}).get("children", []):
+        status = await redis.hget(keys.task(workspace_id, child_id), "status")
+        if status:
+            outcomes[status] = outcomes.get(status, 0) + 1
+    record["children"] = outcomes
+    return record

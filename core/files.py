@@ -65,10 +65,12 @@ class FileRecord(Record):
     created_at: str
     blob_key: str
     index_member: str
+    #: Given at upload, so a source batch can cover one packet of files (core.file_filter).
+    tag: str | None = None
 
     def resource(self) -> dict[str, object]:
-        """The Uploaded file fields of docs/spec.md (without `success` and `message`)."""
-        return {
+        """The Uploaded file fields of docs/spec.md (without `success` and `message`), and the tag if any."""
+        fields: dict[str, object] = {
             "file_id": self.file_id,
             "filename": self.filename,
             "content_type": self.content_type,
@@ -77,6 +79,9 @@ class FileRecord(Record):
             "sha256": self.sha256,
             "created_at": self.created_at,
         }
+        if self.tag is not None:
+            fields["tag"] = self.tag
+        return fields
 
 
 def file_key(workspace_id: str, file_uuid: str) -> str:
@@ -85,6 +90,11 @@ def file_key(workspace_id: str, file_uuid: str) -> str:
 
 def files_index(workspace_id: str) -> str:
     return keys.ws(workspace_id, "files")
+
+
+def tagged_files_index(workspace_id: str, tag: str) -> str:
+    """The files uploaded with `tag`, newest first (members as in `files_index`)."""
+    return keys.ws(workspace_id, "files", "tag", tag)
 
 
 def parse_file_id(value: str) -> str:
@@ -128,9 +138,11 @@ async def save_upload(
     max_bytes: int,
     sniff: Sniffer,
     spool_dir: str | Path | None = None,
+    tag: str | None = None,
 ) -> FileRecord:
     """Store an upload streamed as `chunks`: 413 once it passes `max_bytes`, the sniffer's error
-    (415/400) when its format is not supported; nothing is kept in either case."""
+    (415/400) when its format is not supported; nothing is kept in either case. `tag` must have
+    passed `core.file_filter.check_tag`."""
     name = clean_filename(filename)
     spool = await asyncio.to_thread(_open_spool, spool_dir)
     try:
@@ -156,12 +168,15 @@ async def save_upload(
         created_at=now_iso(),
         blob_key=blob_key,
         index_member=sort_key(moment, file_uuid),
+        tag=tag,
     )
     try:
         async with redis.pipeline(transaction=True) as pipe:
             pipe.set(keys.owner(file_uuid), workspace_id)
             pipe.set(file_key(workspace_id, file_uuid), record.model_dump_json())
             pipe.zadd(files_index(workspace_id), {record.index_member: 0})
+            if tag is not None:
+                pipe.zadd(tagged_files_index(workspace_id, tag), {record.index_member: 0})
             await pipe.execute()
     except BaseException:
         await blobs.delete(blob_key)
@@ -269,6 +284,8 @@ async def delete_file(redis: aioredis.Redis, blobs: BlobStore, workspace_id: str
     async with redis.pipeline(transaction=True) as pipe:
         pipe.delete(file_key(workspace_id, record.id))
         pipe.zrem(files_index(workspace_id), record.index_member)
+        if record.tag is not None:
+            pipe.zrem(tagged_files_index(workspace_id, record.tag), record.index_member)
         pipe.delete(keys.owner(record.id))
         await pipe.execute()
     await blobs.delete(record.blob_key)
@@ -276,10 +293,17 @@ async def delete_file(redis: aioredis.Redis, blobs: BlobStore, workspace_id: str
 
 
 async def list_files(
-    redis: aioredis.Redis, workspace_id: str, *, cursor: str | None = None, limit: int | None = None
+    redis: aioredis.Redis,
+    workspace_id: str,
+    *,
+    cursor: str | None = None,
+    limit: int | None = None,
+    tag: str | None = None,
 ) -> PageOf:
-    """The workspace's files, newest first, one cursor page of `FileRecord.resource()` items."""
-    page = await newest_first(redis, files_index(workspace_id), cursor=cursor, limit=check_limit(limit))
+    """The workspace's files (those uploaded with `tag`, when given), newest first, one cursor page
+    of `FileRecord.resource()` items."""
+    index = files_index(workspace_id) if tag is None else tagged_files_index(workspace_id, tag)
+    page = await newest_first(redis, index, cursor=cursor, limit=check_limit(limit))
     ids = [member_id(m) for m in page.members]
     raws = await redis.mget([file_key(workspace_id, i) for i in ids]) if ids else []
     data = [FileRecord.model_validate_json(r).resource() for r in raws if r]

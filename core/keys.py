@@ -161,6 +161,11 @@ def task_items(workspace_id: str, task_id: str) -> str:
     return ws(workspace_id, "task", task_id, "items")
 
 
+def task_batches(workspace_id: str, task_id: str) -> str:
+    """Source mode: the ids of the batches the parent ran, oldest first."""
+    return ws(workspace_id, "task", task_id, "batches")
+
+
 def task_delegations(workspace_id: str, task_id: str) -> str:
     """Call id -> what that delegate_tasks call spawned, so a re-run call never spawns twice."""
     return ws(workspace_id, "task", task_id, "delegations")

@@ -26,11 +26,18 @@ class SealedValueError(Exception):
 
 
 @lru_cache(maxsize=32)
-def _fernet(secret: str, purpose: str) -> Fernet:
-    key = HKDF(
-        algorithm=hashes.SHA256(), length=_FERNET_KEY_BYTES, salt=_HKDF_SALT, info=purpose.encode("utf-8")
+def derive_key(secret: str, purpose: str, length: int = _FERNET_KEY_BYTES) -> bytes:
+    """The key of one `purpose` derived from the service secret; other purposes' keys stay unrelated."""
+    if not secret:
+        raise ValueError("a derived key needs a non-empty service secret")
+    return HKDF(
+        algorithm=hashes.SHA256(), length=length, salt=_HKDF_SALT, info=purpose.encode("utf-8")
     ).derive(secret.encode("utf-8"))
-    return Fernet(base64.urlsafe_b64encode(key))
+
+
+@lru_cache(maxsize=32)
+def _fernet(secret: str, purpose: str) -> Fernet:
+    return Fernet(base64.urlsafe_b64encode(derive_key(secret, purpose)))
 
 
 class SecretBox:

@@ -17,6 +17,36 @@ OUTCOME_MESSAGES = {
 }
 
 
+#: Pauses that end only when someone acts (a reply or a review decision).
+_PAUSED = (TaskStatus.WAITING_FOR_INPUT.value, TaskStatus.AWAITING_REVIEW.value)
+
+
+def needs_action(task: Task) -> bool:
+    """Whether the task is paused until someone replies or reviews (CONTRACT.md section 4).
+
+    A parent waiting on its delegated children is `waiting_for_input` too, but it resumes by itself
+    when they end, so a held request keeps waiting for it. A paused status without a pause is a task
+    whose pause was just answered (the reply or the children's results are recorded) on its way back
+    to `running`: nothing is asked of anyone either.
+    """
+    if task.status not in _PAUSED or task.pause is None:
+        return False
+    return task.pause.get("kind") != "delegation"
+
+
+def wait_outcome(task: Task, *, drained: bool, expired: bool) -> str | None:
+    """The outcome a held `async=false` request answers with now, or None to keep waiting."""
+    if task.terminal:
+        return "terminal"
+    if needs_action(task):
+        return "result_unavailable"
+    if drained:
+        return "draining"
+    if expired:
+        return "budget_expired"
+    return None
+
+
 def _status_for(task: Task) -> str:
     if task.status == TaskStatus.FAILED.value:
         return "failed"

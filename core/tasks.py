@@ -69,6 +69,8 @@ class Task:
     model_calls: int = 0
     retries_used: int = 0
     step: int = 0
+    #: Decision steps taken (each recorded model call), CONTRACT.md section 3's `usage.steps`.
+    decision_steps: int = 0
     deleted_at: str | None = None
     raw: dict[str, str] = field(default_factory=dict)
 
@@ -93,7 +95,7 @@ class Task:
             "input_tokens": self.input_tokens,
             "output_tokens": self.output_tokens,
             "cost_usd": round(self.cost_usd, 6),
-            "steps": self.step,
+            "steps": self.decision_steps,
         }
 
     def list_item(self) -> dict[str, Any]:
@@ -149,6 +151,7 @@ def parse_task(raw: dict[str, str]) -> Task:
         model_calls=int(float(raw.get("model_calls", 0))),
         retries_used=int(float(raw.get("retries_used", 0))),
         step=int(float(raw.get("step", 0))),
+        decision_steps=int(float(raw.get("decision_steps", 0))),
         deleted_at=raw.get("deleted_at") or None,
         raw=raw,
     )

@@ -56,10 +56,6 @@ WaitersDep = Annotated[Waiters, Depends(get_waiters)]
 RedisDep = Annotated[aioredis.Redis, Depends(get_redis)]
 
 
-async def extraction_principal(edge: EdgeDep, authorization: AuthorizationDep) -> Principal:
-    return await authenticate(edge.redis, authorization)
-
-
 async def agents_principal(edge: EdgeDep, authorization: AuthorizationDep) -> Principal:
     """Authenticate, then charge the key's rate limit: one budget across the whole /api/v1 surface."""
     principal = await authenticate(edge.redis, authorization)
@@ -80,4 +76,3 @@ async def agents_principal(edge: EdgeDep, authorization: AuthorizationDep) -> Pr
 
 
 PrincipalDep = Annotated[Principal, Depends(agents_principal)]
-ExtractionPrincipalDep = Annotated[Principal, Depends(extraction_principal)]

@@ -1,4 +1,4 @@
-"""Dependencies of the extraction API (`/api/v2`): the job context and the blob store."""
+"""Dependencies of the extraction API (`/api/v2`): the caller, the job context and the blob store."""
 
 from __future__ import annotations
 
@@ -7,9 +7,14 @@ from typing import Annotated
 from fastapi import Depends
 
 from actors.models.extraction import extraction_model
+from core.apikeys import Principal
 from core.blobs import BlobStore
 from extraction.jobs import ExtractionContext
-from serve.deps import EdgeDep, RedisDep, SettingsDep
+from serve.deps import EdgeDep, RedisDep, SettingsDep, agents_principal
+
+#: CONTRACT.md section 7: /api/v2 answers 429 under the same per-key limit as /api/v1. The one
+#: dependency authenticates and charges the key, so both APIs draw on a single budget per key.
+ExtractionPrincipalDep = Annotated[Principal, Depends(agents_principal)]
 
 
 def get_blobs(edge: EdgeDep) -> BlobStore:

@@ -31,6 +31,8 @@ class UploadedFile(BaseModel):
     created_at: str
     #: A signed link to the bytes, valid for `core.files.DEFAULT_LINK_TTL_SECONDS` (GET only).
     url: str | None = None
+    #: The tag given at upload (`?tag=`), which a source batch can select files by.
+    tag: str | None = None
 
 
 class DeletedFile(BaseModel):

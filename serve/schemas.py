@@ -185,6 +185,26 @@ class DeletedTasks(BaseModel):
     deleted: list[str]
 
 
+class BatchRun(BaseModel):
+    """A source-mode batch of a delegating task (SPEC.md source mode rule 5): its totals and page
+    progress as recorded, and `children`, the count of its children per current status."""
+
+    batch_id: str
+    task_id: str
+    status: Literal["running", "enqueued", "failed"]
+    source_tool: str
+    total_items: int
+    created_children: int
+    skipped_count: int
+    attached_count: int
+    pages_fetched: int
+    created_at: str
+    finished_at: str | None
+    error: str | None
+    group_id: str | None
+    children: dict[str, int]
+
+
 class BackfillReply(BaseModel):
     updated: list[str] = Field(description="Agent group ids that got a new profile version.")
     skipped: list[str] = Field(description="Agent group ids that already had a profile.")

@@ -10,6 +10,7 @@ from core.blobs import BlobStore
 from core.ratelimit import RateLimiter
 from core.settings import Settings, get_settings
 from core.store import async_client, resolve_redis_url
+from serve.replica_exit import replica_leave_probe
 from serve.waiters import Waiters
 
 
@@ -40,7 +41,11 @@ def edge_state() -> EdgeState:
             redis=client,
             limiter=RateLimiter(client),
             # Leave room under the replica's request limit for polls and other calls.
-            waiters=Waiters(client, max_held=max(1, settings.ingress_max_ongoing - HEADROOM_REQUESTS)),
+            waiters=Waiters(
+                client,
+                max_held=max(1, settings.ingress_max_ongoing - HEADROOM_REQUESTS),
+                leaving=replica_leave_probe(),
+            ),
             blobs=BlobStore(settings.resolved_blob_url),
         )
     return _state

@@ -11,12 +11,9 @@ import redis.asyncio as aioredis
 from core import tasks
 from core.document_links import with_document_links
 from core.settings import Settings
-from core.state_machine import TaskStatus
-from core.sync_reply import build_reply
+from core.sync_reply import build_reply, wait_outcome
 from core.tasks import Task
 from serve.waiters import Waiters
-
-PAUSED = (TaskStatus.WAITING_FOR_INPUT.value, TaskStatus.AWAITING_REVIEW.value)
 
 
 async def hold(
@@ -35,15 +32,7 @@ async def hold(
         while True:
             watch.changed.clear()
             current = await tasks.load_task(redis, task.workspace_id, task.id, include_deleted=True)
-            outcome = None
-            if current.terminal:
-                outcome = "terminal"
-            elif current.status in PAUSED:
-                outcome = "result_unavailable"
-            elif watch.drained:
-                outcome = "draining"
-            elif time.monotonic() >= deadline:
-                outcome = "budget_expired"
+            outcome = wait_outcome(current, drained=watch.drained, expired=time.monotonic() >= deadline)
             if outcome is not None:
                 feed = await tasks.read_feed(redis, current.workspace_id, current.id)
                 if include_citations and selector == "structured":

@@ -10,7 +10,7 @@ import asyncio
 import contextlib
 import logging
 from collections import defaultdict
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 
 import redis.asyncio as aioredis
 from redis.exceptions import ConnectionError as RedisConnectionError
@@ -22,6 +22,8 @@ log = logging.getLogger(__name__)
 
 #: Published by a stopping service: every held request answers `draining` at once.
 DRAIN_CHANNEL = "ag:drain"
+#: While it holds requests, a replica asks this often whether it is leaving (serve.replica_exit).
+LEAVE_POLL_SECONDS = 2.0
 
 
 class Watch:
@@ -33,16 +35,53 @@ class Watch:
 
 
 class Waiters:
-    def __init__(self, redis: aioredis.Redis, *, max_held: int) -> None:
+    """The held requests of one replica.
+
+    `leaving`, when given, says whether this replica is being taken away on its own (a rolling
+    `serve deploy` or a downscale): then its held requests answer `draining` as on a full stop.
+    """
+
+    def __init__(
+        self,
+        redis: aioredis.Redis,
+        *,
+        max_held: int,
+        leaving: Callable[[], Awaitable[bool]] | None = None,
+    ) -> None:
         self.redis = redis
         self.max_held = max_held
         self._events: dict[str, set[Watch]] = defaultdict(set)
         self._listener: asyncio.Task[None] | None = None
+        self._leaving = leaving
+        self._leave_watch: asyncio.Task[None] | None = None
+        #: Set once this replica leaves: every held request, and any that still arrives, drains.
+        self.draining = False
         self.held = 0
 
     def _ensure_listener(self) -> None:
         if self._listener is None or self._listener.done():
             self._listener = asyncio.create_task(self._listen())
+        if self._leaving is not None and (self._leave_watch is None or self._leave_watch.done()):
+            self._leave_watch = asyncio.create_task(self._watch_leave(self._leaving))
+
+    async def _watch_leave(self, leaving: Callable[[], Awaitable[bool]]) -> None:
+        while not self.draining:
+            await asyncio.sleep(LEAVE_POLL_SECONDS)
+            if not self.held:
+                continue
+            try:
+                gone = await leaving()
+            except Exception as exc:
+                # The controller may be restarting; the next round asks again.
+                log.debug("could not ask whether this replica is leaving: %s", type(exc).__name__)
+                continue
+            if gone:
+                self.drain_here()
+
+    def drain_here(self) -> None:
+        """This replica is leaving: its held requests answer `draining` now."""
+        self.draining = True
+        self._wake_all(drain=True)
 
     async def _listen(self) -> None:
         while True:
@@ -77,11 +116,12 @@ class Waiters:
 
     async def close(self) -> None:
         """Stop listening (a replica's listener lives as long as its process; tests stop theirs)."""
-        if self._listener is not None:
-            self._listener.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._listener
-            self._listener = None
+        for task in (self._listener, self._leave_watch):
+            if task is not None:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
+        self._listener = self._leave_watch = None
 
     @property
     def full(self) -> bool:
@@ -92,6 +132,7 @@ class Waiters:
         """Register before reading the task, so no change between the read and the wait is missed."""
         self._ensure_listener()
         watch = Watch()
+        watch.drained = self.draining
         self._events[task_id].add(watch)
         self.held += 1
         try:

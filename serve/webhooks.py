@@ -7,7 +7,7 @@ import redis.asyncio as aioredis
 from core import webhooks
 from core.errors import BadRequest
 from core.settings import Settings
-from extraction.urls import checked_address, parse_url
+from core.url_guard import checked_address, parse_url
 
 
 async def check_url(url: str, *, allow_private: bool) -> str:

@@ -12,7 +12,9 @@ class ToolContext:
     """The task, step and call a tool runs for, and the services it may use.
 
     `injected` holds the values of the tool's injected arguments (filled from the workspace, for
-    example integration credentials), which the model never sees or supplies. `settings` is the
+    example integration credentials), which the model never sees or supplies. `approved_target` is,
+    for a call a reviewer approved, what its preview was bound to (the tool's `review_binding`); the
+    tool runs only against that target. `settings` is the
     process settings object and `redis` the asyncio Redis client of the store; both are typed
     loosely so that tools depend on the store's interface, not on how core builds it.
     """
@@ -25,3 +27,4 @@ class ToolContext:
     settings: Any = None
     redis: Any = None
     injected: Mapping[str, Any] = field(default_factory=dict)
+    approved_target: Mapping[str, Any] | None = None

@@ -10,7 +10,7 @@ import json
 from typing import Any
 
 from core import delegation, tasks
-from core.delegation import MAX_CHILDREN_PER_CALL, MAX_DEPTH, Target
+from core.delegation import MAX_DEPTH, Target, children_limit
 from core.tasks import Task, TaskSpec
 from tools.context import ToolContext
 from tools.errors import ToolError
@@ -134,9 +134,10 @@ async def check_target(ctx: ToolContext, parent: Task, group_id: str) -> Target:
     return target
 
 
-def check_count(count: int) -> None:
-    if MAX_CHILDREN_PER_CALL and count > MAX_CHILDREN_PER_CALL:
-        raise ToolError(f"{count} children requested; one call may start at most {MAX_CHILDREN_PER_CALL}")
+def check_count(count: int, ctx: ToolContext) -> None:
+    limit = children_limit(ctx.settings.max_children_per_call)
+    if count > limit:
+        raise ToolError(f"{count} children requested; one call may start at most {limit}")
 
 
 def timeout_seconds(arguments: dict[str, Any]) -> int:
@@ -193,7 +194,7 @@ async def delegate_tasks(arguments: dict[str, Any], ctx: ToolContext) -> Any:
             )
             title = substitute(entry["title"], item) if entry.get("title") else None
             planned.append((target, prompt, title))
-    check_count(len(planned))
+    check_count(len(planned), ctx)
     step_id = ctx.step_id
     children: list[TaskSpec] = [
         delegation.child_spec(

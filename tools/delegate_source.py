@@ -12,6 +12,8 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from core import delegation, files, keys, tasks
+from core.errors import BadRequest
+from core.file_filter import FileFilter
 from core.ids import new_id, now_iso
 from tools.context import ToolContext
 from tools.delegate import (
@@ -29,7 +31,7 @@ from tools.signals import PauseForChildren
 #: docs/spec.md, Limits: source mode pages and items.
 DEFAULT_MAX_PAGES = 100
 DEFAULT_MAX_ITEMS = 250
-HARD_MAX_ITEMS = 1000
+HARD_MAX_ITEMS = delegation.HARD_MAX_CHILDREN_PER_CALL
 #: Items a source tool returns per page.
 SOURCE_PAGE_SIZE = 100
 
@@ -38,9 +40,19 @@ SourceTool = Callable[[dict[str, Any], str, ToolContext], Awaitable[SourcePage]]
 
 
 async def list_files_source(arguments: dict[str, Any], cursor: str, ctx: ToolContext) -> SourcePage:
-    """The built-in source: the workspace's uploaded files, newest first."""
-    page = await files.list_files(ctx.redis, ctx.workspace_id, cursor=cursor or None, limit=SOURCE_PAGE_SIZE)
-    return {"items": page.data, "next_cursor": page.next_cursor}
+    """The built-in source: the workspace's uploaded files, newest first, those the arguments select
+    (`name` pattern, `tag` given at upload, `uploaded_after` / `uploaded_before`; core.file_filter)."""
+    try:
+        selected = FileFilter.of(arguments)
+    except BadRequest as exc:
+        raise ToolError(f"list_files: {exc.message}") from None
+    page = await files.list_files(
+        ctx.redis, ctx.workspace_id, cursor=cursor or None, limit=SOURCE_PAGE_SIZE, tag=selected.tag
+    )
+    items = [f for f in page.data if selected.matches(f)]
+    # Newest first: once a page reaches files older than the range, no later page can match.
+    done = any(selected.past_range(f) for f in page.data)
+    return {"items": items, "next_cursor": "" if done else page.next_cursor}
 
 
 SOURCE_TOOLS: dict[str, SourceTool] = {"list_files": list_files_source}
@@ -70,28 +82,35 @@ async def run_source_batch(source: dict[str, Any], ctx: ToolContext) -> dict[str
     key_field = source["item_key_field"]
     batch_id = new_id()
     batch_key = keys.batch_run(ctx.workspace_id, batch_id)
-    await ctx.redis.hset(
-        batch_key,
-        mapping={
-            "batch_id": batch_id,
-            "parent_task_id": parent.id,
-            "status": "running",
-            "source_tool": source["tool"],
-            "total_items": 0,
-            "created_children": 0,
-            "skipped_count": 0,
-            "attached_count": 0,
-            "pages_fetched": 0,
-            "created_at": now_iso(),
-        },
-    )
+    async with ctx.redis.pipeline(transaction=True) as pipe:
+        pipe.hset(
+            batch_key,
+            mapping={
+                "batch_id": batch_id,
+                "parent_task_id": parent.id,
+                "status": "running",
+                "source_tool": source["tool"],
+                "total_items": 0,
+                "created_children": 0,
+                "skipped_count": 0,
+                "attached_count": 0,
+                "pages_fetched": 0,
+                "created_at": now_iso(),
+            },
+        )
+        # `GET /api/v1/tasks/{id}/batch` finds the parent's batches here.
+        pipe.rpush(keys.task_batches(ctx.workspace_id, parent.id), batch_id)
+        await pipe.execute()
     items: list[Any] = []
     cursor = ""
     pages = 0
     while True:
         if pages >= max_pages:
             raise await _fail(ctx, batch_key, f"the source has more than max_pages={max_pages} pages")
-        page = await tool(source.get("arguments") or {}, cursor, ctx)
+        try:
+            page = await tool(source.get("arguments") or {}, cursor, ctx)
+        except ToolError as exc:
+            raise await _fail(ctx, batch_key, exc.message) from None
         pages += 1
         items += page.get("items") or []
         await ctx.redis.hset(batch_key, mapping={"pages_fetched": pages, "total_items": len(items)})
@@ -108,7 +127,7 @@ async def run_source_batch(source: dict[str, Any], ctx: ToolContext) -> dict[str
         item_keys.append(str(value))
     if len(set(item_keys)) != len(item_keys):
         raise await _fail(ctx, batch_key, f"item keys from {key_field!r} are not unique")
-    check_count(len(items))
+    check_count(len(items), ctx)
     if not items:
         await ctx.redis.hset(batch_key, mapping={"status": "enqueued", "finished_at": now_iso()})
         return {"status": "batch_no_items", "batch_id": batch_id, "total_items": 0}

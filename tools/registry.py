@@ -25,6 +25,7 @@ MAX_ARGUMENT_ERROR_CHARS = 200
 
 ToolHandler = Callable[[dict[str, Any], ToolContext], Awaitable[Any]]
 ReviewPreview = Callable[[dict[str, Any], ToolContext], Awaitable[dict[str, Any]]]
+ReviewBinding = Callable[[dict[str, Any], ToolContext], Awaitable[dict[str, Any]]]
 #: Adjusts a tool's model-facing schema for one task (a roster in the description, say).
 SchemaCustomizer = Callable[[dict[str, Any], ToolContext], Awaitable[dict[str, Any]]]
 
@@ -41,7 +42,9 @@ class ToolSpec:
     name in title case. `review_preview(arguments, ctx)`, when set, tells a reviewer what an approved
     call would do (for example the exact request it would send); the runtime shows it with a call
     paused by the agent's `review_tools`. It runs nothing outside the task and raises `ToolError`
-    when the arguments cannot be previewed.
+    when the arguments cannot be previewed. `review_binding(arguments, ctx)`, when set, names what the
+    previewed call would reach (a connector, its environment and URL): an approval is refused while
+    it differs from what the preview saw, and the approved call runs only against it.
     """
 
     name: str
@@ -53,6 +56,7 @@ class ToolSpec:
     display_name: str = ""
     customize: SchemaCustomizer | None = None
     review_preview: ReviewPreview | None = None
+    review_binding: ReviewBinding | None = None
 
     def __post_init__(self) -> None:
         if not TOOL_NAME_PATTERN.fullmatch(self.name):
@@ -157,6 +161,11 @@ class ToolRegistry:
             return None
         self.validate(name, arguments)
         return await spec.review_preview(arguments, ctx)
+
+    async def binding(self, name: str, arguments: dict[str, Any], ctx: ToolContext) -> dict[str, Any] | None:
+        """What a reviewed call of `name` is bound to now (`review_binding`), or None when nothing is."""
+        spec = self.get(name)
+        return None if spec.review_binding is None else await spec.review_binding(arguments, ctx)
 
     async def call(self, name: str, arguments: Any, ctx: ToolContext) -> Any:
         """Validate the arguments, then run the tool's handler and return its output."""

@@ -6,7 +6,8 @@ from fastapi import APIRouter
 
 from core import configs
 from core.models import PageOf
-from serve.deps import ExtractionPrincipalDep, RedisDep
+from serve.deps import RedisDep
+from serve.extraction_deps import ExtractionPrincipalDep
 from serve.extraction_schemas import ConfigCreate, DeletedConfig, SavedConfig
 from serve.openapi_params import ConfigIdPath
 from serve.openapi_responses import v2_errors

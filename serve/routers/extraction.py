@@ -15,8 +15,7 @@ from extraction.job_models import (
     ParseSyncRequest,
     V2Response,
 )
-from serve.deps import ExtractionPrincipalDep
-from serve.extraction_deps import ExtractionDep
+from serve.extraction_deps import ExtractionDep, ExtractionPrincipalDep
 from serve.openapi_params import BatchIdPath, RecordIdPath
 from serve.openapi_responses import v2_errors
 

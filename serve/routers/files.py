@@ -9,12 +9,12 @@ from fastapi import APIRouter, Header, Query, Request
 from fastapi.responses import Response, StreamingResponse
 
 from core import files
-from core.apikeys import authenticate
 from core.errors import NotFound, Unauthorized, UnsupportedMediaType
+from core.file_filter import check_tag
 from extraction.formats import sniff_upload
 from extraction.page_images import DEFAULT_WIDTH, MAX_WIDTH, MIN_WIDTH, RENDERABLE_FORMATS, page_image
-from serve.deps import AuthorizationDep, ExtractionPrincipalDep, RedisDep, SettingsDep
-from serve.extraction_deps import BlobsDep
+from serve.deps import AuthorizationDep, EdgeDep, RedisDep, SettingsDep, agents_principal
+from serve.extraction_deps import BlobsDep, ExtractionPrincipalDep
 from serve.extraction_schemas import DeletedFile, UploadedFile
 from serve.openapi_params import FileIdPath, PagePath
 from serve.openapi_responses import v2_errors
@@ -60,8 +60,13 @@ async def upload_file(
     redis: RedisDep,
     settings: SettingsDep,
     blobs: BlobsDep,
+    tag: Annotated[
+        str | None, Query(description="A tag to select this file by later, e.g. in a source batch.")
+    ] = None,
 ) -> UploadedFile:
     """Upload a document (multipart field `file`); its format is judged from its bytes."""
+    if tag is not None:
+        check_tag(tag)
     part = await file_field(request, max_bytes=settings.max_upload_bytes)
     record = await files.save_upload(
         redis,
@@ -72,6 +77,7 @@ async def upload_file(
         max_bytes=settings.max_upload_bytes,
         sniff=sniff_upload,
         spool_dir=settings.data_dir / "spool",
+        tag=tag,
     )
     return _uploaded(record, "file uploaded")
 
@@ -95,12 +101,14 @@ async def file_content(
     settings: SettingsDep,
     blobs: BlobsDep,
     authorization: AuthorizationDep,
+    edge: EdgeDep,
     expires: str | None = None,
     signature: str | None = None,
 ) -> StreamingResponse:
     """The file's bytes, with an API key or through a signed, time-limited link."""
     if authorization:
-        principal = await authenticate(redis, authorization)
+        # With a key, the read draws on the key's rate limit like every other /api/v2 call.
+        principal = await agents_principal(edge, authorization)
         record = await files.get_file(redis, principal.workspace_id, file_id)
     elif expires is not None or signature is not None:
         files.verify_link(file_id, expires or "", signature or "", secret=settings.resolved_secret())

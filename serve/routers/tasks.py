@@ -9,9 +9,9 @@ from fastapi.responses import StreamingResponse
 from pydantic import BaseModel, ConfigDict
 
 from actors import interaction
-from core import agents, audit, keys, results, task_events, tasks
+from core import agents, audit, delegation, keys, results, task_events, tasks
 from core.document_links import with_document_links
-from core.errors import ServiceUnavailable
+from core.errors import NotFound, ServiceUnavailable
 from core.models import PageOf
 from core.pagination import check_limit, member_id, newest_first
 from core.task_queries import TaskFilter, list_tasks
@@ -24,6 +24,7 @@ from serve.paging import PagingDep
 from serve.params import strict_bool
 from serve.run_body import read_run_body
 from serve.schemas import (
+    BatchRun,
     DeletedTasks,
     FeedReply,
     ReplyForm,
@@ -232,6 +233,16 @@ async def delete_task(
     include_subtasks = strict_bool(request, "include_subtasks", False)
     task = await tasks.load_task(redis, principal.workspace_id, task_id)
     return {"deleted": await interaction.soft_delete(redis, task, include_subtasks=include_subtasks)}
+
+
+@router.get("/{task_id}/batch", response_model=None, responses=_reply(BatchRun, 404))
+async def get_batch(task_id: str, principal: PrincipalDep, redis: RedisDep) -> dict[str, Any]:
+    """The task's latest source-mode batch: totals, page progress and its children's outcomes."""
+    task = await tasks.load_task(redis, principal.workspace_id, task_id)
+    batch = await delegation.latest_batch(redis, task.workspace_id, task.id)
+    if batch is None:
+        raise NotFound(f"task {task.id} ran no source-mode batch")
+    return batch
 
 
 @router.get("/{task_id}/children", response_model=PageOf)

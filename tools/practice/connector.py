@@ -13,16 +13,14 @@ that still answers `invalid_token` gets one reactive re-mint (tools.practice.ses
 
 from __future__ import annotations
 
-import asyncio
 import datetime as dt
-import ipaddress
-import socket
 import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Literal, TypeVar
 from urllib.parse import urlsplit
 
+import httpx
 import redis.asyncio as aioredis
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
 
@@ -32,6 +30,7 @@ from core.ids import iso, now_iso
 from core.locks import LockTimeout, RedisLock
 from core.secretbox import SealedValueError, SecretBox
 from core.settings import Settings
+from core.url_guard import BlockedURL, GuardedTransport
 from tools.practice.client import (
     DEFAULT_MAX_ATTEMPTS,
     DEFAULT_RETRY_BACKOFF_SECONDS,
@@ -43,6 +42,7 @@ from tools.practice.errors import (
     ConnectorChanged,
     ConnectorUnreadable,
     PracticeError,
+    PracticeHostRefused,
     PracticeUnavailableError,
 )
 from tools.practice.session import call_with_token
@@ -184,27 +184,26 @@ def resolve_practice_url(settings: Settings, environment: Environment, base_url:
     return url.rstrip("/")
 
 
-async def _require_public_host(url: str) -> None:
-    """Refuse a base_url whose host resolves to a private, loopback or otherwise non-public address.
+def _operator_url(settings: Settings, environment: Environment) -> str | None:
+    configured = (
+        settings.practice_production_url if environment == "production" else settings.practice_staging_url
+    )
+    return configured.strip().rstrip("/") if configured and configured.strip() else None
 
-    The connect request makes the service send credentials to a caller-chosen URL; without this check a
-    caller could aim it at internal services. (Operators allow private hosts with
-    AGENTRY_ALLOW_PRIVATE_URLS, as tests and local demos do.)
+
+def practice_transport(
+    settings: Settings, practice_url: str, environment: Environment
+) -> httpx.AsyncBaseTransport | None:
+    """The transport of requests to the connector's host: the SSRF guard, unless the operator set that host.
+
+    A `base_url` is chosen by a caller, and the service sends it credentials and patient data, so every
+    request to it (the connect grant and each later call) resolves the host again, refuses private,
+    loopback, link-local and metadata addresses, and connects to the address it checked. A host the
+    operator configured for the environment may be an internal one.
     """
-    parts = urlsplit(url)
-    host = parts.hostname or ""
-    try:
-        infos = await asyncio.get_running_loop().getaddrinfo(host, parts.port, type=socket.SOCK_STREAM)
-    except (socket.gaierror, UnicodeError):
-        raise BadRequest(f"base_url: the host {host!r} cannot be resolved") from None
-    for info in infos:
-        address = ipaddress.ip_address(str(info[4][0]).split("%", 1)[0])
-        if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
-            address = address.ipv4_mapped
-        if not address.is_global:
-            raise BadRequest(
-                "base_url points at a private or local address; only public hosts can be connected"
-            )
+    if practice_url == _operator_url(settings, environment):
+        return None
+    return GuardedTransport(allow_private=settings.allow_private_urls, what="base_url")
 
 
 def _status(raw: dict[str, str]) -> ConnectionStatus:
@@ -233,11 +232,9 @@ async def connect(
     """
     environment = request.environment or DEFAULT_ENVIRONMENT
     url = resolve_practice_url(settings, environment, request.base_url)
-    if request.base_url and not settings.allow_private_urls:
-        await _require_public_host(url)
     secret = request.client_secret.get_secret_value()
     try:
-        async with PracticeClient(url) as client:
+        async with PracticeClient(url, transport=practice_transport(settings, url, environment)) as client:
             token = await client.mint_token(request.client_id, secret)
         minted_at = now_iso()
     except PracticeError as error:
@@ -392,7 +389,8 @@ async def call_practice(
     The token is refreshed first when it is about to expire; an `invalid_token` answer gets one re-mint
     and one retry. Raises the practice errors of the call (tools.practice.errors).
     """
-    async with PracticeClient(connection.practice_url) as client:
+    transport = practice_transport(settings, connection.practice_url, connection.environment)
+    async with PracticeClient(connection.practice_url, transport=transport) as client:
         used: str | None = None
 
         async def current() -> str:
@@ -403,4 +401,7 @@ async def call_practice(
         async def remint() -> str:
             return await _token(redis, settings, connection, client, rejected=used)
 
-        return await call_with_token(current, remint, lambda token: call(client, token))
+        try:
+            return await call_with_token(current, remint, lambda token: call(client, token))
+        except BlockedURL as refused:
+            raise PracticeHostRefused(f"the practice integration's {refused.message}") from None

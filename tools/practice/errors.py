@@ -74,6 +74,10 @@ class PracticeUnavailableError(PracticeError):
     retryable = True
 
 
+class PracticeHostRefused(PracticeError):
+    """The connector's host now resolves to an address the SSRF guard refuses (core.url_guard)."""
+
+
 class ConnectorUnreadable(PracticeError):
     """The stored connector's secrets cannot be decrypted (the service secret changed); reconnect it."""
 

@@ -6,13 +6,12 @@ payload `practice_not_connected` (docs/spec.md "Practice-management connector" r
 IDs rule is checked before any request (SPEC rule 6). Writes to one patient record are serialised
 with a Redis lock, so concurrent identical saves reach the external system one after another and
 upsert one record instead of racing to create two. Every write, read and refusal lands in the
-workspace audit log with the account, environment, response code and a SHA-256 of the patient key,
-never names, dates of birth or the key itself.
+workspace audit log with the account, environment, response code and an HMAC of the patient key
+keyed with the deployment's secret (core.audit), never names, dates of birth or the key itself.
 """
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
@@ -82,13 +81,23 @@ def not_connected() -> dict[str, str]:
     return {"status": NOT_CONNECTED_STATUS, "message": NOT_CONNECTED_MESSAGE}
 
 
-def sha256_hex(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+def _record_digest(ctx: ToolContext, connection: PracticeConnection, envelope: Envelope) -> str:
+    # The external record is named by its host, account and key; the lock key carries only a keyed
+    # digest, so a reader of the store's key names cannot confirm a guessed patient either.
+    record = "\n".join((connection.practice_url, envelope["account_id"], envelope["patient_pcref"]))
+    return audit.identifier_digest(ctx.settings.resolved_secret(), record)
 
 
-def _record_digest(connection: PracticeConnection, envelope: Envelope) -> str:
-    # The external record is named by its host, account and key; the lock key carries only a digest.
-    return sha256_hex("\n".join((connection.practice_url, envelope["account_id"], envelope["patient_pcref"])))
+def _target(connection: PracticeConnection | None) -> dict[str, Any]:
+    """What a reviewed save is bound to: this very connector (a reconnect makes another), its
+    environment and the URL the request goes to."""
+    if connection is None:
+        return {"connected": False}
+    return {
+        "connection_id": connection.connection_id,
+        "environment": connection.environment,
+        "url": f"{connection.practice_url}{SAVE_PATIENT_PATH}",
+    }
 
 
 async def _connection(ctx: ToolContext) -> PracticeConnection | None:
@@ -144,6 +153,11 @@ async def _check_account(
 async def save_patient(arguments: dict[str, Any], ctx: ToolContext) -> dict[str, Any]:
     """practice_save_patient: upsert one patient with the complete savePatientAPI envelope."""
     connection = await _connection(ctx)
+    if ctx.approved_target is not None and dict(ctx.approved_target) != _target(connection):
+        raise ToolError(
+            "the practice integration changed after this call was approved; nothing was sent. "
+            "The call can be made again for a new review."
+        )
     if connection is None:
         return not_connected()
     inputs = _inputs(parse_save_input, arguments)
@@ -151,12 +165,12 @@ async def save_patient(arguments: dict[str, Any], ctx: ToolContext) -> dict[str,
     details: dict[str, Any] = {
         "account_id": inputs.account_id,
         "environment": connection.environment,
-        "pcref_sha256": sha256_hex(envelope["patient_pcref"]),
+        "pcref_hmac": audit.identifier_digest(ctx.settings.resolved_secret(), envelope["patient_pcref"]),
     }
     await _check_account(ctx, inputs.account_id, connection, SAVE_REFUSED_ACTION, details)
     lock = RedisLock(
         ctx.redis,
-        keys.practice_record_lock(_record_digest(connection, envelope)),
+        keys.practice_record_lock(_record_digest(ctx, connection, envelope)),
         ttl_seconds=RECORD_LOCK_TTL_SECONDS,
         wait_seconds=RECORD_LOCK_WAIT_SECONDS,
     )
@@ -210,6 +224,11 @@ async def preview_save(arguments: dict[str, Any], ctx: ToolContext) -> dict[str,
     }
 
 
+async def bind_save(arguments: dict[str, Any], ctx: ToolContext) -> dict[str, Any]:
+    """The connector, environment and URL a reviewed save would reach now."""
+    return _target(await _connection(ctx))
+
+
 async def get_patient(arguments: dict[str, Any], ctx: ToolContext) -> dict[str, Any]:
     """practice_get_patient: read one patient by the patient_id the practice system assigned."""
     connection = await _connection(ctx)
@@ -247,6 +266,7 @@ PRACTICE_SAVE_PATIENT = ToolSpec(
     mutating=True,
     display_name="Save Patient",
     review_preview=preview_save,
+    review_binding=bind_save,
 )
 
 PRACTICE_GET_PATIENT = ToolSpec(

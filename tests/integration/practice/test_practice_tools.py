@@ -8,6 +8,7 @@ import hashlib
 import httpx
 import pytest
 
+from core import audit
 from tests.integration.conftest import Service
 from tests.support.agents import create_agent, feed, of_type, run_sync, start, task, wait_status
 from tests.support.practice import (
@@ -205,7 +206,7 @@ def test_review_preview_of_invalid_arguments_says_why(ws_api: httpx.Client, sand
 
 
 def test_writes_reads_and_refusals_are_audited_without_patient_data(
-    ws_api: httpx.Client, sandbox: RunningSandbox
+    ws_api: httpx.Client, sandbox: RunningSandbox, service: Service
 ) -> None:
     connected(ws_api, sandbox, allowed_account_ids="acct-1")
     done, results = run_to_end(
@@ -224,13 +225,15 @@ def test_writes_reads_and_refusals_are_audited_without_patient_data(
         "practice.patient_read",
         "practice.patient_save_refused",
     }
-    digest = hashlib.sha256(PCREF.encode()).hexdigest()
+    # Keyed with the deployment's secret: not the bare SHA-256 anyone can compute from a guessed pcref.
+    digest = audit.identifier_digest(service.settings.resolved_secret(), PCREF)
+    assert digest != hashlib.sha256(PCREF.encode()).hexdigest()
     assert entries["practice.patient_saved"]["task_ids"] == [done["task_id"]]
     assert entries["practice.patient_saved"]["key_id"] is None
     assert entries["practice.patient_saved"]["details"] == {
         "account_id": "acct-1",
         "environment": "staging",
-        "pcref_sha256": digest,
+        "pcref_hmac": digest,
         "response_code": 1000,
         "patient_id": patient_id,
     }

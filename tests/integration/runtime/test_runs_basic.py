@@ -26,7 +26,7 @@ def test_async_run_completes_with_summary_usage_and_feed(api: httpx.Client, plac
     assert set(body) == {"task_id", "agent_id", "status", "created_at"} and body["status"] == "running"
     done = wait_status(api, body["task_id"])
     assert done["status"] == "completed", done
-    assert done["usage"] == {"input_tokens": 5, "output_tokens": 2, "cost_usd": 0.01, "steps": 0}
+    assert done["usage"] == {"input_tokens": 5, "output_tokens": 2, "cost_usd": 0.01, "steps": 1}
     assert done["agent_id"] == agent["id"] and done["agent_group_id"] == agent["agent_group_id"]
     assert done["query"] == "Ada" and done["title"] == "Ada" and done["pause"] is None
     summary = api.get(f"/api/v1/tasks/{body['task_id']}/summary").json()
@@ -66,7 +66,8 @@ def test_tool_calls_and_interim_answer_take_several_steps(api: httpx.Client) -> 
     wait_status(api, task_id, "waiting_for_input")
     api.post(f"/api/v1/tasks/{task_id}/message", json={"message": "ok"})
     done = wait_status(api, task_id)
-    assert done["usage"]["steps"] == 1
+    # Two decision steps: the one that asked, and the one that answered after the reply.
+    assert done["usage"]["steps"] == 2
     items = feed(api, task_id)
     assert [i["text"] for i in of_type(items, "assistant_message")] == ["Let me ask.", "done"]
     calls, results = of_type(items, "tool_call"), of_type(items, "tool_result")

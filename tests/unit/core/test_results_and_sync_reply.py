@@ -4,7 +4,7 @@ import pytest
 
 from core.errors import BadRequest
 from core.results import last_tool_output, structured_envelope, summary_envelope
-from core.sync_reply import build_reply
+from core.sync_reply import build_reply, wait_outcome
 from core.task_queries import TaskFilter
 from core.tasks import Task, TaskSpec
 
@@ -108,3 +108,28 @@ def _test_task() -> Task:
     task = make("completed")
     task.spec.source = "test"
     return task
+
+
+@pytest.mark.parametrize(
+    ("status", "pause", "outcome"),
+    [
+        ("completed", None, "terminal"),
+        ("running", None, None),
+        ("waiting_for_input", {"kind": "ask_user", "question": "?"}, "result_unavailable"),
+        ("waiting_for_input", {"kind": "failure_pause"}, "result_unavailable"),
+        ("awaiting_review", {"kind": "review"}, "result_unavailable"),
+        # CONTRACT.md section 4: a parent waiting on its children needs no action; the hold goes on.
+        ("waiting_for_input", {"kind": "delegation", "group_id": "g"}, None),
+        # The children's results were recorded (the pause dropped) and the parent is about to run.
+        ("waiting_for_input", None, None),
+    ],
+)
+def test_what_a_held_request_answers(status: str, pause: dict | None, outcome: str | None) -> None:
+    assert wait_outcome(make(status, pause=pause), drained=False, expired=False) == outcome
+
+
+def test_a_delegating_parent_still_answers_draining_and_budget_expired() -> None:
+    parent = make("waiting_for_input", pause={"kind": "delegation", "group_id": "g"})
+    assert wait_outcome(parent, drained=True, expired=False) == "draining"
+    assert wait_outcome(parent, drained=False, expired=True) == "budget_expired"
+    assert wait_outcome(make("completed"), drained=True, expired=True) == "terminal"

@@ -5,8 +5,9 @@ from pydantic import ValidationError
 
 from core.errors import BadRequest
 from core.settings import Settings
+from core.url_guard import GuardedTransport
 from tools.practice import CREDENTIAL_FIELDS
-from tools.practice.connector import ConnectRequest, _require_public_host, resolve_practice_url
+from tools.practice.connector import ConnectRequest, practice_transport, resolve_practice_url
 from tools.practice.patient_tools import PRACTICE_GET_PATIENT, PRACTICE_SAVE_PATIENT
 
 pytestmark = pytest.mark.unit
@@ -85,20 +86,16 @@ def test_practice_tools_show_the_model_no_credential() -> None:
     assert not PRACTICE_GET_PATIENT.mutating and PRACTICE_GET_PATIENT.review_preview is None
 
 
-@pytest.mark.parametrize(
-    "url",
-    [
-        "http://127.0.0.1:9100",
-        "http://localhost",
-        "https://10.1.2.3",
-        "http://169.254.169.254",
-        "http://[::1]:80",
-    ],
-)
-async def test_base_url_on_a_private_address_is_refused(url: str) -> None:
-    with pytest.raises(BadRequest, match="private or local"):
-        await _require_public_host(url)
+def test_a_caller_chosen_base_url_goes_through_the_guard() -> None:
+    configured = settings(AGENTRY_PRACTICE_STAGING_URL="https://practice.internal/")
+    assert isinstance(
+        practice_transport(configured, "https://elsewhere.example", "staging"), GuardedTransport
+    )
+    assert isinstance(
+        practice_transport(configured, "https://practice.internal", "production"), GuardedTransport
+    )
 
 
-async def test_base_url_on_a_public_address_is_accepted() -> None:
-    await _require_public_host("https://93.184.216.34/")
+def test_the_operators_own_host_is_trusted() -> None:
+    configured = settings(AGENTRY_PRACTICE_STAGING_URL=" https://practice.internal/ ")
+    assert practice_transport(configured, "https://practice.internal", "staging") is None
