@@ -9,7 +9,7 @@ from fastapi import Depends, Request, Security
 from fastapi.security import HTTPBearer
 
 from core import keys
-from core.apikeys import Principal, authenticate
+from core.apikeys import Principal
 from core.errors import RateLimited
 from core.settings import Settings, parse_rate
 from serve.state import EdgeState, edge_state
@@ -38,7 +38,7 @@ def get_waiters(edge: EdgeDep) -> Waiters:
 class BearerKey(HTTPBearer):
     """Declares the `Authorization: Bearer <API_KEY>` scheme in OpenAPI and hands over the raw header.
 
-    `core.apikeys.authenticate` judges the header itself, so its 401 messages (missing, malformed,
+    `core.apikeys` judges the header itself, so its 401 messages (missing, malformed,
     unknown, revoked) are the same whichever route asks.
     """
 
@@ -57,12 +57,12 @@ RedisDep = Annotated[aioredis.Redis, Depends(get_redis)]
 
 
 async def extraction_principal(edge: EdgeDep, authorization: AuthorizationDep) -> Principal:
-    return await authenticate(edge.redis, authorization)
+    return await edge.api_keys.authenticate(authorization)
 
 
 async def agents_principal(edge: EdgeDep, authorization: AuthorizationDep) -> Principal:
     """Authenticate, then charge the key's rate limit: one budget across the whole /api/v1 surface."""
-    principal = await authenticate(edge.redis, authorization)
+    principal = await edge.api_keys.authenticate(authorization)
     rate = parse_rate(principal.rate_limit) if principal.rate_limit else edge.settings.rate_limit_per_period
     if rate is not None:
         requests, period = rate
