@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import socket
 from dataclasses import dataclass
 
 import ray
@@ -29,6 +30,25 @@ log = logging.getLogger(__name__)
 #: to start one, and a killed proxy fails the whole start.
 PROXY_READY_ENV = "RAY_SERVE_PROXY_READY_CHECK_TIMEOUT_S"
 PROXY_READY_SECONDS = "30"
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _haproxy_ports() -> dict[str, str]:
+    """HAProxy's stats and metrics listeners and Serve's fallback proxy (which answers while no
+    replica runs) on free ports: their fixed defaults (8404, 9101, 8500, 9500) would collide with
+    another service on this machine (another checkout, the tests)."""
+    names = (
+        "RAY_SERVE_HAPROXY_STATS_PORT",
+        "RAY_SERVE_HAPROXY_METRICS_PORT",
+        "RAY_SERVE_FALLBACK_PROXY_HTTP_PORT",
+        "RAY_SERVE_FALLBACK_PROXY_GRPC_PORT",
+    )
+    return {name: str(_free_port()) for name in names}
 
 
 @dataclass
@@ -79,7 +99,7 @@ def start_service(settings: Settings, *, dashboard: bool = True) -> RunningServi
                 # Ray's processes inherit this environment; Serve's controller reads it.
                 os.environ.setdefault(PROXY_READY_ENV, PROXY_READY_SECONDS)
             ray.init(**init_args)  # type: ignore[arg-type]
-        deploy(settings, env)
+        deploy(settings, env, local_ports=None if settings.ray_address else _haproxy_ports())
         start_scheduler()
         start_webhook_dispatcher()
     except BaseException:
