@@ -24,6 +24,9 @@ BACKPRESSURE: dict[str, Any] = {"status_code": 429, "retry_after_s": BACKPRESSUR
 #: Serve holds a stopping direct-ingress replica open this long (30 s by default, for a cloud load
 #: balancer to deregister it). HAProxy on each node learns of the stop within a fraction of a second.
 HAPROXY_DRAIN_SECONDS = "2"
+#: Serve gives a starting (or reloading) HAProxy 30 s to take over its admin socket; a busy small
+#: machine has been seen to need more, and a failed reload leaves HAProxy on its old replica list.
+HAPROXY_START_SECONDS = "90"
 
 
 def haproxy_launcher() -> str:
@@ -43,6 +46,7 @@ def serve_env(settings: Settings) -> dict[str, str]:
             "RAY_SERVE_ENABLE_HA_PROXY": "1",
             "RAY_SERVE_HAPROXY_BINARY_PATH": haproxy_launcher(),
             "RAY_SERVE_DIRECT_INGRESS_MIN_DRAINING_PERIOD_S": HAPROXY_DRAIN_SECONDS,
+            "RAY_SERVE_HAPROXY_STARTUP_TIMEOUT_S": HAPROXY_START_SECONDS,
         }
     return env
 

@@ -17,12 +17,13 @@ import os
 import re
 import sys
 
-from serve.proxy_middleware import INTERRUPTED_MESSAGE, RETRY_AFTER_SECONDS
+from serve.edge_answers import INTERRUPTED_MESSAGE, RETRY_AFTER_SECONDS, TIMEOUT_MESSAGE
 
 #: Marks a config already rewritten (Serve rewrites the whole file before every start or reload).
 MARKER = "# agentry: answers of requests no replica answered"
 FRONTEND = "frontend http_frontend"
-TIMEOUT_MESSAGE = "the request took longer than the server allows; retry shortly"
+#: `/api/v1` answers `{error}`, everything else `{detail}` (serve/errors.py).
+AGENTS_PREFIX = "/api/v1"
 _SERVE_ERRORFILE = re.compile(r"^\s*errorfile 50[234] .*\n", re.MULTILINE)
 
 
@@ -37,7 +38,8 @@ def _rules() -> str:
     lines = [
         MARKER,
         # The envelope of the API the request was for (serve/errors.py).
-        "http-request set-var(txn.agentry_envelope) str(error) if { path_beg /api/v1/ } || { path /api/v1 }",
+        f"http-request set-var(txn.agentry_envelope) str(error) if {{ path_beg {AGENTS_PREFIX}/ }}"
+        f" || {{ path {AGENTS_PREFIX} }}",
         "http-request set-var(txn.agentry_envelope) str(detail) if !{ var(txn.agentry_envelope) -m found }",
         # A 502 or 504 a replica sent itself is its answer; only HAProxy's own are rewritten.
         "http-response set-var(txn.agentry_from_replica) bool(true)",

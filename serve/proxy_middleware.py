@@ -28,18 +28,13 @@ import logging
 from starlette.middleware import Middleware
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from serve.edge_answers import BACKPRESSURE_MESSAGE, INTERRUPTED_MESSAGE, RETRY_AFTER_SECONDS
 from serve.errors import AGENTS_PREFIX
 
 log = logging.getLogger(__name__)
 
 #: The environment of the Serve controller (and so of the proxies it starts).
 PROXY_ENV = {"RAY_SERVE_HTTP_PROXY_CALLBACK_IMPORT_PATH": "serve.proxy_middleware:proxy_middlewares"}
-INTERRUPTED_MESSAGE = (
-    "the server handling this request stopped before it answered; retry shortly "
-    "(a run it started goes on: find it with GET /api/v1/tasks)"
-)
-RETRY_AFTER_SECONDS = 2
-BACKPRESSURE_MESSAGE = "the server is at capacity; retry after the time in Retry-After"
 #: Serve answers backpressure with this status (serve.deployment.BACKPRESSURE) in plain text; our
 #: app's own 429s (rate limits) are JSON and pass untouched.
 BACKPRESSURE_STATUS = 429

@@ -10,12 +10,8 @@ from typing import Any
 import pytest
 from starlette.types import Message, Receive, Scope, Send
 
-from serve.proxy_middleware import (
-    BACKPRESSURE_MESSAGE,
-    INTERRUPTED_MESSAGE,
-    InterruptedRequests,
-    proxy_middlewares,
-)
+from serve.edge_answers import BACKPRESSURE_MESSAGE, INTERRUPTED_MESSAGE
+from serve.proxy_middleware import InterruptedRequests, proxy_middlewares
 
 pytestmark = pytest.mark.unit
 
