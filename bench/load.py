@@ -40,6 +40,8 @@ from typing import Any
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
+from bench import replica_profile  # noqa: E402
+
 #: Per-request timeout; a request slower than this counts as an error (`timeout`).
 REQUEST_TIMEOUT_SECONDS = 30.0
 #: Tasks started before the phases, so the first polls have something to read.
@@ -350,9 +352,11 @@ class Measured:
     direct: Stats | None = None
     #: The same GET on our app in one plain uvicorn process (no Serve).
     plain: Stats | None = None
+    #: py-spy's summary of the replicas during the GET phase (`--profile`).
+    profile: str | None = None
 
 
-def _measure(option: str, args: argparse.Namespace, *, plain: bool) -> Measured:
+def _measure(option: str, args: argparse.Namespace, *, plain: bool, profile_dir: Path | None) -> Measured:
     from core.settings import load_settings
     from serve.service import start_service, stop_service
     from tests.support.service import new_key
@@ -375,8 +379,14 @@ def _measure(option: str, args: argparse.Namespace, *, plain: bool) -> Measured:
             _phase(service.url, headers, run_share=args.run_share, agent_id=agent_id, **shape)
         )
         cpu_mixed = _cpu_seconds(processes)
+        spies = []
+        if profile_dir is not None:
+            pids = [proc.pid for proc in processes["Serve replicas"]]
+            spies = replica_profile.record(pids, min(args.seconds, 30), profile_dir)
         polls = asyncio.run(_phase(service.url, headers, run_share=0, agent_id=None, **shape))
         cpu_polls = _cpu_seconds(processes)
+        for spy in spies:
+            spy.wait(timeout=60)
         measured = Measured(
             label=label,
             mixed=mixed,
@@ -385,6 +395,7 @@ def _measure(option: str, args: argparse.Namespace, *, plain: bool) -> Measured:
             cpu_mixed={k: (cpu_mixed[k] - cpu_start[k]) / mixed.seconds for k in processes},
             cpu_polls={k: (cpu_polls[k] - cpu_mixed[k]) / polls.seconds for k in processes},
             counts={k: len(v) for k, v in processes.items()},
+            profile=replica_profile.summary(profile_dir) if profile_dir is not None else None,
         )
         port = _replica_port(processes)
         if port is not None and option == "haproxy-1":
@@ -416,6 +427,9 @@ def main() -> None:
         default=",".join(OPTIONS),
         help=f"ingress options to measure, comma-separated, in order (of: {', '.join(OPTIONS)})",
     )
+    parser.add_argument(
+        "--profile", action="store_true", help="py-spy the first option's replicas in its GET phase"
+    )
     args = parser.parse_args()
     options = [o.strip() for o in args.options.split(",") if o.strip()]
     if not 0 < args.seconds <= 600 or not 0 < args.clients <= 2000:
@@ -431,7 +445,11 @@ def main() -> None:
         }
     )
     load_start = os.getloadavg()
-    results = [_measure(o, args, plain=i == len(options) - 1) for i, o in enumerate(options)]
+    results = []
+    for i, option in enumerate(options):
+        # The replicas of the first option are profiled, when asked.
+        profile_dir = Path(tempfile.mkdtemp(prefix="agentry-profile-")) if args.profile and i == 0 else None
+        results.append(_measure(option, args, plain=i == len(options) - 1, profile_dir=profile_dir))
     bare: subprocess.Popen[bytes] | None = None
     try:
         bare_port = _free_port()
@@ -485,6 +503,9 @@ def _report(
         for what, stats in (("mixed", m.mixed), ("GET only", m.polls)):
             for status, sample in stats.samples.items():
                 print(f"first {status} body ({m.label}, {what}): {sample}")
+    for m in results:
+        if m.profile is not None:
+            print(f"\nprofile of the replicas ({m.label}), GET phase:\n{m.profile}")
     generator = ", ".join(f"{m.label} {m.polls.generator_cpu:.0%}" for m in results)
     print(
         f"\nload generator CPU (share of one core), GET phases: {generator}, bare {ceiling.generator_cpu:.0%}"
