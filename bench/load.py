@@ -1,23 +1,32 @@
-"""HTTP load on loopback: many clients polling tasks and starting runs, beside a bare uvicorn+FastAPI app.
+"""HTTP load on loopback: many clients polling tasks and starting runs, per ingress option, beside
+our app in one plain uvicorn process and a bare uvicorn+FastAPI app, all in one run.
 
     .venv/bin/python bench/load.py [--clients 200] [--seconds 60] [--run-share 0.05]
+                                   [--options haproxy,haproxy-1,...] [--profile]
 
-Starts its own service (embedded Redis in a temp dir, local Ray, Serve on a free port, rate limit
-off), creates a key and a scripted agent (pooled placement, one answer), starts a few tasks to poll,
-then runs three phases of `--seconds` each with `--clients` concurrent clients, each client sending
-one request at a time on its own keep-alive connection:
+For each ingress option (`--options`, default all of `OPTIONS`: Serve's HAProxy ingress with a
+replica per core, which is the default, or one replica, or the same-loop flags; Serve's Python proxy
+with one replica as before, one per core, or the same-loop flags) it starts its own service
+(embedded Redis in a temp dir, local Ray, Serve on a free port, rate limit off), creates a key and a
+scripted agent (pooled placement, one answer), starts a few tasks to poll, then runs two phases of
+`--seconds` each with `--clients` concurrent clients, each one request at a time on its own
+keep-alive connection:
 
-1. agentry, mixed: each request is `POST /api/v1/agents/{id}/run` (async=true) with probability
+1. mixed: each request is `POST /api/v1/agents/{id}/run` (async=true) with probability
    `--run-share`, else `GET /api/v1/tasks/{id}` of a task started so far;
-2. agentry, the GET alone;
-3. the same GET against a bare uvicorn+FastAPI app (one process, a handler returning a task record
-   of the same size) started in a subprocess on a free port: the ceiling of this machine's Python
-   HTTP stack, and the ratio agentry/bare.
+2. the GET alone; with HAProxy and one replica, the same GET again sent to the replica's own HTTP
+   server (direct ingress: no HAProxy).
 
-It prints requests per second, p50/p99 latency, errors by status, the RSS of the service's
-processes (Serve proxy, replicas, Redis) at start and end, and the load generator's own CPU use:
-one asyncio process with aiohttp, which is not the bottleneck while it stays well under one core
-(and while the bare app's rate, through the same generator, is well above agentry's).
+During the last option's service it also runs the GET against our app in one plain uvicorn process
+(no Serve; the same Redis): what Serve itself costs. Last, the same GET against a bare
+uvicorn+FastAPI app (one process, a handler returning a task record of the same size) in a
+subprocess: this machine's Python HTTP ceiling, and each row's ratio to it.
+
+It prints requests per second, p50/p99 latency, errors by status, the CPU and RSS of the service's
+processes (Serve proxy, HAProxy, replicas, Redis), and the load generator's own CPU use: one asyncio
+process with aiohttp, which is not the bottleneck while it stays well under one core (and while the
+bare app's rate, through the same generator, is well above the others). `--profile` samples the
+first option's replicas with py-spy during its GET phase and prints where their CPU went.
 Every request goes to 127.0.0.1; each phase stops by itself after `--seconds`.
 """
 
