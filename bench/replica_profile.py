@@ -31,6 +31,7 @@ PARTS = (
 )
 
 
+IDLE = ("select (", "poll (", "wait (", "_wait_for_tstate_lock", "Thread.run (", "Worker.main_loop (")
 #: Functions whose share is counted inclusively (a sample counts if any frame of its stack is one).
 INCLUSIVE = (
     "_direct_ingress_asgi",
@@ -43,8 +44,8 @@ INCLUSIVE = (
     "serialize_response",
     "jsonable_encoder",
     "execute_command",
-    "__call__ (serve/middleware.py",
-    "__call__ (serve/proxy_middleware.py",
+    "run_in_threadpool",
+    "render (",
 )
 
 
@@ -78,9 +79,10 @@ def summary(out_dir: Path, top: int = 15) -> str:
             if not stack or not count.isdigit():
                 continue
             frames = stack.split(";")
-            # Idle threads (waiting in epoll or on a lock) are not CPU.
+            # Idle threads are not CPU: waiting in epoll or on a lock, or in native code under a
+            # thread's or Ray's worker loop with no Python frame below (Ray's own C++ threads).
             leaf = frames[-1]
-            if any(idle in leaf for idle in ("select (", "poll (", "wait (", "_wait_for_tstate_lock")):
+            if any(idle in leaf for idle in IDLE):
                 continue
             n = int(count)
             total += n

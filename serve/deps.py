@@ -1,4 +1,9 @@
-"""FastAPI dependencies as `Annotated` aliases: the edge's only way to reach settings and the store."""
+"""FastAPI dependencies as `Annotated` aliases: the edge's only way to reach settings and the store.
+
+Every dependency is `async def`, even those that do no I/O: FastAPI runs a plain `def` dependency in
+its thread pool, a thread hop per dependency per request (the replica's profile showed threads being
+started and woken on every GET).
+"""
 
 from __future__ import annotations
 
@@ -16,22 +21,22 @@ from serve.state import EdgeState, edge_state
 from serve.waiters import Waiters
 
 
-def get_edge() -> EdgeState:
+async def get_edge() -> EdgeState:
     return edge_state()
 
 
 EdgeDep = Annotated[EdgeState, Depends(get_edge)]
 
 
-def get_settings_dep(edge: EdgeDep) -> Settings:
+async def get_settings_dep(edge: EdgeDep) -> Settings:
     return edge.settings
 
 
-def get_redis(edge: EdgeDep) -> aioredis.Redis:
+async def get_redis(edge: EdgeDep) -> aioredis.Redis:
     return edge.redis
 
 
-def get_waiters(edge: EdgeDep) -> Waiters:
+async def get_waiters(edge: EdgeDep) -> Waiters:
     return edge.waiters
 
 

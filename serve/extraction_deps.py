@@ -12,14 +12,14 @@ from extraction.jobs import ExtractionContext
 from serve.deps import EdgeDep, RedisDep, SettingsDep
 
 
-def get_blobs(edge: EdgeDep) -> BlobStore:
+async def get_blobs(edge: EdgeDep) -> BlobStore:
     return edge.blobs
 
 
 BlobsDep = Annotated[BlobStore, Depends(get_blobs)]
 
 
-def get_extraction(redis: RedisDep, settings: SettingsDep, blobs: BlobsDep) -> ExtractionContext:
+async def get_extraction(redis: RedisDep, settings: SettingsDep, blobs: BlobsDep) -> ExtractionContext:
     return ExtractionContext(redis=redis, settings=settings, blobs=blobs, model_factory=extraction_model)
 
 
