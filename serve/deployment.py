@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import sys
 from pathlib import Path
 from typing import Any
@@ -13,6 +14,8 @@ from actors.webhook_dispatcher import ensure_webhook_dispatcher
 from core.settings import Settings
 from serve.app import app
 from serve.proxy_middleware import PROXY_ENV
+
+log = logging.getLogger(__name__)
 
 APP_NAME = "agentry"
 #: Queued requests per caller beyond which Serve answers at once instead of queueing forever.
@@ -83,15 +86,21 @@ def ingress_options(settings: Settings, env: dict[str, str]) -> dict[str, Any]:
 
 def deploy(settings: Settings, env: dict[str, str], *, local_ports: dict[str, str] | None = None) -> None:
     """`local_ports`: HAProxy's stats and metrics ports when this machine runs more than one service."""
-    serve.start(
-        http_options={
-            "host": settings.host,
-            "port": settings.port,
-            "request_timeout_s": settings.sync_budget_seconds + 60,
-        },
-        # The proxies the controller starts answer a request cut off by a dying replica with a 503.
-        controller_options={"runtime_env": {"env_vars": serve_env(settings) | (local_ports or {})}},
-    )
+    try:
+        serve.start(
+            http_options={
+                "host": settings.host,
+                "port": settings.port,
+                "request_timeout_s": settings.sync_budget_seconds + 60,
+            },
+            # The proxies the controller starts answer a request cut off by a dying replica with a 503.
+            controller_options={"runtime_env": {"env_vars": serve_env(settings) | (local_ports or {})}},
+        )
+    except TimeoutError:
+        # serve.start waits a fixed 60 s for the proxies; on a busy machine HAProxy's manager, its
+        # fallback proxy and HAProxy itself can take longer. They go on starting; the caller waits
+        # for HTTP to answer (serve.service).
+        log.warning("Serve's HTTP proxies are slow to start; waiting for them")
     serve.run(
         Ingress.options(**ingress_options(settings, env)).bind(),  # type: ignore[attr-defined]
         name=APP_NAME,

@@ -9,6 +9,7 @@ import asyncio
 import logging
 import os
 import socket
+import time
 from dataclasses import dataclass
 
 import ray
@@ -49,6 +50,28 @@ def _haproxy_ports() -> dict[str, str]:
         "RAY_SERVE_FALLBACK_PROXY_GRPC_PORT",
     )
     return {name: str(_free_port()) for name in names}
+
+
+#: How long a start waits for HTTP to answer once the application runs (a busy machine is slow).
+HTTP_READY_SECONDS = 180.0
+
+
+def _wait_for_http(settings: Settings) -> None:
+    """Until the ingress answers `/-/healthz` (200 once a replica is behind it), or fail the start."""
+    import httpx
+
+    host = "127.0.0.1" if settings.host in ("0.0.0.0", "::") else settings.host
+    url = f"http://{host}:{settings.port}/-/healthz"
+    deadline = time.monotonic() + HTTP_READY_SECONDS
+    while True:
+        try:
+            if httpx.get(url, timeout=5).status_code == 200:
+                return
+        except httpx.HTTPError:
+            pass
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"HTTP did not answer on {url} within {HTTP_READY_SECONDS:.0f} s")
+        time.sleep(0.5)
 
 
 @dataclass
@@ -100,6 +123,9 @@ def start_service(settings: Settings, *, dashboard: bool = True) -> RunningServi
                 os.environ.setdefault(PROXY_READY_ENV, PROXY_READY_SECONDS)
             ray.init(**init_args)  # type: ignore[arg-type]
         deploy(settings, env, local_ports=None if settings.ray_address else _haproxy_ports())
+        if not settings.ray_address:
+            # On a cluster the proxies listen on its nodes, not necessarily here.
+            _wait_for_http(settings)
         start_scheduler()
         start_webhook_dispatcher()
     except BaseException:
