@@ -5,27 +5,38 @@ from __future__ import annotations
 import redis.asyncio as aioredis
 
 from core import agents, keys, tasks
+from core.models import AgentVersion
 from core.settings import Settings
 from core.state_machine import TaskStatus
 from core.tasks import Task
 
 
-async def concurrency_limit(redis: aioredis.Redis, settings: Settings, task: Task) -> int:
+def limit_of(latest: AgentVersion, settings: Settings) -> int:
     """`settings.max_concurrent_tasks` of the agent's latest version, else AGENTRY_AGENT_CONCURRENCY."""
+    value = (latest.config.get("settings") or {}).get("max_concurrent_tasks")
+    return int(value) if isinstance(value, int) and value > 0 else settings.agent_concurrency
+
+
+async def concurrency_limit(redis: aioredis.Redis, settings: Settings, task: Task) -> int:
     try:
         group = await agents.load_group(redis, task.workspace_id, task.spec.agent_group_id)
         version = await agents.latest(redis, task.workspace_id, group)
     except Exception:
         return settings.agent_concurrency
-    value = (version.config.get("settings") or {}).get("max_concurrent_tasks")
-    return int(value) if isinstance(value, int) and value > 0 else settings.agent_concurrency
+    return limit_of(version, settings)
 
 
-async def admit_and_launch(redis: aioredis.Redis, settings: Settings, task: Task, *, from_status: str) -> str:
-    """Admit the task (running) or queue it; a running task gets its runner started."""
+async def admit_and_launch(
+    redis: aioredis.Redis, settings: Settings, task: Task, *, from_status: str, limit: int | None = None
+) -> str:
+    """Admit the task (running) or queue it; a running task gets its runner started.
+
+    `limit`: the agent's limit when the caller has just read its latest version (saves reading it again).
+    """
     from actors.launcher import launch
 
-    limit = await concurrency_limit(redis, settings, task)
+    if limit is None:
+        limit = await concurrency_limit(redis, settings, task)
     status = await tasks.admit(redis, task, limit=limit, from_status=from_status)
     if status == TaskStatus.RUNNING.value:
         await launch(redis, settings, task)

@@ -10,7 +10,7 @@ from typing import Any
 
 import redis.asyncio as aioredis
 
-from actors.admission import admit_and_launch
+from actors.admission import admit_and_launch, limit_of
 from core import agents, tasks
 from core.errors import BadRequest
 from core.ids import new_id
@@ -125,6 +125,8 @@ async def create_and_admit(
         "placement": tasks.placement_for(version.config, settings.task_placement),
     } | (parent or {})
     task = await tasks.create_task(redis, spec)
-    status = await admit_and_launch(redis, settings, task, from_status=TaskStatus.PENDING.value)
+    # A run of the latest version (the usual case) already holds what its limit is read from.
+    limit = limit_of(version, settings) if version.id == group.latest_version_id else None
+    status = await admit_and_launch(redis, settings, task, from_status=TaskStatus.PENDING.value, limit=limit)
     task.status = status or task.status
     return task

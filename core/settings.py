@@ -6,6 +6,7 @@ they need from it). An invalid value stops start-up with a message that names th
 
 from __future__ import annotations
 
+import os
 import re
 import secrets
 from functools import lru_cache
@@ -89,7 +90,11 @@ class Settings(BaseSettings):
     #: Warm async actors that host runners when placement is `pooled`.
     task_hosts: int = Field(2, ge=1, validation_alias=_env("AGENTRY_TASK_HOSTS"))
     #: Replicas of the HTTP ingress; each holds up to `ingress_max_ongoing` requests (held sync runs count).
-    ingress_replicas: int = Field(1, ge=1, validation_alias=_env("AGENTRY_INGRESS_REPLICAS"))
+    #: Unset: one per core of this machine (a replica runs its requests on one core).
+    ingress_replicas: int | None = Field(None, ge=1, validation_alias=_env("AGENTRY_INGRESS_REPLICAS"))
+    #: What answers HTTP in front of the replicas: Serve's HAProxy ingress (`haproxy`, requests go
+    #: straight to a replica's own HTTP server) or Serve's Python proxy (`proxy`).
+    ingress: Literal["haproxy", "proxy"] = Field("haproxy", validation_alias=_env("AGENTRY_INGRESS"))
     ingress_max_ongoing: int = Field(500, ge=1, validation_alias=_env("AGENTRY_INGRESS_MAX_ONGOING"))
     #: First wait before a failed webhook delivery is tried again; it doubles per attempt (capped).
     webhook_retry_base_seconds: float = Field(
@@ -116,6 +121,11 @@ class Settings(BaseSettings):
     def rate_limit_per_period(self) -> tuple[int, int] | None:
         """(requests, period seconds), or None when rate limiting is off."""
         return parse_rate(self.rate_limit)
+
+    @property
+    def resolved_ingress_replicas(self) -> int:
+        # The cores this process may use (a container's share), not the machine's count.
+        return self.ingress_replicas or len(os.sched_getaffinity(0)) or 1
 
     @property
     def redis_dir(self) -> Path:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import logging
+import sys
+from pathlib import Path
 from typing import Any
 
 from ray import serve
@@ -12,6 +15,8 @@ from core.settings import Settings
 from serve.app import app
 from serve.proxy_middleware import PROXY_ENV
 
+log = logging.getLogger(__name__)
+
 APP_NAME = "agentry"
 #: Queued requests per caller beyond which Serve answers at once instead of queueing forever.
 MAX_QUEUED_REQUESTS = 1000
@@ -19,6 +24,34 @@ MAX_QUEUED_REQUESTS = 1000
 #: when to try again; Serve answers it itself when the queue above is full.
 BACKPRESSURE_RETRY_AFTER_SECONDS = 5
 BACKPRESSURE: dict[str, Any] = {"status_code": 429, "retry_after_s": BACKPRESSURE_RETRY_AFTER_SECONDS}
+#: Serve holds a stopping direct-ingress replica open this long (30 s by default, for a cloud load
+#: balancer to deregister it). HAProxy on each node learns of the stop within a fraction of a second.
+HAPROXY_DRAIN_SECONDS = "2"
+#: Serve gives a starting (or reloading) HAProxy 30 s to take over its admin socket; a busy small
+#: machine has been seen to need more, and a failed reload leaves HAProxy on its old replica list.
+HAPROXY_START_SECONDS = "90"
+
+
+def haproxy_launcher() -> str:
+    """`agentry-haproxy` (serve/haproxy_launch.py), installed beside this Python on every node."""
+    return str(Path(sys.executable).with_name("agentry-haproxy"))
+
+
+def serve_env(settings: Settings) -> dict[str, str]:
+    """Environment of Serve's controller (and so its proxies) and of the ingress replicas.
+
+    Serve reads these flags when its processes start, so both must have them: the controller to
+    start HAProxy instead of its Python proxy, the replicas to serve HTTP themselves.
+    """
+    env = dict(PROXY_ENV)
+    if settings.ingress == "haproxy":
+        env |= {
+            "RAY_SERVE_ENABLE_HA_PROXY": "1",
+            "RAY_SERVE_HAPROXY_BINARY_PATH": haproxy_launcher(),
+            "RAY_SERVE_DIRECT_INGRESS_MIN_DRAINING_PERIOD_S": HAPROXY_DRAIN_SECONDS,
+            "RAY_SERVE_HAPROXY_STARTUP_TIMEOUT_S": HAPROXY_START_SECONDS,
+        }
+    return env
 
 
 @serve.deployment(name="ingress", ray_actor_options={"num_cpus": 0})
@@ -35,14 +68,14 @@ class Ingress:
 
 def ingress_options(settings: Settings, env: dict[str, str]) -> dict[str, Any]:
     return {
-        "num_replicas": settings.ingress_replicas,
+        "num_replicas": settings.resolved_ingress_replicas,
         # Held `async=false` runs each occupy a slot for up to the sync budget.
         "max_ongoing_requests": settings.ingress_max_ongoing,
         "max_queued_requests": MAX_QUEUED_REQUESTS,
         "backpressure_config": BACKPRESSURE,
         # Longer than the sync budget, so a draining replica can answer its held requests.
         "graceful_shutdown_timeout_s": settings.sync_budget_seconds + 10,
-        "ray_actor_options": {"num_cpus": 0, "runtime_env": {"env_vars": env}},
+        "ray_actor_options": {"num_cpus": 0, "runtime_env": {"env_vars": env | serve_env(settings)}},
         # Access lines carry paths and ids only; below INFO they are off, as the rest of our logs.
         "logging_config": {
             "log_level": settings.log_level,
@@ -51,16 +84,23 @@ def ingress_options(settings: Settings, env: dict[str, str]) -> dict[str, Any]:
     }
 
 
-def deploy(settings: Settings, env: dict[str, str]) -> None:
-    serve.start(
-        http_options={
-            "host": settings.host,
-            "port": settings.port,
-            "request_timeout_s": settings.sync_budget_seconds + 60,
-        },
-        # The proxies the controller starts answer a request cut off by a dying replica with a 503.
-        controller_options={"runtime_env": {"env_vars": PROXY_ENV}},
-    )
+def deploy(settings: Settings, env: dict[str, str], *, local_ports: dict[str, str] | None = None) -> None:
+    """`local_ports`: HAProxy's stats and metrics ports when this machine runs more than one service."""
+    try:
+        serve.start(
+            http_options={
+                "host": settings.host,
+                "port": settings.port,
+                "request_timeout_s": settings.sync_budget_seconds + 60,
+            },
+            # The proxies the controller starts answer a request cut off by a dying replica with a 503.
+            controller_options={"runtime_env": {"env_vars": serve_env(settings) | (local_ports or {})}},
+        )
+    except TimeoutError:
+        # serve.start waits a fixed 60 s for the proxies; on a busy machine HAProxy's manager, its
+        # fallback proxy and HAProxy itself can take longer. They go on starting; the caller waits
+        # for HTTP to answer (serve.service).
+        log.warning("Serve's HTTP proxies are slow to start; waiting for them")
     serve.run(
         Ingress.options(**ingress_options(settings, env)).bind(),  # type: ignore[attr-defined]
         name=APP_NAME,

@@ -1,4 +1,9 @@
-"""FastAPI dependencies as `Annotated` aliases: the edge's only way to reach settings and the store."""
+"""FastAPI dependencies as `Annotated` aliases: the edge's only way to reach settings and the store.
+
+Every dependency is `async def`, even those that do no I/O: FastAPI runs a plain `def` dependency in
+its thread pool, a thread hop per dependency per request (the replica's profile showed threads being
+started and woken on every GET).
+"""
 
 from __future__ import annotations
 
@@ -9,36 +14,36 @@ from fastapi import Depends, Request, Security
 from fastapi.security import HTTPBearer
 
 from core import keys
-from core.apikeys import Principal, authenticate
+from core.apikeys import Principal
 from core.errors import RateLimited
 from core.settings import Settings, parse_rate
 from serve.state import EdgeState, edge_state
 from serve.waiters import Waiters
 
 
-def get_edge() -> EdgeState:
+async def get_edge() -> EdgeState:
     return edge_state()
 
 
 EdgeDep = Annotated[EdgeState, Depends(get_edge)]
 
 
-def get_settings_dep(edge: EdgeDep) -> Settings:
+async def get_settings_dep(edge: EdgeDep) -> Settings:
     return edge.settings
 
 
-def get_redis(edge: EdgeDep) -> aioredis.Redis:
+async def get_redis(edge: EdgeDep) -> aioredis.Redis:
     return edge.redis
 
 
-def get_waiters(edge: EdgeDep) -> Waiters:
+async def get_waiters(edge: EdgeDep) -> Waiters:
     return edge.waiters
 
 
 class BearerKey(HTTPBearer):
     """Declares the `Authorization: Bearer <API_KEY>` scheme in OpenAPI and hands over the raw header.
 
-    `core.apikeys.authenticate` judges the header itself, so its 401 messages (missing, malformed,
+    `core.apikeys` judges the header itself, so its 401 messages (missing, malformed,
     unknown, revoked) are the same whichever route asks.
     """
 
@@ -58,7 +63,7 @@ RedisDep = Annotated[aioredis.Redis, Depends(get_redis)]
 
 async def agents_principal(edge: EdgeDep, authorization: AuthorizationDep) -> Principal:
     """Authenticate, then charge the key's rate limit: one budget across the whole /api/v1 surface."""
-    principal = await authenticate(edge.redis, authorization)
+    principal = await edge.api_keys.authenticate(authorization)
     rate = parse_rate(principal.rate_limit) if principal.rate_limit else edge.settings.rate_limit_per_period
     if rate is not None:
         requests, period = rate

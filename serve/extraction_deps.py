@@ -17,14 +17,14 @@ from serve.deps import EdgeDep, RedisDep, SettingsDep, agents_principal
 ExtractionPrincipalDep = Annotated[Principal, Depends(agents_principal)]
 
 
-def get_blobs(edge: EdgeDep) -> BlobStore:
+async def get_blobs(edge: EdgeDep) -> BlobStore:
     return edge.blobs
 
 
 BlobsDep = Annotated[BlobStore, Depends(get_blobs)]
 
 
-def get_extraction(redis: RedisDep, settings: SettingsDep, blobs: BlobsDep) -> ExtractionContext:
+async def get_extraction(redis: RedisDep, settings: SettingsDep, blobs: BlobsDep) -> ExtractionContext:
     return ExtractionContext(redis=redis, settings=settings, blobs=blobs, model_factory=extraction_model)
 
 

