@@ -20,6 +20,7 @@ from core.bootstrap import ensure_dev_key
 from core.embedded_redis import EmbeddedRedis
 from core.settings import Settings
 from core.store import async_client, resolve_redis_url
+from extraction.ray_session import forget_running_ray, record_running_ray
 from serve.deployment import APP_NAME, deploy
 from serve.waiters import request_drain
 
@@ -78,7 +79,13 @@ def start_service(settings: Settings, *, dashboard: bool = True) -> RunningServi
                 init_args["resources"] = {TASK_SLOT_RESOURCE: settings.max_live_tasks_per_node}
                 # Ray's processes inherit this environment; Serve's controller reads it.
                 os.environ.setdefault(PROXY_READY_ENV, PROXY_READY_SECONDS)
-            ray.init(**init_args)  # type: ignore[arg-type]
+            context = ray.init(**init_args)  # type: ignore[arg-type]
+            # Batch runs on this machine (`agentry extract`, notebooks) join this Ray instead of
+            # starting a second one beside it (extraction.ray_session).
+            dashboard_address = getattr(context, "dashboard_url", None)
+            record_running_ray(
+                settings.data_dir, f"http://{dashboard_address}" if dashboard_address else None
+            )
         deploy(settings, env)
         start_scheduler()
         start_webhook_dispatcher()
@@ -109,6 +116,7 @@ def stop_service(service: RunningService, settings: Settings) -> None:
             serve.shutdown()
     finally:
         if service.started_ray:
+            forget_running_ray(settings.data_dir)
             ray.shutdown()
         if service.embedded is not None:
             service.embedded.stop()
