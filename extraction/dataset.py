@@ -162,11 +162,11 @@ def _map(
     timeout_seconds: float | None,
     model_factory: ModelFactory | None,
 ) -> Dataset:
+    from ray.data import ActorPoolStrategy
+
     from core.settings import get_settings
     from extraction.pool import cluster_cpus
     from extraction.ray_session import ensure_ray
-
-    from ray.data import ActorPoolStrategy
 
     ensure_ray()
     return ds.map_batches(
