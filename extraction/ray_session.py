@@ -124,7 +124,7 @@ def choose_address(settings: Settings) -> tuple[str, RayRecord | None]:
     return "local", None
 
 
-def _enable_token_auth(record: RayRecord | None) -> None:
+def enable_token_auth(record: RayRecord | None) -> None:
     """Token authentication for a join by address, as Ray sets it up for `address="auto"`."""
     if record is not None and record.token_path and AUTH_TOKEN_PATH_ENV not in os.environ:
         os.environ[AUTH_TOKEN_PATH_ENV] = record.token_path
@@ -150,7 +150,7 @@ def _init(settings: Settings) -> str:
 
     address, record = choose_address(settings)
     if address != "local":
-        _enable_token_auth(record)
+        enable_token_auth(record)
         log.info("joining the Ray cluster at %s", address)
     ray.init(address=address, logging_level=logging.WARNING, include_dashboard=False)
     return str(ray.get_runtime_context().gcs_address)

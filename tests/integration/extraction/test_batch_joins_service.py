@@ -68,3 +68,25 @@ def test_empty_glob_returns_at_once_without_ray(tmp_path: Path) -> None:
     assert "no file matches" in completed.stderr
     # No Ray was started for nothing: Ray's start-up would have written its session's logs.
     assert "Started a local Ray instance" not in completed.stderr
+
+
+def test_the_ray_job_entrypoint_writes_one_parquet_row_per_document(service: Service, tmp_path: Path) -> None:
+    """What `extraction.ray_jobs.submit_extraction` has the cluster run, run here as a job driver."""
+    import pyarrow.parquet as pq
+
+    from extraction.ray_jobs import entrypoint
+
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "a.pdf").write_bytes(documents.pdf_text([["Invoice Number: INV-8", "Total: 8.00"]]))
+    (tmp_path / "in" / "cut.pdf").write_bytes(b"%PDF-1.7 cut")
+    command = entrypoint([str(tmp_path / "in" / "*.pdf")], ["invoice_number", "total"], str(tmp_path / "out"))
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("RAY_ADDRESS", "AGENTRY_", "REDIS_URL"))}
+    env |= {"AGENTRY_DATA_DIR": str(service.data_dir), "PATH": f"{Path(sys.executable).parent}:{env['PATH']}"}
+    completed = subprocess.run(
+        command, shell=True, cwd=ROOT, env=env, capture_output=True, text=True, timeout=300
+    )
+    assert completed.returncode == 0, completed.stderr[-3000:]
+    assert f"1 of 2 documents extracted into {tmp_path / 'out'}" in completed.stdout
+    rows = {Path(r["path"]).name: r for r in pq.read_table(tmp_path / "out").to_pylist()}
+    assert rows["a.pdf"]["invoice_number"] == "INV-8" and rows["a.pdf"]["total_confidence"] > 0
+    assert "damaged" in rows["cut.pdf"]["error"]

@@ -165,3 +165,13 @@ def test_classify_rows_carry_the_category_and_the_whole_classification() -> None
     row = dataset.row_of("classify", {}, "a.pdf", outcome)
     assert row["category"] == "invoice" and row["confidence"] == 0.8
     assert json.loads(row["classification"]) == outcome["classification"]
+
+
+def test_the_job_entrypoint_quotes_what_the_shell_would_split() -> None:
+    from extraction.ray_jobs import entrypoint
+
+    command = entrypoint(["s3://b/in dir/*.pdf", "x.pdf"], ["total", "date"], "s3://b/out", workers=4)
+    assert command == (
+        "python -m extraction.ray_jobs --fields total,date --out s3://b/out --format parquet"
+        " --workers 4 -- 's3://b/in dir/*.pdf' x.pdf"
+    )
