@@ -108,6 +108,8 @@ def run_as_job(
 
 def main(argv: list[str] | None = None) -> int:
     """What the job runs: extract `sources` into `--out`, one row per document."""
+    from ray.data.expressions import col
+
     from extraction.batch import field_names
     from extraction.dataset import ERROR_COLUMN, extract_dataset, read_documents
 
@@ -127,7 +129,7 @@ def main(argv: list[str] | None = None) -> int:
         rows.write_json(args.out)
     else:
         rows.write_parquet(args.out)
-    failed = rows.filter(lambda row: row[ERROR_COLUMN] is not None).count()
+    failed = rows.filter(expr=col(ERROR_COLUMN).is_not_null()).count()
     sys.stdout.write(f"{rows.count() - failed} of {rows.count()} documents extracted into {args.out}\n")
     return 0
 
