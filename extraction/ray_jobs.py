@@ -70,7 +70,10 @@ def submit_extraction(
     command = entrypoint(
         sources, fields, out, output_format=output_format, workers=workers, timeout_seconds=timeout_seconds
     )
-    job_id: str = job_client(address).submit_job(entrypoint=command, runtime_env=runtime_env)
+    # The driver only orchestrates: it holds no CPU the documents need.
+    job_id: str = job_client(address).submit_job(
+        entrypoint=command, runtime_env=runtime_env, entrypoint_num_cpus=0
+    )
     return job_id
 
 
