@@ -33,9 +33,12 @@ def entrypoint(
     output_format: str = "parquet",
     workers: int | None = None,
     timeout_seconds: float | None = None,
+    python: str = "python",
+    ray_address: str | None = None,
 ) -> str:
-    """The shell command the job runs."""
-    command = ["python", "-m", "extraction.ray_jobs", "--fields", ",".join(fields), "--out", out]
+    """The shell command the job runs; with `ray_address`, its driver joins that Ray."""
+    command = ["env", f"RAY_ADDRESS={ray_address}"] if ray_address else []
+    command += [python, "-m", "extraction.ray_jobs", "--fields", ",".join(fields), "--out", out]
     command += ["--format", output_format]
     if workers:
         command += ["--workers", str(workers)]
@@ -55,6 +58,19 @@ def job_client(address: str | None = None) -> Any:
     return JobSubmissionClient(address or (record and record.dashboard_url) or DEFAULT_DASHBOARD)
 
 
+def job_driver(address: str | None) -> tuple[str, str | None]:
+    """The interpreter the job runs, and the Ray its driver must join.
+
+    A cluster's nodes have `python` with agentry installed, and one Ray each, which the job's
+    driver finds by itself. The service on this machine runs with this very interpreter (a venv's,
+    not on the job's PATH), and Ray's job supervisor would hand the driver the newest Ray on the
+    machine, which need not be the service's: the driver is told the service's address."""
+    record = running_service_ray(get_settings().data_dir) if address is None else None
+    if record is not None:
+        return sys.executable, record.address
+    return "python", None
+
+
 def submit_extraction(
     sources: Sequence[str],
     fields: Sequence[str],
@@ -67,8 +83,16 @@ def submit_extraction(
     runtime_env: dict[str, Any] | None = None,
 ) -> str:
     """Submit the batch as a Ray Job; returns its id at once."""
+    python, ray_address = job_driver(address)
     command = entrypoint(
-        sources, fields, out, output_format=output_format, workers=workers, timeout_seconds=timeout_seconds
+        sources,
+        fields,
+        out,
+        output_format=output_format,
+        workers=workers,
+        timeout_seconds=timeout_seconds,
+        python=python,
+        ray_address=ray_address,
     )
     # The driver only orchestrates: it holds no CPU the documents need.
     job_id: str = job_client(address).submit_job(
@@ -84,7 +108,9 @@ async def follow_job_async(job_id: str, *, address: str | None = None, stream: I
     async for lines in client.tail_job_logs(job_id):
         sink.write(lines)
         sink.flush()
-    return str(client.get_job_status(job_id))
+    status = str(client.get_job_status(job_id))
+    sink.write(f"job {job_id}: {status}\n")
+    return status
 
 
 def follow_job(job_id: str, *, address: str | None = None, stream: IO[str] | None = None) -> str:

@@ -175,3 +175,10 @@ def test_the_job_entrypoint_quotes_what_the_shell_would_split() -> None:
         "python -m extraction.ray_jobs --fields total,date --out s3://b/out --format parquet"
         " --workers 4 -- 's3://b/in dir/*.pdf' x.pdf"
     )
+
+
+def test_a_job_for_the_local_service_names_its_ray_and_interpreter() -> None:
+    from extraction.ray_jobs import entrypoint
+
+    command = entrypoint(["a.pdf"], ["total"], "out", python="/venv/bin/python", ray_address="10.0.0.1:6379")
+    assert command.startswith("env RAY_ADDRESS=10.0.0.1:6379 /venv/bin/python -m extraction.ray_jobs ")
