@@ -1,6 +1,6 @@
 """Batch parse, extract and classify on Ray Data: documents in, one row per document out.
 
-    ds = read_documents(["invoices/*.pdf", "s3://bucket/scans/"])
+    ds = read_documents("invoices/*.pdf")              # or "s3://bucket/scans/", a folder, a list
     table = extract_dataset(ds, ["invoice_number", "total"]).to_pandas()
 
 Each document goes through the same Ray tasks as the API's jobs (`extraction.pool.run_document`):
@@ -9,9 +9,10 @@ and memory cap, and a document that fails, hangs or crashes its worker fails alo
 the `error` and the run goes on. Ray Data's operators only orchestrate (an actor per worker holding
 no CPU); the CPU work stays in the pool's one-CPU tasks, so `workers` documents run at once.
 
-Rows have a fixed Arrow schema (below), so results stream to `write_parquet`, `write_json` or
-`to_pandas()` alike. An extract row has `path`, `error`, `overall_confidence` and, per field `f`,
-`f` (the value as text), `f_confidence` and `f_citations` (the field's citations as JSON text).
+Rows come in the order documents finish, with a fixed Arrow schema (below), so results stream to
+`write_parquet`, `write_json` or `to_pandas()` alike. An extract row has `path`, `error`,
+`overall_confidence` and, per field `f`, `f` (the value as text), `f_confidence` and
+`f_citations` (the field's citations as JSON text).
 Ray Data's progress bars, and the dashboard's Data view, show the run.
 """
 
@@ -37,6 +38,8 @@ CITATIONS_SUFFIX = "_citations"
 #: Columns every row has.
 PATH_COLUMN = "path"
 ERROR_COLUMN = "error"
+#: Ray Data's scheme for files on the driver's own node (Ray reads a mix of schemes nowhere).
+LOCAL_SCHEME = "local://"
 
 
 def read_documents(sources: str | Sequence[str]) -> Dataset:
@@ -55,6 +58,9 @@ def read_documents(sources: str | Sequence[str]) -> Dataset:
     if not paths:
         raise FileNotFoundError(f"no document matches {sources!r}")
     ensure_ray()
+    if not any("://" in path for path in paths):
+        # This machine's files: read on this node, wherever Ray would schedule the reads.
+        paths = [f"{LOCAL_SCHEME}{path}" for path in paths]
     return ray.data.read_binary_files(paths, include_paths=True)
 
 
