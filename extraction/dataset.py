@@ -38,8 +38,6 @@ CITATIONS_SUFFIX = "_citations"
 #: Columns every row has.
 PATH_COLUMN = "path"
 ERROR_COLUMN = "error"
-#: Ray Data's scheme for files on the driver's own node (Ray reads a mix of schemes nowhere).
-LOCAL_SCHEME = "local://"
 
 
 def read_documents(sources: str | Sequence[str]) -> Dataset:
@@ -48,7 +46,9 @@ def read_documents(sources: str | Sequence[str]) -> Dataset:
     Local globs (`**` recurses) and folders are expanded here; URLs (`s3://bucket/prefix/`,
     `gs://...`, `file:///...`) are read by Ray Data through pyarrow's filesystems, a folder
     recursively and a glob in the URL's last part matched against its folder. Raises
-    `FileNotFoundError` when nothing matches. Joins Ray as `extraction.ray_session` chooses.
+    `FileNotFoundError` when nothing matches. Joins Ray as `extraction.ray_session` chooses. Ray
+    Data may read on any node: on a cluster, give paths every node sees (a shared mount) or URLs
+    (Ray deprecates `local://`, its way of pinning reads to the driver's node).
     """
     import ray.data
 
@@ -58,9 +58,6 @@ def read_documents(sources: str | Sequence[str]) -> Dataset:
     if not paths:
         raise FileNotFoundError(f"no document matches {sources!r}")
     ensure_ray()
-    if not any("://" in path for path in paths):
-        # This machine's files: read on this node, wherever Ray would schedule the reads.
-        paths = [f"{LOCAL_SCHEME}{path}" for path in paths]
     return ray.data.read_binary_files(paths, include_paths=True)
 
 
