@@ -182,3 +182,32 @@ def test_a_job_for_the_local_service_names_its_ray_and_interpreter() -> None:
 
     command = entrypoint(["a.pdf"], ["total"], "out", python="/venv/bin/python", ray_address="10.0.0.1:6379")
     assert command.startswith("env RAY_ADDRESS=10.0.0.1:6379 /venv/bin/python -m extraction.ray_jobs ")
+
+
+def test_extract_command_takes_the_time_limit_as_a_flag(capsys: pytest.CaptureFixture[str]) -> None:
+    from serve.cli import build_parser
+
+    args = build_parser().parse_args(["extract", "a.pdf", "--fields", "total", "--timeout", "300"])
+    assert args.timeout == 300.0
+    for bad in ("0", "-5", "nan", "soon"):
+        with pytest.raises(SystemExit):
+            build_parser().parse_args(["extract", "a.pdf", "--fields", "total", "--timeout", bad])
+    assert "--timeout" in capsys.readouterr().err
+
+
+def test_the_time_limit_is_a_setting() -> None:
+    assert Settings().document_timeout_seconds == 120.0
+    assert Settings(AGENTRY_DOCUMENT_TIMEOUT_SECONDS="600").document_timeout_seconds == 600.0
+
+
+def test_the_worker_pool_defaults_to_the_setting(monkeypatch: pytest.MonkeyPatch) -> None:
+    from core.settings import get_settings
+    from extraction.pool import WorkerPool
+
+    monkeypatch.setenv("AGENTRY_DOCUMENT_TIMEOUT_SECONDS", "45")
+    get_settings.cache_clear()
+    try:
+        assert WorkerPool(1).timeout_seconds == 45.0
+        assert WorkerPool(1, timeout_seconds=3).timeout_seconds == 3
+    finally:
+        get_settings.cache_clear()
