@@ -96,6 +96,11 @@ class Settings(BaseSettings):
     #: straight to a replica's own HTTP server) or Serve's Python proxy (`proxy`).
     ingress: Literal["haproxy", "proxy"] = Field("haproxy", validation_alias=_env("AGENTRY_INGRESS"))
     ingress_max_ongoing: int = Field(500, ge=1, validation_alias=_env("AGENTRY_INGRESS_MAX_ONGOING"))
+    #: Longest one document task (a parse, an extraction step) may run before it is stopped and
+    #: its document fails: the API's jobs and batch extraction alike.
+    document_timeout_seconds: float = Field(
+        120.0, gt=0, le=86400, validation_alias=_env("AGENTRY_DOCUMENT_TIMEOUT_SECONDS")
+    )
     #: First wait before a failed webhook delivery is tried again; it doubles per attempt (capped).
     webhook_retry_base_seconds: float = Field(
         10.0, gt=0, le=3600, validation_alias=_env("AGENTRY_WEBHOOK_RETRY_BASE_SECONDS")

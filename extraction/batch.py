@@ -2,28 +2,34 @@
 
 `extract_many` runs the same Ray tasks as the API's jobs (`extraction.pool`), under the same time
 limit and memory cap, so a file that hangs or crashes its worker fails alone. It joins the cluster
-named by RAY_ADDRESS, or starts a local Ray for the duration of the call.
+of `RAY_ADDRESS`, else the Ray of the `agentry up` running on this data dir, else starts a private
+local Ray for the duration of the call (`extraction.ray_session`). It works from a plain script and
+from a notebook cell, whose event loop is already running; `extract_many_async` is the same for
+`await`.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
+import concurrent.futures
 import glob
 import json
 import logging
 import os
+from collections.abc import Callable, Coroutine
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, TypeVar
 
-import ray
 from tqdm import tqdm
 
 from core.settings import get_settings
 from extraction.model import ModelCaller
 from extraction.pool import DocumentSpec, JobFailure, WorkerPool, run_document
+from extraction.ray_session import joined_ray
 
 log = logging.getLogger(__name__)
+
+T = TypeVar("T")
 
 #: Files read ahead of the pool, per worker: enough to keep every CPU busy, not all at once.
 READ_AHEAD_PER_WORKER = 2
@@ -44,6 +50,24 @@ def expand_paths(paths: list[str] | str) -> list[str]:
     return found
 
 
+def field_names(fields: list[str]) -> list[str]:
+    names = [name.strip() for name in fields if name.strip()]
+    if not names:
+        raise ValueError("name at least one field to extract")
+    return names
+
+
+def run_blocking(make: Callable[[], Coroutine[Any, Any, T]]) -> T:
+    """Run a coroutine to its end from synchronous code, even where an event loop already runs
+    in this thread (a Jupyter or IPython cell), where `asyncio.run` would raise."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(make())
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="agentry-batch") as runner:
+        return runner.submit(asyncio.run, make()).result()
+
+
 def extract_many(
     paths: list[str] | str,
     fields: list[str],
@@ -52,6 +76,7 @@ def extract_many(
     workers: int | None = None,
     progress: bool = True,
     model: ModelCaller | None = None,
+    timeout_seconds: float | None = None,
 ) -> list[dict[str, Any]]:
     """Extract `fields` from every file of `paths` (paths or globs) on the Ray cluster.
 
@@ -59,26 +84,56 @@ def extract_many(
     as in an extract job's result; `error` null, or why the file failed). With `out`, the records
     are also written to that JSON Lines file as they finish. `workers` bounds the files processed
     at once (default: the cluster's CPUs). `model` is asked for fields the rules leave empty.
+    `timeout_seconds` bounds each document task (default: `AGENTRY_DOCUMENT_TIMEOUT_SECONDS`).
+    Paths that match no file return `[]` at once, without starting Ray.
     """
-    names = [name.strip() for name in fields if name.strip()]
-    if not names:
-        raise ValueError("name at least one field to extract")
+    names = field_names(fields)
     files = expand_paths(paths)
-    started_ray = not ray.is_initialized()
-    if started_ray:
-        settings = get_settings()
-        # Without RAY_ADDRESS a private local Ray: a bare ray.init() would join any cluster on the machine.
-        ray.init(
-            address=settings.ray_address or "local", logging_level=logging.WARNING, include_dashboard=False
-        )
+    if not files:
+        return []
+    # Ray is joined here, in the caller's thread: ray.init installs signal handlers, which only the
+    # main thread may do; the tasks' futures then work from any thread's event loop.
+    with joined_ray(get_settings()):
+        return run_blocking(lambda: _extract_to(files, names, out, workers, progress, model, timeout_seconds))
+
+
+async def extract_many_async(
+    paths: list[str] | str,
+    fields: list[str],
+    *,
+    out: str | None = None,
+    workers: int | None = None,
+    progress: bool = True,
+    model: ModelCaller | None = None,
+    timeout_seconds: float | None = None,
+) -> list[dict[str, Any]]:
+    """`extract_many` for `await` (a notebook cell, an async application): the same records.
+
+    Joining or starting Ray, when this process has not yet, blocks the loop for that moment."""
+    names = field_names(fields)
+    files = expand_paths(paths)
+    if not files:
+        return []
+    with joined_ray(get_settings()):
+        return await _extract_to(files, names, out, workers, progress, model, timeout_seconds)
+
+
+async def _extract_to(
+    files: list[str],
+    names: list[str],
+    out: str | None,
+    workers: int | None,
+    progress: bool,
+    model: ModelCaller | None,
+    timeout_seconds: float | None,
+) -> list[dict[str, Any]]:
+    sink = await asyncio.to_thread(open, out, "w", encoding="utf-8") if out else None
     try:
-        with open(out, "w", encoding="utf-8") if out else contextlib.nullcontext() as sink:
-            return asyncio.run(
-                _extract_all(files, names, sink=sink, workers=workers, progress=progress, model=model)
-            )
+        pool = WorkerPool(workers, timeout_seconds=timeout_seconds)
+        return await _extract_all(files, names, sink=sink, pool=pool, progress=progress, model=model)
     finally:
-        if started_ray:
-            ray.shutdown()
+        if sink is not None:
+            sink.close()
 
 
 async def _extract_all(
@@ -86,11 +141,10 @@ async def _extract_all(
     names: list[str],
     *,
     sink: IO[str] | None,
-    workers: int | None,
+    pool: WorkerPool,
     progress: bool,
     model: ModelCaller | None,
 ) -> list[dict[str, Any]]:
-    pool = WorkerPool(workers)
     reading = asyncio.Semaphore(pool.size * READ_AHEAD_PER_WORKER)
     bar = tqdm(total=len(files), unit="file", disable=not progress)
     try:

@@ -41,8 +41,6 @@ from extraction.parsed_cache import ParsedCache
 
 log = logging.getLogger(__name__)
 
-#: Longest one document task may run before it is stopped and its job fails (issue 5 point 5).
-TASK_TIMEOUT_SECONDS = 120.0
 #: A PDF with more pages than this is parsed as ranges of this many pages, in parallel.
 PAGES_PER_RANGE = 20
 #: Tasks a worker process runs before Ray replaces it with a fresh one.
@@ -189,9 +187,12 @@ def failure_of(exc: BaseException) -> JobFailure:
 class WorkerPool:
     """Runs document tasks at most `size` at a time, each under a time limit."""
 
-    def __init__(self, size: int | None = None, *, timeout_seconds: float = TASK_TIMEOUT_SECONDS) -> None:
+    def __init__(self, size: int | None = None, *, timeout_seconds: float | None = None) -> None:
+        """`timeout_seconds` defaults to the `AGENTRY_DOCUMENT_TIMEOUT_SECONDS` setting."""
+        from core.settings import get_settings
+
         self.size = size or cluster_cpus()
-        self.timeout_seconds = timeout_seconds
+        self.timeout_seconds = timeout_seconds or get_settings().document_timeout_seconds
         self._slots = asyncio.Semaphore(self.size)
 
     async def run_ref(

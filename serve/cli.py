@@ -184,6 +184,7 @@ def cmd_extract(settings: Settings, args: argparse.Namespace) -> int:
         workers=args.workers,
         progress=not args.quiet,
         model=extraction_model(settings),
+        timeout_seconds=args.timeout,
     )
     if not records:
         print("agentry: no file matches", file=sys.stderr)
@@ -200,6 +201,13 @@ def _positive_int(text: str) -> int:
     value = int(text)
     if value < 1:
         raise argparse.ArgumentTypeError("must be 1 or more")
+    return value
+
+
+def _positive_float(text: str) -> float:
+    value = float(text)
+    if not value > 0:
+        raise argparse.ArgumentTypeError("must be more than 0")
     return value
 
 
@@ -239,6 +247,12 @@ def build_parser() -> argparse.ArgumentParser:
     extract.add_argument("--out", help="write JSON Lines here instead of standard output")
     extract.add_argument(
         "--workers", type=_positive_int, help="files processed at once (default: the cluster's CPUs)"
+    )
+    extract.add_argument(
+        "--timeout",
+        type=_positive_float,
+        metavar="SECONDS",
+        help="longest one file's step may run (default AGENTRY_DOCUMENT_TIMEOUT_SECONDS, 120)",
     )
     extract.add_argument("--quiet", action="store_true", help="no progress bar")
     return parser

@@ -22,6 +22,7 @@ from core.bootstrap import ensure_dev_key
 from core.embedded_redis import EmbeddedRedis
 from core.settings import Settings
 from core.store import async_client, resolve_redis_url
+from extraction.ray_session import forget_running_ray, record_running_ray
 from serve.deployment import APP_NAME, deploy
 from serve.ray_start import start_local_ray
 from serve.waiters import request_drain
@@ -118,7 +119,7 @@ def start_service(settings: Settings, *, dashboard: bool = True) -> RunningServi
             }
             if settings.ray_address:
                 init_args["address"] = settings.ray_address
-                ray.init(**init_args)  # type: ignore[arg-type]
+                context = ray.init(**init_args)  # type: ignore[arg-type]
             else:
                 # "local" starts a cluster of our own even when `ray start` left one running on this
                 # machine, which a bare ray.init() would join (and refuse our resources for).
@@ -127,8 +128,12 @@ def start_service(settings: Settings, *, dashboard: bool = True) -> RunningServi
                 # Ray's processes inherit this environment; Serve's controller reads it.
                 os.environ.setdefault(PROXY_READY_ENV, PROXY_READY_SECONDS)
                 context = start_local_ray(ray.init, ray.shutdown, init_args)
-                if dashboard and context.dashboard_url:
-                    dashboard_url = f"http://{context.dashboard_url}"
+            dashboard_address = getattr(context, "dashboard_url", None)
+            if dashboard and dashboard_address:
+                dashboard_url = f"http://{dashboard_address}"
+            # Batch runs on this machine (`agentry extract`, notebooks) join this Ray instead of
+            # starting a second one beside it (extraction.ray_session).
+            record_running_ray(settings.data_dir, f"http://{dashboard_address}" if dashboard_address else None)
         deploy(settings, env, local_ports=None if settings.ray_address else _haproxy_ports())
         if not settings.ray_address:
             # On a cluster the proxies listen on its nodes, not necessarily here.
@@ -163,6 +168,7 @@ def stop_service(service: RunningService, settings: Settings) -> None:
             serve.shutdown()
     finally:
         if service.started_ray:
+            forget_running_ray(settings.data_dir)
             ray.shutdown()
         if service.embedded is not None:
             service.embedded.stop()

@@ -7,11 +7,14 @@
         print(done.status, done.result)
 
 `AsyncClient` has the same methods, awaited (`async for` over lists and events). It needs only
-httpx and pydantic: nothing of the service is imported.
+httpx and pydantic: nothing of the service is imported, and its modules import one another
+relatively, so the same files install alone as the `agentry_client` package
+(`pip install ./clients/python`; `from agentry_client import Client`). The blocking client uses no
+event loop, so it works inside a notebook's running one as well.
 """
 
-from serve.client.async_client import AsyncClient
-from serve.client.errors import (
+from .async_client import AsyncClient
+from .errors import (
     AgentryClientError,
     ApiError,
     BadRequest,
@@ -27,7 +30,7 @@ from serve.client.errors import (
     ValidationFailed,
     WaitTimeout,
 )
-from serve.client.models import (
+from .models import (
     Agent,
     Batch,
     BatchItem,
@@ -51,8 +54,8 @@ from serve.client.models import (
     TaskSummary,
     Usage,
 )
-from serve.client.retry import PollPolicy, RetryPolicy
-from serve.client.sync_client import Client
+from .retry import PollPolicy, RetryPolicy
+from .sync_client import Client
 
 __all__ = [
     "Agent",

@@ -10,9 +10,9 @@ from typing import Any, Literal, TypeVar
 import httpx
 from pydantic import BaseModel
 
-from serve.client import operations as ops
-from serve.client.events import EventStream
-from serve.client.models import (
+from . import operations as ops
+from .events import EventStream
+from .models import (
     Agent,
     Batch,
     DeletedAgent,
@@ -28,10 +28,10 @@ from serve.client.models import (
     TaskCreated,
     TaskSummary,
 )
-from serve.client.operations import FileSource, JobKind
-from serve.client.protocol import Call, Context, Flow, Reply, drive_async
-from serve.client.retry import PollPolicy, RetryPolicy
-from serve.client.transport import (
+from .operations import FileSource, JobKind
+from .protocol import Call, Context, Flow, Reply, drive_async
+from .retry import PollPolicy, RetryPolicy
+from .transport import (
     DEFAULT_BASE_URL,
     DEFAULT_TIMEOUT,
     EVENTS_READ_TIMEOUT,

@@ -14,11 +14,11 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import quote
 
-from serve.client.errors import ConnectionFailed, api_error
-from serve.client.models import Event
-from serve.client.protocol import Context
-from serve.client.retry import parse_retry_after
-from serve.client.sse import SSEDecoder
+from .errors import ConnectionFailed, api_error
+from .models import Event
+from .protocol import Context
+from .retry import parse_retry_after
+from .sse import SSEDecoder
 
 END = "end"
 

@@ -16,8 +16,8 @@ from urllib.parse import quote
 
 from pydantic import BaseModel
 
-from serve.client.errors import WaitTimeout
-from serve.client.models import (
+from .errors import WaitTimeout
+from .models import (
     Agent,
     Batch,
     DeletedAgent,
@@ -33,7 +33,7 @@ from serve.client.models import (
     Task,
     TaskCreated,
 )
-from serve.client.protocol import Call, Context, FilePart, Flow, Sleep, exchange, fetch
+from .protocol import Call, Context, FilePart, Flow, Sleep, exchange, fetch
 
 V1 = "/api/v1"
 V2 = "/api/v2"

@@ -17,8 +17,8 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
-from serve.client.errors import ConnectionFailed, api_error
-from serve.client.retry import PollPolicy, RetryPolicy, parse_retry_after
+from .errors import ConnectionFailed, api_error
+from .retry import PollPolicy, RetryPolicy, parse_retry_after
 
 T = TypeVar("T")
 M = TypeVar("M", bound=BaseModel)

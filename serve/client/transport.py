@@ -8,8 +8,8 @@ from typing import Any
 
 import httpx
 
-from serve.client.errors import AgentryClientError
-from serve.client.protocol import Call, Reply, TransportFailure
+from .errors import AgentryClientError
+from .protocol import Call, Reply, TransportFailure
 
 DEFAULT_BASE_URL = "http://127.0.0.1:8000"
 API_KEY_ENV = "AGENTRY_API_KEY"

@@ -28,7 +28,7 @@ from tools.errors import ToolError
 from tools.registry import ToolSpec
 
 #: How long a document tool waits for its job; past it the call fails as retryable (the job goes on).
-#: Generous: a job is a chain of worker tasks, each bounded by `extraction.pool.TASK_TIMEOUT_SECONDS`.
+#: Generous: a job is a chain of worker tasks, each bounded by the `AGENTRY_DOCUMENT_TIMEOUT_SECONDS` setting.
 TOOL_JOB_TIMEOUT_SECONDS = 600.0
 
 _INPUT = {

@@ -4,7 +4,7 @@ service (and the worker pool) carries on.
 The pool tests run stand-in workloads (a task that hangs, one that kills its own process, one
 that allocates without bound) through the same `WorkerPool` guard and memory cap that every job
 uses, in real Ray workers of the session's cluster: no real document hangs or crashes on demand,
-and the job timeout (`TASK_TIMEOUT_SECONDS`) is too long to wait out in a test.
+and the job timeout (`AGENTRY_DOCUMENT_TIMEOUT_SECONDS`) is too long to wait out in a test.
 """
 
 from __future__ import annotations
