@@ -62,7 +62,7 @@ async def handle_event(redis: aioredis.Redis, settings: Settings, event: dict[st
         await resume_parent(redis, settings, ws, event["group"])
 
 
-#: What the consolidated message names of each child (SPEC.md, Delegation step 7), as the tool result does.
+#: What the consolidated message names of each child (docs/spec.md, Delegation step 7), as the tool result does.
 SUMMARY_FIELDS = ("task_id", "title", "agent_group_id", "agent_name", "status", "output")
 
 

@@ -74,7 +74,7 @@ class Settings(BaseSettings):
     openai_api_key: str | None = Field(None, validation_alias=_env("OPENAI_API_KEY"), repr=False)
     openai_base_url: str | None = Field(None, validation_alias=_env("OPENAI_BASE_URL"))
     batch_fanout_enabled: bool = Field(True, validation_alias=_env("AGENTRY_BATCH_FANOUT_ENABLED"))
-    #: SPEC.md `max_children_per_call`: children one delegate_tasks call may start (source mode
+    #: docs/spec.md `max_children_per_call`: children one delegate_tasks call may start (source mode
     #: included); 0 means no limit below the hard cap of 1000 (core.delegation).
     max_children_per_call: int = Field(
         250, ge=0, le=1000, validation_alias=_env("AGENTRY_MAX_CHILDREN_PER_CALL")

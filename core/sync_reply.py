@@ -22,7 +22,7 @@ _PAUSED = (TaskStatus.WAITING_FOR_INPUT.value, TaskStatus.AWAITING_REVIEW.value)
 
 
 def needs_action(task: Task) -> bool:
-    """Whether the task is paused until someone replies or reviews (CONTRACT.md section 4).
+    """Whether the task is paused until someone replies or reviews (docs/contract.md section 4).
 
     A parent waiting on its delegated children is `waiting_for_input` too, but it resumes by itself
     when they end, so a held request keeps waiting for it. A paused status without a pause is a task

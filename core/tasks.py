@@ -69,7 +69,7 @@ class Task:
     model_calls: int = 0
     retries_used: int = 0
     step: int = 0
-    #: Decision steps taken (each recorded model call), CONTRACT.md section 3's `usage.steps`.
+    #: Decision steps taken (each recorded model call), docs/contract.md section 3's `usage.steps`.
     decision_steps: int = 0
     deleted_at: str | None = None
     raw: dict[str, str] = field(default_factory=dict)

@@ -12,7 +12,7 @@ from core.blobs import BlobStore
 from extraction.jobs import ExtractionContext
 from serve.deps import EdgeDep, RedisDep, SettingsDep, agents_principal
 
-#: CONTRACT.md section 7: /api/v2 answers 429 under the same per-key limit as /api/v1. The one
+#: docs/contract.md section 7: /api/v2 answers 429 under the same per-key limit as /api/v1. The one
 #: dependency authenticates and charges the key, so both APIs draw on a single budget per key.
 ExtractionPrincipalDep = Annotated[Principal, Depends(agents_principal)]
 

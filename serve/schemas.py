@@ -186,7 +186,7 @@ class DeletedTasks(BaseModel):
 
 
 class BatchRun(BaseModel):
-    """A source-mode batch of a delegating task (SPEC.md source mode rule 5): its totals and page
+    """A source-mode batch of a delegating task (docs/spec.md source mode rule 5): its totals and page
     progress as recorded, and `children`, the count of its children per current status."""
 
     batch_id: str

@@ -133,7 +133,9 @@ def start_service(settings: Settings, *, dashboard: bool = True) -> RunningServi
                 dashboard_url = f"http://{dashboard_address}"
             # Batch runs on this machine (`agentry extract`, notebooks) join this Ray instead of
             # starting a second one beside it (extraction.ray_session).
-            record_running_ray(settings.data_dir, f"http://{dashboard_address}" if dashboard_address else None)
+            record_running_ray(
+                settings.data_dir, f"http://{dashboard_address}" if dashboard_address else None
+            )
         deploy(settings, env, local_ports=None if settings.ray_address else _haproxy_ports())
         if not settings.ray_address:
             # On a cluster the proxies listen on its nodes, not necessarily here.

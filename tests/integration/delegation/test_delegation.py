@@ -79,7 +79,7 @@ def test_fan_out_waits_for_every_child_and_resumes_once(api: httpx.Client, place
     assert {c["agent_name"] for c in output["children"]} == {worker["name"]}
     summaries = [i for i in of_type(items, "message_sent") if i["kind"] == "delegation_summary"]
     assert len(summaries) == 1
-    # SPEC.md Delegation step 7: the consolidated message names each child as the tool result does.
+    # docs/spec.md Delegation step 7: the consolidated message names each child as the tool result does.
     named = {c["task_id"]: c for c in summaries[0]["children"]}
     assert named.keys() == {k["task_id"] for k in kids}
     for child in output["children"]:

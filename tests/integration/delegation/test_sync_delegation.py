@@ -1,4 +1,4 @@
-"""`async=false` on an agent that delegates: the request is held while the children run (CONTRACT.md section 4)."""
+"""`async=false` on an agent that delegates: the request is held while the children run (docs/contract.md section 4)."""
 
 from __future__ import annotations
 

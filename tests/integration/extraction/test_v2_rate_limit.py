@@ -1,4 +1,4 @@
-"""/api/v2 under the key's rate limit (CONTRACT.md section 7): 429 with Retry-After, `{detail}` body."""
+"""/api/v2 under the key's rate limit (docs/contract.md section 7): 429 with Retry-After, `{detail}` body."""
 
 from __future__ import annotations
 

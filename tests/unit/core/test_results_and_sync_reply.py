@@ -118,7 +118,7 @@ def _test_task() -> Task:
         ("waiting_for_input", {"kind": "ask_user", "question": "?"}, "result_unavailable"),
         ("waiting_for_input", {"kind": "failure_pause"}, "result_unavailable"),
         ("awaiting_review", {"kind": "review"}, "result_unavailable"),
-        # CONTRACT.md section 4: a parent waiting on its children needs no action; the hold goes on.
+        # docs/contract.md section 4: a parent waiting on its children needs no action; the hold goes on.
         ("waiting_for_input", {"kind": "delegation", "group_id": "g"}, None),
         # The children's results were recorded (the pause dropped) and the parent is about to run.
         ("waiting_for_input", None, None),
