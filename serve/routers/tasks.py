@@ -239,7 +239,7 @@ async def delete_task(
 
 
 @router.get("/{task_id}/batch", response_model=None, responses=_reply(BatchRun, 404))
-async def get_batch(task_id: str, principal: PrincipalDep, redis: RedisDep) -> dict[str, Any]:
+async def get_batch(task_id: TaskIdPath, principal: PrincipalDep, redis: RedisDep) -> dict[str, Any]:
     """The task's latest source-mode batch: totals, page progress and its children's outcomes."""
     task = await tasks.load_task(redis, principal.workspace_id, task_id)
     batch = await delegation.latest_batch(redis, task.workspace_id, task.id)
