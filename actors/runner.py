@@ -25,7 +25,7 @@ from actors.conversation import build_messages, template_context
 from actors.delegation import resume_parent
 from actors.lease import Lease, hold_while
 from actors.models.base import ModelError, ModelRequest, ModelResponse, ToolCall, Usage
-from actors.models.resolve import model_label, resolve_provider
+from actors.models.resolve import resolve_model
 from actors.policy import AgentPolicy
 from core import agents, keys, metrics, tasks
 from core.settings import Settings
@@ -171,17 +171,11 @@ class TaskRunner:
             output_schema=policy.output_schema,
         )
         try:
-            provider = resolve_provider(
-                policy.model,
-                self.settings.default_model,
-                openai_api_key=self.settings.openai_api_key,
-                openai_base_url=self.settings.openai_base_url,
-                http_client=self.http,
+            model = await resolve_model(
+                policy.model, self.settings, redis=self.redis, workspace_id=task.agent_workspace_id
             )
-            with metrics.timed(
-                metrics.MODEL_CALL_SECONDS, model=model_label(policy.model, self.settings.default_model)
-            ):
-                response = await provider.complete(request)
+            with metrics.timed(metrics.MODEL_CALL_SECONDS, model=model.label):
+                response = await model.provider.complete(request)
         except (ModelError, ValueError) as exc:
             message = getattr(exc, "message", str(exc))
             written = await tasks.record(
@@ -196,6 +190,10 @@ class TaskRunner:
             if task.retries_used + 1 > policy.max_retries:
                 await self._handle_failure(task, f"model call failed: {message}", policy)
                 return StepOutcome.STOP
+            # The provider asked for a pause (a 429's Retry-After): the retry waits it out.
+            wait = getattr(exc, "retry_after_seconds", None)
+            if wait:
+                await asyncio.sleep(wait)
             return None
         items: list[dict[str, Any]] = []
         if response.text is not None and (response.text or not response.tool_calls):

@@ -68,6 +68,8 @@ class Settings(BaseSettings):
     default_model: str = Field("scripted", validation_alias=_env("AGENTRY_DEFAULT_MODEL"))
     openai_api_key: str | None = Field(None, validation_alias=_env("OPENAI_API_KEY"), repr=False)
     openai_base_url: str | None = Field(None, validation_alias=_env("OPENAI_BASE_URL"))
+    anthropic_api_key: str | None = Field(None, validation_alias=_env("ANTHROPIC_API_KEY"), repr=False)
+    anthropic_base_url: str | None = Field(None, validation_alias=_env("ANTHROPIC_BASE_URL"))
     batch_fanout_enabled: bool = Field(True, validation_alias=_env("AGENTRY_BATCH_FANOUT_ENABLED"))
     task_placement: Literal["dedicated", "pooled"] = Field(
         "dedicated", validation_alias=_env("AGENTRY_TASK_PLACEMENT")
