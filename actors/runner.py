@@ -218,12 +218,10 @@ class TaskRunner:
             _response_record(response),
             fields=fields,
             items=items,
-            increments={
-                "model_calls": 1,
-                "input_tokens": response.usage.input_tokens,
-                "output_tokens": response.usage.output_tokens,
-                "cost_usd": response.usage.cost_usd,
-            },
+            increments={"model_calls": 1}
+            | tasks.usage_increments(
+                "steps", response.usage.input_tokens, response.usage.output_tokens, response.usage.cost_usd
+            ),
         )
         if written < 0:
             return StepOutcome.STOP
