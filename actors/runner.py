@@ -26,6 +26,7 @@ from actors.delegation import resume_parent
 from actors.lease import Lease, hold_while
 from actors.models.base import ModelError, ModelRequest, ModelResponse, ToolCall, Usage
 from actors.models.resolve import resolve_model
+from actors.models.structured import matching_answer
 from actors.policy import AgentPolicy
 from core import agents, keys, metrics, tasks
 from core.settings import Settings
@@ -113,11 +114,8 @@ class TaskRunner:
         await self._fail(task, f"the task exceeded {MAX_STEPS} steps", policy)
 
     async def _step(self, task: Task, policy: AgentPolicy) -> str:
-        cap = await self._spend_cap(task, policy)
-        if cap is not None and task.cost_usd > cap:
-            await self._pause_failure(
-                task, "the task's spend cap is exceeded", reason="task_spend_cap_exceeded"
-            )
+        latest = await self._latest_policy(task, policy)
+        if await self._over_a_cap(task, latest):
             return StepOutcome.STOP
         step = task.step
         steps = await tasks.read_steps(self.redis, task.workspace_id, task.id)
@@ -130,10 +128,7 @@ class TaskRunner:
                 return StepOutcome.STOP
             assert isinstance(response, ModelResponse)
             task = await tasks.find_task(self.redis, task.workspace_id, task.id) or task
-            if cap is not None and task.cost_usd > cap:
-                await self._pause_failure(
-                    task, "the task's spend cap is exceeded", reason="task_spend_cap_exceeded"
-                )
+            if await self._over_a_cap(task, latest):
                 return StepOutcome.STOP
         else:
             response = _response_from_record(recorded)
@@ -147,14 +142,26 @@ class TaskRunner:
         written = await tasks.record(self.redis, task, f"s{step}:done", True, fields={"step": str(step + 1)})
         return StepOutcome.CONTINUE if written >= 0 else StepOutcome.STOP
 
-    async def _spend_cap(self, task: Task, policy: AgentPolicy) -> float | None:
-        # The latest version's cap applies, so publishing a higher cap and replying resumes a capped task.
+    async def _latest_policy(self, task: Task, policy: AgentPolicy) -> AgentPolicy:
+        # The latest version's caps apply, so publishing a higher cap and replying resumes a capped task.
         try:
             group = await agents.load_group(self.redis, task.workspace_id, task.spec.agent_group_id)
             latest = await agents.latest(self.redis, task.workspace_id, group)
         except Exception:
-            return policy.spend_cap_usd
-        return AgentPolicy.of(latest.config, None, self.settings).spend_cap_usd
+            return policy
+        return AgentPolicy.of(latest.config, None, self.settings)
+
+    async def _over_a_cap(self, task: Task, latest: AgentPolicy) -> bool:
+        """Pause the task (as SPEC.md's spend cap does, whatever on_failure says) when it is over
+        its spend cap or its token cap; True when it paused."""
+        if latest.spend_cap_usd is not None and task.cost_usd > latest.spend_cap_usd:
+            text, reason = "the task's spend cap is exceeded", "task_spend_cap_exceeded"
+        elif task.input_tokens + task.output_tokens > latest.max_tokens:
+            text, reason = f"the task used more than {latest.max_tokens} tokens", "task_token_cap_exceeded"
+        else:
+            return False
+        await self._pause_failure(task, text, reason=reason)
+        return True
 
     async def _call_model(self, task: Task, policy: AgentPolicy, step: int) -> ModelResponse | str | None:
         """One model call. Returns the response, None to try again, or STOP when the task left running."""
@@ -176,6 +183,9 @@ class TaskRunner:
             )
             with metrics.timed(metrics.MODEL_CALL_SECONDS, model=model.label):
                 response = await model.provider.complete(request)
+                # The scripted model plays what its turns say; a real one's answer is checked.
+                if response.final and policy.output_schema is not None and model.label != "scripted":
+                    response = await matching_answer(model.provider, request, response, policy.output_schema)
         except (ModelError, ValueError) as exc:
             message = getattr(exc, "message", str(exc))
             written = await tasks.record(

@@ -17,7 +17,13 @@ from typing import Any
 
 from actors.models.base import ModelError, ModelRequest, ModelResponse, ToolCall, Usage
 from actors.models.errors import sdk_error
-from actors.models.openai import parse_structured
+from actors.models.openai import (
+    FINAL_ANSWER_DESCRIPTION,
+    FINAL_ANSWER_TOOL,
+    object_schema,
+    parse_structured,
+    unwrapped,
+)
 from actors.models.pricing import cost_usd
 from actors.models.targets import ModelTarget
 
@@ -25,8 +31,6 @@ DEFAULT_TIMEOUT_SECONDS = 120.0
 DEFAULT_SDK_RETRIES = 3
 #: The Messages API needs a reply length; long enough for a structured answer.
 DEFAULT_MAX_TOKENS = 4096
-#: The tool through which a structured answer is given.
-FINAL_ANSWER_TOOL = "final_answer"
 _NO_KEY = "no-key"
 
 
@@ -90,8 +94,8 @@ class AnthropicProvider:
             tools.append(
                 {
                     "name": FINAL_ANSWER_TOOL,
-                    "description": "Give the final answer, matching this schema. Call it once, last.",
-                    "input_schema": _object_schema(request.output_schema),
+                    "description": FINAL_ANSWER_DESCRIPTION,
+                    "input_schema": object_schema(request.output_schema),
                 }
             )
         if tools:
@@ -117,7 +121,7 @@ class AnthropicProvider:
             if not isinstance(name, str) or not name or not isinstance(arguments, dict):
                 raise ModelError("the model asked for a tool call without a name or an input object", True)
             if name == FINAL_ANSWER_TOOL and request.output_schema is not None:
-                structured = _unwrapped(arguments, request.output_schema)
+                structured = unwrapped(arguments, request.output_schema)
                 answered = True
                 continue
             call_id = block.get("id")
@@ -148,17 +152,6 @@ class AnthropicProvider:
             structured=structured,
             usage=Usage(input_tokens, output_tokens, cost_usd(self.target, input_tokens, output_tokens)),
         )
-
-
-def _object_schema(schema: dict[str, Any]) -> dict[str, Any]:
-    """Tool inputs are objects: a schema of another type is wrapped as `{"value": ...}`."""
-    if schema.get("type") == "object":
-        return schema
-    return {"type": "object", "properties": {"value": schema}, "required": ["value"]}
-
-
-def _unwrapped(arguments: dict[str, Any], schema: dict[str, Any]) -> Any:
-    return arguments if schema.get("type") == "object" else arguments.get("value")
 
 
 def to_messages(messages: list[dict[str, Any]]) -> tuple[str, list[dict[str, Any]]]:

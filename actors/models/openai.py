@@ -22,6 +22,9 @@ from actors.models.targets import ModelTarget
 DEFAULT_TIMEOUT_SECONDS = 120.0
 #: Retries the SDK makes on its own (429, 5xx, timeouts) before the runtime's failure policy sees it.
 DEFAULT_SDK_RETRIES = 3
+#: The tool through which a structured answer is given when tools are offered too.
+FINAL_ANSWER_TOOL = "final_answer"
+FINAL_ANSWER_DESCRIPTION = "Give the final answer, matching this schema. Call it once, last."
 #: Sent as the key when there is none: the SDK insists on one, and the header is then removed.
 _NO_KEY = "no-key"
 
@@ -79,7 +82,22 @@ class OpenAIProvider:
             ]
         if self.target.temperature is not None:
             payload["temperature"] = self.target.temperature
-        if request.output_schema is not None:
+        if request.output_schema is None:
+            return payload
+        if request.tools:
+            # Structured output is for the answer only: beside tools it is a final-answer tool, so
+            # the steps that call tools are not forced into the answer's shape.
+            payload["tools"].append(
+                {
+                    "type": "function",
+                    "function": {
+                        "name": FINAL_ANSWER_TOOL,
+                        "description": FINAL_ANSWER_DESCRIPTION,
+                        "parameters": object_schema(request.output_schema),
+                    },
+                }
+            )
+        else:
             payload["response_format"] = {
                 "type": "json_schema",
                 "json_schema": {"name": "output", "schema": request.output_schema, "strict": False},
@@ -98,7 +116,13 @@ class OpenAIProvider:
             for position, raw in enumerate(message.get("tool_calls") or [])
         ]
         structured = None
-        if request.output_schema is not None and not tool_calls:
+        answer = next((c for c in tool_calls if c.name == FINAL_ANSWER_TOOL), None)
+        if request.output_schema is not None and answer is not None:
+            # The answer ends the turn; tool calls made beside it are not run.
+            structured = unwrapped(answer.arguments, request.output_schema)
+            tool_calls = []
+            text = text or json.dumps(structured, ensure_ascii=False)
+        elif request.output_schema is not None and not tool_calls:
             structured = parse_structured(text)
         raw_usage = body.get("usage") or {}
         input_tokens = int(raw_usage.get("prompt_tokens") or 0)
@@ -133,14 +157,24 @@ def _tool_call(raw: Any, call_index: int, position: int) -> ToolCall:
 
 
 def parse_structured(text: str | None) -> Any:
-    """The JSON a model wrote for the output schema; a fenced ```json block is accepted too."""
-    if not text:
-        raise ModelError("the model wrote no output for the output schema", True)
-    body = text.strip()
+    """The JSON a model wrote for the output schema (a fenced ```json block accepted too), or None
+    when it wrote none: the runtime's schema check then gives the model a repair turn."""
+    body = (text or "").strip()
     if body.startswith("```"):
         body = body.strip("`")
         body = body[4:] if body.lower().startswith("json") else body
     try:
-        return json.loads(body)
+        return json.loads(body) if body else None
     except json.JSONDecodeError:
-        raise ModelError("the model's output for the output schema is not valid JSON", True) from None
+        return None
+
+
+def object_schema(schema: dict[str, Any]) -> dict[str, Any]:
+    """Tool inputs are objects: a schema of another type is wrapped as `{"value": ...}`."""
+    if schema.get("type") == "object":
+        return schema
+    return {"type": "object", "properties": {"value": schema}, "required": ["value"]}
+
+
+def unwrapped(arguments: dict[str, Any], schema: dict[str, Any]) -> Any:
+    return arguments if schema.get("type") == "object" else arguments.get("value")

@@ -188,12 +188,31 @@ async def test_output_schema_sends_response_format_and_parses_structured(
     }
 
 
-async def test_output_schema_with_non_json_answer_is_a_model_error(
+async def test_output_schema_with_non_json_answer_leaves_structured_empty(
     openai_server: OpenAICompatibleServer,
 ) -> None:
     openai_server.push(completion("forty-two"))
-    with pytest.raises(ModelError, match="not valid JSON"):
-        await provider(openai_server).complete(request(output_schema={"type": "object"}))
+    response = await provider(openai_server).complete(request(output_schema={"type": "object"}))
+    assert response.final is True and response.structured is None
+
+
+async def test_with_tools_the_schema_is_a_final_answer_tool_not_a_response_format(
+    openai_server: OpenAICompatibleServer,
+) -> None:
+    schema = {"type": "array", "items": {"type": "string"}}
+    openai_server.push(
+        completion(None, tool_calls=[function_call("c9", "final_answer", '{"value": ["a", "b"]}')])
+    )
+    response = await provider(openai_server).complete(request(tools=[ASK_USER_SCHEMA], output_schema=schema))
+    assert response.final is True and response.tool_calls == [] and response.structured == ["a", "b"]
+    sent = openai_server.requests[0].body
+    assert "response_format" not in sent
+    tools = {tool["function"]["name"]: tool["function"] for tool in sent["tools"]}
+    assert tools["final_answer"]["parameters"] == {
+        "type": "object",
+        "properties": {"value": schema},
+        "required": ["value"],
+    }
 
 
 async def test_timeout_is_reported_retryable(openai_server: OpenAICompatibleServer) -> None:
