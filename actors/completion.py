@@ -9,7 +9,7 @@ from typing import Any
 
 import redis.asyncio as aioredis
 
-from actors import data_fields
+from actors import data_fields, tree_budget
 from actors.citations import ground_structured
 from actors.conversation import build_messages
 from actors.models.base import ModelConfigError, ModelError, ModelResponse
@@ -113,6 +113,7 @@ async def extracted_fields(
         increments={"model_calls": 1}
         | tasks.usage_increments("data_fields", usage.input_tokens, usage.output_tokens, usage.cost_usd),
     )
+    await tree_budget.charge(redis, task, usage.input_tokens, usage.output_tokens, usage.cost_usd)
     return values
 
 

@@ -19,7 +19,7 @@ from typing import Any
 import httpx
 import redis.asyncio as aioredis
 
-from actors import completion
+from actors import completion, tree_budget
 from actors.admission import drain_queue
 from actors.conversation import build_messages, template_context
 from actors.delegation import resume_parent
@@ -158,6 +158,8 @@ class TaskRunner:
             text, reason = "the task's spend cap is exceeded", "task_spend_cap_exceeded"
         elif task.input_tokens + task.output_tokens > latest.max_tokens:
             text, reason = f"the task used more than {latest.max_tokens} tokens", "task_token_cap_exceeded"
+        elif await tree_budget.over_budget(self.redis, self.settings, task):
+            text, reason = "the task tree's spend budget is exceeded", "tree_spend_cap_exceeded"
         else:
             return False
         await self._pause_failure(task, text, reason=reason)
@@ -235,6 +237,8 @@ class TaskRunner:
         )
         if written < 0:
             return StepOutcome.STOP
+        usage = response.usage
+        await tree_budget.charge(self.redis, task, usage.input_tokens, usage.output_tokens, usage.cost_usd)
         return response
 
     async def _run_tools(

@@ -95,6 +95,7 @@ class Task:
             "cost_usd": round(self.cost_usd, 6),
             "steps": self.step,
             "by_purpose": usage_by_purpose(self.raw),
+            **({"tree": tree_usage(self.raw)} if "tree_cost_usd" in self.raw else {}),
         }
 
     def list_item(self) -> dict[str, Any]:
@@ -161,6 +162,15 @@ def usage_by_purpose(raw: dict[str, str]) -> dict[str, dict[str, float | int]]:
         number = float(value)
         split.setdefault(purpose, {})[metric] = round(number, 6) if metric == "cost_usd" else int(number)
     return split
+
+
+def tree_usage(raw: dict[str, str]) -> dict[str, float | int]:
+    """`usage.tree` of a tree's root: what it and every descendant spent (actors.tree_budget)."""
+    return {
+        "input_tokens": int(float(raw.get("tree_input_tokens", 0))),
+        "output_tokens": int(float(raw.get("tree_output_tokens", 0))),
+        "cost_usd": round(float(raw.get("tree_cost_usd", 0.0)), 6),
+    }
 
 
 def _loads(raw: str | None) -> Any:

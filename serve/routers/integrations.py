@@ -44,7 +44,9 @@ async def save_model_connection(
     """Create or replace model connection `name`; its base URL must pass the URL guard. The key is
     sealed at rest and never returned."""
     check_name(name)
-    base_url = await check_base_url(body.base_url or PROVIDER_HOME[body.provider], settings)
+    home = PROVIDER_HOME[body.provider]
+    # The provider's own API is a known public host; any other base URL is the caller's choice.
+    base_url = home if body.base_url is None else await check_base_url(body.base_url, settings)
     return await model_connections.save(
         redis, settings, principal.workspace_id, name, body, base_url, key_id=principal.key_id
     )
