@@ -13,7 +13,7 @@ import asyncio
 import contextlib
 import logging
 import uuid
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from typing import Any
 
 import httpx
@@ -21,6 +21,7 @@ import redis.asyncio as aioredis
 
 from actors import completion, tree_budget
 from actors.admission import drain_queue
+from actors.context_budget import fit_window
 from actors.conversation import build_messages, template_context
 from actors.delegation import resume_parent
 from actors.lease import Lease, hold_while
@@ -183,6 +184,9 @@ class TaskRunner:
             model = await resolve_model(
                 policy.model, self.settings, redis=self.redis, workspace_id=task.agent_workspace_id
             )
+            if model.target is not None and model.target.context_window:
+                fitted, _ = fit_window(request.messages, model.target.context_window)
+                request = replace(request, messages=fitted)
             with metrics.timed(metrics.MODEL_CALL_SECONDS, model=model.label):
                 response = await model.provider.complete(request)
                 # The scripted model plays what its turns say; a real one's answer is checked.
