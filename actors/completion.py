@@ -3,19 +3,25 @@ transition."""
 
 from __future__ import annotations
 
+import logging
 import uuid
 from typing import Any
 
 import redis.asyncio as aioredis
 
+from actors import data_fields, tree_budget
 from actors.citations import ground_structured
-from actors.models.base import ModelResponse
+from actors.conversation import build_messages
+from actors.models.base import ModelConfigError, ModelError, ModelResponse
 from actors.models.extraction import extraction_model
+from actors.models.resolve import resolve_model
 from actors.policy import AgentPolicy
 from core import tasks
 from core.settings import Settings
 from core.state_machine import TaskStatus
 from core.tasks import Task, dumps
+
+log = logging.getLogger(__name__)
 
 _FIELD_NAMESPACE = uuid.UUID("6f1d2a3e-8c4b-4e59-9a77-2f6c1b0e5d41")
 
@@ -33,8 +39,14 @@ def data_field_values(steps: dict[str, Any]) -> dict[str, Any]:
     return values
 
 
-def data_fields_payload(task: Task, policy: AgentPolicy, values: dict[str, Any]) -> list[dict[str, Any]]:
-    """docs/spec.md's Data field items: the agent's declared fields that have a value."""
+def data_fields_payload(
+    task: Task,
+    policy: AgentPolicy,
+    values: dict[str, Any],
+    citations: dict[str, list[dict[str, Any]]] | None = None,
+) -> list[dict[str, Any]]:
+    """docs/spec.md's Data field items: the agent's declared fields that have a value; a value found in
+    the task's documents carries its `citations`."""
     items = []
     for spec in policy.data_fields:
         key = str(spec["key"])
@@ -50,7 +62,59 @@ def data_fields_payload(task: Task, policy: AgentPolicy, values: dict[str, Any])
                 "description": str(spec.get("description") or ""),
             }
         )
+        if citations and citations.get(key):
+            items[-1]["citations"] = citations[key]
     return items
+
+
+async def extracted_fields(
+    redis: aioredis.Redis,
+    settings: Settings,
+    task: Task,
+    policy: AgentPolicy,
+    response: ModelResponse,
+    steps: dict[str, Any],
+) -> dict[str, Any]:
+    """The declared data fields' values, extracted by the task's own model in one structured call.
+
+    Recorded once (marker `data_fields`), so a runner started again after a crash does not pay
+    twice. A scripted model sets its values in its turns instead. Best effort: a failed call leaves
+    the fields absent rather than failing a task whose work is done.
+    """
+    recorded = steps.get("data_fields")
+    if isinstance(recorded, dict):
+        return dict(recorded.get("values") or {})
+    try:
+        model = await resolve_model(policy.model, settings, redis=redis, workspace_id=task.agent_workspace_id)
+    except ModelConfigError:
+        return {}
+    if model.label == "scripted":
+        return {}
+    feed = await tasks.read_feed(redis, task.workspace_id, task.id)
+    try:
+        values, answer = await data_fields.extract(
+            model.provider,
+            policy.data_fields,
+            build_messages(policy.system_prompt, feed),
+            response.text,
+            task.structured if task.has_structured else response.structured,
+            call_index=task.model_calls,
+            query=task.spec.query,
+        )
+    except ModelError as exc:
+        log.warning("task %s: data fields could not be extracted (%s)", task.id, exc.message[:200])
+        return {}
+    usage = answer.usage
+    await tasks.record(
+        redis,
+        task,
+        "data_fields",
+        {"values": values},
+        increments={"model_calls": 1}
+        | tasks.usage_increments("data_fields", usage.input_tokens, usage.output_tokens, usage.cost_usd),
+    )
+    await tree_budget.charge(redis, task, usage.input_tokens, usage.output_tokens, usage.cost_usd)
+    return values
 
 
 async def complete(
@@ -63,7 +127,15 @@ async def complete(
 ) -> bool:
     fields: dict[str, str] = {"summary": response.text or ""}
     values = data_field_values(steps)
-    fields["data_fields"] = dumps(data_fields_payload(task, policy, values))
+    if policy.data_fields and not values:
+        values = await extracted_fields(redis, settings, task, policy, response, steps)
+    value_citations: dict[str, list[dict[str, Any]]] = {}
+    if values:
+        grounded = await ground_structured(
+            redis, settings, task.workspace_id, task.id, values, model_factory=extraction_model
+        )
+        value_citations = (grounded or {}).get("leaves") or {}
+    fields["data_fields"] = dumps(data_fields_payload(task, policy, values, value_citations))
     if policy.keep_citations and task.has_structured:
         citations = await ground_structured(
             redis, settings, task.workspace_id, task.id, task.structured, model_factory=extraction_model

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from actors.context_budget import tool_content
 from actors.models.base import TemplateContext
 
 
@@ -50,8 +51,7 @@ def build_messages(system_prompt: str, feed: list[dict[str, Any]]) -> list[dict[
         elif kind == "tool_result":
             current = None
             body = item.get("output") if item.get("status") == "ok" else {"error": item.get("error")}
-            content = body if isinstance(body, str) else json.dumps(body, default=str)
-            messages.append({"role": "tool", "tool_call_id": item["call_id"], "content": content})
+            messages.append({"role": "tool", "tool_call_id": item["call_id"], "content": tool_content(body)})
         elif kind == "message_sent" and item.get("kind") == "delegation_summary":
             current = None
             messages.append({"role": "user", "content": str(item.get("text") or "")})

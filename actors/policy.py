@@ -22,7 +22,12 @@ class AgentPolicy:
     disable_ask_user: bool
     review_tools: frozenset[str]
     spend_cap_usd: float | None
+    #: Budget of the whole task tree this agent starts (actors.tree_budget); None: no budget.
+    tree_spend_cap_usd: float | None
     keep_citations: bool
+    #: Tokens (input plus output, every purpose) a task may use before it pauses; a default stops a
+    #: runaway whatever the model's price.
+    max_tokens: int
     data_fields: list[dict[str, Any]] = field(default_factory=list)
 
     @classmethod
@@ -37,6 +42,8 @@ class AgentPolicy:
         schema = output_config.get("output_schema") or config.get("output_schema")
         retries = agent_settings.get("max_retries")
         cap = agent_settings.get("spend_cap_usd")
+        token_cap = agent_settings.get("max_tokens_per_task")
+        tree_cap = agent_settings.get("tree_spend_cap_usd")
         on_failure = config.get("on_failure")
         return cls(
             config=config,
@@ -49,7 +56,13 @@ class AgentPolicy:
             disable_ask_user=bool(agent_settings.get("disable_ask_user")),
             review_tools=frozenset(config.get("review_tools") or ()),
             spend_cap_usd=float(cap) if isinstance(cap, int | float) and not isinstance(cap, bool) else None,
+            tree_spend_cap_usd=float(tree_cap)
+            if isinstance(tree_cap, int | float) and not isinstance(tree_cap, bool)
+            else None,
             keep_citations=bool(config.get("structured_output_citations")),
+            max_tokens=token_cap
+            if isinstance(token_cap, int) and not isinstance(token_cap, bool) and token_cap > 0
+            else settings.max_tokens_per_task,
             data_fields=[f for f in config.get("data_fields") or [] if isinstance(f, dict) and f.get("key")],
         )
 

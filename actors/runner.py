@@ -19,13 +19,15 @@ from typing import Any
 import httpx
 import redis.asyncio as aioredis
 
-from actors import completion
+from actors import completion, tree_budget
 from actors.admission import drain_queue
+from actors.context_budget import fit_window
 from actors.conversation import build_messages, template_context
 from actors.delegation import resume_parent
 from actors.lease import Lease, hold_while
 from actors.models.base import ModelError, ModelRequest, ModelResponse, ToolCall, Usage
-from actors.models.resolve import model_label, resolve_provider
+from actors.models.resolve import resolve_model
+from actors.models.structured import matching_answer
 from actors.policy import AgentPolicy
 from actors.review_binding import binding_of
 from core import agents, keys, metrics, tasks
@@ -114,11 +116,8 @@ class TaskRunner:
         await self._fail(task, f"the task exceeded {MAX_STEPS} steps", policy)
 
     async def _step(self, task: Task, policy: AgentPolicy) -> str:
-        cap = await self._spend_cap(task, policy)
-        if cap is not None and task.cost_usd > cap:
-            await self._pause_failure(
-                task, "the task's spend cap is exceeded", reason="task_spend_cap_exceeded"
-            )
+        latest = await self._latest_policy(task, policy)
+        if await self._over_a_cap(task, latest):
             return StepOutcome.STOP
         step = task.step
         steps = await tasks.read_steps(self.redis, task.workspace_id, task.id)
@@ -131,10 +130,7 @@ class TaskRunner:
                 return StepOutcome.STOP
             assert isinstance(response, ModelResponse)
             task = await tasks.find_task(self.redis, task.workspace_id, task.id) or task
-            if cap is not None and task.cost_usd > cap:
-                await self._pause_failure(
-                    task, "the task's spend cap is exceeded", reason="task_spend_cap_exceeded"
-                )
+            if await self._over_a_cap(task, latest):
                 return StepOutcome.STOP
         else:
             response = _response_from_record(recorded)
@@ -148,14 +144,28 @@ class TaskRunner:
         written = await tasks.record(self.redis, task, f"s{step}:done", True, fields={"step": str(step + 1)})
         return StepOutcome.CONTINUE if written >= 0 else StepOutcome.STOP
 
-    async def _spend_cap(self, task: Task, policy: AgentPolicy) -> float | None:
-        # The latest version's cap applies, so publishing a higher cap and replying resumes a capped task.
+    async def _latest_policy(self, task: Task, policy: AgentPolicy) -> AgentPolicy:
+        # The latest version's caps apply, so publishing a higher cap and replying resumes a capped task.
         try:
             group = await agents.load_group(self.redis, task.workspace_id, task.spec.agent_group_id)
             latest = await agents.latest(self.redis, task.workspace_id, group)
         except Exception:
-            return policy.spend_cap_usd
-        return AgentPolicy.of(latest.config, None, self.settings).spend_cap_usd
+            return policy
+        return AgentPolicy.of(latest.config, None, self.settings)
+
+    async def _over_a_cap(self, task: Task, latest: AgentPolicy) -> bool:
+        """Pause the task (as docs/spec.md's spend cap does, whatever on_failure says) when it is over
+        its spend cap or its token cap; True when it paused."""
+        if latest.spend_cap_usd is not None and task.cost_usd > latest.spend_cap_usd:
+            text, reason = "the task's spend cap is exceeded", "task_spend_cap_exceeded"
+        elif task.input_tokens + task.output_tokens > latest.max_tokens:
+            text, reason = f"the task used more than {latest.max_tokens} tokens", "task_token_cap_exceeded"
+        elif await tree_budget.over_budget(self.redis, self.settings, task):
+            text, reason = "the task tree's spend budget is exceeded", "tree_spend_cap_exceeded"
+        else:
+            return False
+        await self._pause_failure(task, text, reason=reason)
+        return True
 
     async def _call_model(self, task: Task, policy: AgentPolicy, step: int) -> ModelResponse | str | None:
         """One model call. Returns the response, None to try again, or STOP when the task left running."""
@@ -172,17 +182,17 @@ class TaskRunner:
             output_schema=policy.output_schema,
         )
         try:
-            provider = resolve_provider(
-                policy.model,
-                self.settings.default_model,
-                openai_api_key=self.settings.openai_api_key,
-                openai_base_url=self.settings.openai_base_url,
-                http_client=self.http,
+            model = await resolve_model(
+                policy.model, self.settings, redis=self.redis, workspace_id=task.agent_workspace_id
             )
-            with metrics.timed(
-                metrics.MODEL_CALL_SECONDS, model=model_label(policy.model, self.settings.default_model)
-            ):
-                response = await provider.complete(request)
+            if model.target is not None and model.target.context_window:
+                fitted, _ = fit_window(request.messages, model.target.context_window)
+                request = replace(request, messages=fitted)
+            with metrics.timed(metrics.MODEL_CALL_SECONDS, model=model.label):
+                response = await model.provider.complete(request)
+                # The scripted model plays what its turns say; a real one's answer is checked.
+                if response.final and policy.output_schema is not None and model.label != "scripted":
+                    response = await matching_answer(model.provider, request, response, policy.output_schema)
         except (ModelError, ValueError) as exc:
             message = getattr(exc, "message", str(exc))
             written = await tasks.record(
@@ -197,6 +207,10 @@ class TaskRunner:
             if task.retries_used + 1 > policy.max_retries:
                 await self._handle_failure(task, f"model call failed: {message}", policy)
                 return StepOutcome.STOP
+            # The provider asked for a pause (a 429's Retry-After): the retry waits it out.
+            wait = getattr(exc, "retry_after_seconds", None)
+            if wait:
+                await asyncio.sleep(wait)
             return None
         items: list[dict[str, Any]] = []
         if response.text is not None and (response.text or not response.tool_calls):
@@ -221,16 +235,15 @@ class TaskRunner:
             _response_record(response),
             fields=fields,
             items=items,
-            increments={
-                "model_calls": 1,
-                "decision_steps": 1,
-                "input_tokens": response.usage.input_tokens,
-                "output_tokens": response.usage.output_tokens,
-                "cost_usd": response.usage.cost_usd,
-            },
+            increments={"model_calls": 1, "decision_steps": 1}
+            | tasks.usage_increments(
+                "steps", response.usage.input_tokens, response.usage.output_tokens, response.usage.cost_usd
+            ),
         )
         if written < 0:
             return StepOutcome.STOP
+        usage = response.usage
+        await tree_budget.charge(self.redis, task, usage.input_tokens, usage.output_tokens, usage.cost_usd)
         return response
 
     async def _run_tools(

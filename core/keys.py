@@ -83,6 +83,11 @@ def practice_connection(workspace_id: str) -> str:
     return ws(workspace_id, "integration", "practice")
 
 
+def model_connection(workspace_id: str, name: str) -> str:
+    """One of the workspace's named model connections (a hash; the API key sealed)."""
+    return ws(workspace_id, "integration", "model", name)
+
+
 def practice_token_lock(workspace_id: str) -> str:
     """Held while the connector's access token is minted, so concurrent calls mint it once."""
     return ws(workspace_id, "integration", "practice", "token-lock")

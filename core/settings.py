@@ -73,6 +73,9 @@ class Settings(BaseSettings):
     default_model: str = Field("scripted", validation_alias=_env("AGENTRY_DEFAULT_MODEL"))
     openai_api_key: str | None = Field(None, validation_alias=_env("OPENAI_API_KEY"), repr=False)
     openai_base_url: str | None = Field(None, validation_alias=_env("OPENAI_BASE_URL"))
+    max_tokens_per_task: int = Field(2_000_000, ge=1, validation_alias=_env("AGENTRY_MAX_TOKENS_PER_TASK"))
+    anthropic_api_key: str | None = Field(None, validation_alias=_env("ANTHROPIC_API_KEY"), repr=False)
+    anthropic_base_url: str | None = Field(None, validation_alias=_env("ANTHROPIC_BASE_URL"))
     batch_fanout_enabled: bool = Field(True, validation_alias=_env("AGENTRY_BATCH_FANOUT_ENABLED"))
     #: docs/spec.md `max_children_per_call`: children one delegate_tasks call may start (source mode
     #: included); 0 means no limit below the hard cap of 1000 (core.delegation).

@@ -96,6 +96,8 @@ class Task:
             "output_tokens": self.output_tokens,
             "cost_usd": round(self.cost_usd, 6),
             "steps": self.decision_steps,
+            "by_purpose": usage_by_purpose(self.raw),
+            **({"tree": tree_usage(self.raw)} if "tree_cost_usd" in self.raw else {}),
         }
 
     def list_item(self) -> dict[str, Any]:
@@ -127,6 +129,50 @@ class Task:
             "usage": self.usage(),
             "error": self.error,
         }
+
+
+#: Prefix of the per-purpose usage counters in a task's hash: `usage:<purpose>:<metric>`.
+_PURPOSE_PREFIX = "usage:"
+_USAGE_METRICS = ("input_tokens", "output_tokens", "cost_usd", "calls")
+
+
+def usage_increments(
+    purpose: str, input_tokens: int, output_tokens: int, cost_usd: float
+) -> dict[str, float]:
+    """What one model call adds to a task's usage: the totals and its purpose's share
+    (`steps`, `data_fields`, `documents`, `grounding`)."""
+    return {
+        "input_tokens": input_tokens,
+        "output_tokens": output_tokens,
+        "cost_usd": cost_usd,
+        f"{_PURPOSE_PREFIX}{purpose}:input_tokens": input_tokens,
+        f"{_PURPOSE_PREFIX}{purpose}:output_tokens": output_tokens,
+        f"{_PURPOSE_PREFIX}{purpose}:cost_usd": cost_usd,
+        f"{_PURPOSE_PREFIX}{purpose}:calls": 1,
+    }
+
+
+def usage_by_purpose(raw: dict[str, str]) -> dict[str, dict[str, float | int]]:
+    """`usage.by_purpose`: per purpose, the tokens, cost and calls its model calls used."""
+    split: dict[str, dict[str, float | int]] = {}
+    for name, value in raw.items():
+        if not name.startswith(_PURPOSE_PREFIX):
+            continue
+        purpose, _, metric = name[len(_PURPOSE_PREFIX) :].rpartition(":")
+        if metric not in _USAGE_METRICS or not purpose:
+            continue
+        number = float(value)
+        split.setdefault(purpose, {})[metric] = round(number, 6) if metric == "cost_usd" else int(number)
+    return split
+
+
+def tree_usage(raw: dict[str, str]) -> dict[str, float | int]:
+    """`usage.tree` of a tree's root: what it and every descendant spent (actors.tree_budget)."""
+    return {
+        "input_tokens": int(float(raw.get("tree_input_tokens", 0))),
+        "output_tokens": int(float(raw.get("tree_output_tokens", 0))),
+        "cost_usd": round(float(raw.get("tree_cost_usd", 0.0)), 6),
+    }
 
 
 def _loads(raw: str | None) -> Any:

@@ -76,12 +76,14 @@ class ModelResponse:
 
 
 class ModelError(Exception):
-    """A model call that failed. `retryable` says whether calling again may succeed."""
+    """A model call that failed. `retryable` says whether calling again may succeed;
+    `retry_after_seconds` is how long the provider asked to wait first (a 429's Retry-After)."""
 
-    def __init__(self, message: str, retryable: bool) -> None:
+    def __init__(self, message: str, retryable: bool, retry_after_seconds: float | None = None) -> None:
         super().__init__(message)
         self.message = message
         self.retryable = retryable
+        self.retry_after_seconds = retry_after_seconds
 
 
 class ModelConfigError(ValueError):

@@ -11,7 +11,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from actors.models.base import ModelError, ModelProvider, ModelRequest
-from actors.models.resolve import resolve_provider
+from actors.models.resolve import provider_for
+from actors.models.targets import operator_target
 from actors.models.templates import TemplateContext
 from core.settings import Settings
 from extraction.model import ModelCaller, ModelUnavailable, model_configured
@@ -42,10 +43,4 @@ def extraction_model(settings: Settings) -> ModelCaller | None:
     name = (
         settings.default_model if settings.default_model.startswith("openai:") else DEFAULT_EXTRACTION_MODEL
     )
-    provider = resolve_provider(
-        name,
-        settings.default_model,
-        openai_api_key=settings.openai_api_key,
-        openai_base_url=settings.openai_base_url,
-    )
-    return ProviderCaller(provider)
+    return ProviderCaller(provider_for(operator_target(settings, "openai", name.split(":", 1)[1])))

@@ -1,93 +1,73 @@
-"""The `openai` model provider: OpenAI-compatible chat completions with tool calling, over httpx.
+"""The `openai` model provider: any OpenAI-compatible Chat Completions endpoint, through the official SDK.
 
-Messages are sent as the runtime stores them (OpenAI-style dicts, see `actors.models.base`). Rate
-limits (429) and server errors (5xx), timeouts and connection failures are retried here with
-exponential backoff, honouring `Retry-After`, up to a bounded number of attempts; the error raised
-after the last attempt is retryable, so the runtime's own step retries still apply. Any other 4xx is
-a request the server will never accept and is not retried.
+Messages are sent as the runtime stores them (OpenAI-style dicts, see `actors.models.base`). The SDK
+retries rate limits, server errors and broken connections itself, honouring the server's
+Retry-After; what still fails is mapped onto the failure policy by `actors.models.errors`.
+
+The key is always passed explicitly: without one the SDK would read OPENAI_API_KEY from the
+environment and send the operator's key to whatever base URL this provider was given.
 """
 
 from __future__ import annotations
 
-import asyncio
 import json
-import logging
-import math
-import random
-from collections.abc import Mapping
-from datetime import UTC, datetime
-from email.utils import parsedate_to_datetime
 from typing import Any
 
-import httpx
-
 from actors.models.base import ModelError, ModelRequest, ModelResponse, ToolCall, Usage
+from actors.models.errors import sdk_error
 from actors.models.pricing import cost_usd
-
-logger = logging.getLogger(__name__)
-
-#: Where requests go when neither the agent's `base_url` nor OPENAI_BASE_URL is set.
-DEFAULT_BASE_URL = "https://api.openai.com/v1"
+from actors.models.targets import ModelTarget
 
 #: Longest wait for one HTTP exchange with the model server.
 DEFAULT_TIMEOUT_SECONDS = 120.0
-
-#: Attempts per model call, the first included, before a transient failure is reported.
-DEFAULT_MAX_ATTEMPTS = 4
-
-#: First backoff delay; it doubles with every attempt, with jitter, up to `MAX_BACKOFF_SECONDS`.
-DEFAULT_BACKOFF_SECONDS = 1.0
-
-#: Ceiling of one backoff delay.
-MAX_BACKOFF_SECONDS = 20.0
-
-#: A `Retry-After` longer than this is not waited out inside the call: the call fails (retryable).
-MAX_RETRY_AFTER_SECONDS = 60.0
-
-#: How much of a server's error text is kept in the error message.
-_ERROR_DETAIL_CHARS = 300
+#: Retries the SDK makes on its own (429, 5xx, timeouts) before the runtime's failure policy sees it.
+DEFAULT_SDK_RETRIES = 3
+#: The tool through which a structured answer is given when tools are offered too.
+FINAL_ANSWER_TOOL = "final_answer"
+FINAL_ANSWER_DESCRIPTION = "Give the final answer, matching this schema. Call it once, last."
+#: Sent as the key when there is none: the SDK insists on one, and the header is then removed.
+_NO_KEY = "no-key"
 
 
 class OpenAIProvider:
-    """Calls `{base_url}/chat/completions` for model `model`.
-
-    `client` lets many calls share one connection pool; without it each call opens its own.
-    """
+    """Calls `{target.base_url}/chat/completions` for `target.model`."""
 
     def __init__(
         self,
-        model: str,
+        target: ModelTarget,
         *,
-        api_key: str | None,
-        base_url: str = DEFAULT_BASE_URL,
-        temperature: float | None = None,
         timeout_seconds: float = DEFAULT_TIMEOUT_SECONDS,
-        max_attempts: int = DEFAULT_MAX_ATTEMPTS,
-        backoff_seconds: float = DEFAULT_BACKOFF_SECONDS,
-        client: httpx.AsyncClient | None = None,
+        max_retries: int = DEFAULT_SDK_RETRIES,
     ) -> None:
-        if max_attempts < 1:
-            raise ValueError("max_attempts must be at least 1")
-        self.model = model
-        self.base_url = base_url.rstrip("/")
-        self.temperature = temperature
-        self._api_key = api_key
+        self.target = target
         self._timeout = timeout_seconds
-        self._max_attempts = max_attempts
-        self._backoff = backoff_seconds
-        self._client = client
+        self._max_retries = max_retries
+
+    @property
+    def model(self) -> str:
+        return self.target.model
 
     async def complete(self, request: ModelRequest) -> ModelResponse:
-        payload = self._payload(request)
-        if self._client is not None:
-            body = await self._post(self._client, payload)
-        else:
-            async with httpx.AsyncClient() as client:
-                body = await self._post(client, payload)
-        return self._parse(body, request)
+        import openai
+
+        headers: dict[str, Any] = {} if self.target.api_key else {"Authorization": openai.Omit()}
+        client = openai.AsyncOpenAI(
+            api_key=self.target.api_key or _NO_KEY,
+            base_url=self.target.base_url,
+            timeout=self._timeout,
+            max_retries=self._max_retries,
+        )
+        try:
+            async with client:
+                completion = await client.chat.completions.create(
+                    **self._payload(request), extra_headers=headers
+                )
+        except openai.OpenAIError as exc:
+            raise sdk_error(exc) from None
+        return self._parse(completion.model_dump(), request)
 
     def _payload(self, request: ModelRequest) -> dict[str, Any]:
-        payload: dict[str, Any] = {"model": self.model, "messages": request.messages}
+        payload: dict[str, Any] = {"model": self.target.model, "messages": request.messages}
         if request.tools:
             payload["tools"] = [
                 {
@@ -100,65 +80,33 @@ class OpenAIProvider:
                 }
                 for tool in request.tools
             ]
-        if self.temperature is not None:
-            payload["temperature"] = self.temperature
-        if request.output_schema is not None:
+        if self.target.temperature is not None:
+            payload["temperature"] = self.target.temperature
+        if request.output_schema is None:
+            return payload
+        if request.tools:
+            # Structured output is for the answer only: beside tools it is a final-answer tool, so
+            # the steps that call tools are not forced into the answer's shape.
+            payload["tools"].append(
+                {
+                    "type": "function",
+                    "function": {
+                        "name": FINAL_ANSWER_TOOL,
+                        "description": FINAL_ANSWER_DESCRIPTION,
+                        "parameters": object_schema(request.output_schema),
+                    },
+                }
+            )
+        else:
             payload["response_format"] = {
                 "type": "json_schema",
                 "json_schema": {"name": "output", "schema": request.output_schema, "strict": False},
             }
         return payload
 
-    async def _post(self, client: httpx.AsyncClient, payload: dict[str, Any]) -> Any:
-        headers = {"Authorization": f"Bearer {self._api_key}"} if self._api_key else {}
-        url = f"{self.base_url}/chat/completions"
-        attempt = 0
-        while True:
-            attempt += 1
-            wait = self._backoff_delay(attempt)
-            try:
-                response = await client.post(url, json=payload, headers=headers, timeout=self._timeout)
-            except httpx.TimeoutException:
-                failure = ModelError(f"the model server did not answer within {self._timeout:g} s", True)
-                reason = "timeout"
-            except httpx.TransportError as exc:
-                failure = ModelError(f"could not reach the model server ({type(exc).__name__})", True)
-                reason = type(exc).__name__
-            else:
-                if response.is_success:
-                    return _json_body(response)
-                status = response.status_code
-                if status != 429 and status < 500:
-                    raise ModelError(f"the model server refused the request: {_describe(response)}", False)
-                failure = ModelError(f"the model server failed: {_describe(response)}", True)
-                reason = f"HTTP {status}"
-                retry_after = _retry_after_seconds(response.headers)
-                if retry_after is not None:
-                    if retry_after > MAX_RETRY_AFTER_SECONDS:
-                        raise ModelError(f"{failure.message}; retry after {retry_after:g} s", True)
-                    wait = retry_after
-            if attempt == self._max_attempts:
-                raise failure
-            # Only the kind of failure is logged: a server's error text may quote the request.
-            logger.warning(
-                "model call attempt %d/%d failed (%s), retrying in %.2f s",
-                attempt,
-                self._max_attempts,
-                reason,
-                wait,
-            )
-            await asyncio.sleep(wait)
-
-    def _backoff_delay(self, attempt: int) -> float:
-        # Jitter spreads out many tasks that were rate-limited at the same moment.
-        delay = min(self._backoff * 2.0 ** (attempt - 1), MAX_BACKOFF_SECONDS)
-        return delay * random.uniform(0.5, 1.0)
-
-    def _parse(self, body: Any, request: ModelRequest) -> ModelResponse:
-        try:
-            message = body["choices"][0]["message"]
-        except (KeyError, IndexError, TypeError):
-            raise ModelError("the model server answered without a message", True) from None
+    def _parse(self, body: dict[str, Any], request: ModelRequest) -> ModelResponse:
+        choices = body.get("choices") or []
+        message = choices[0].get("message") if choices and isinstance(choices[0], dict) else None
         if not isinstance(message, dict):
             raise ModelError("the model server answered without a message", True)
         content = message.get("content")
@@ -168,8 +116,14 @@ class OpenAIProvider:
             for position, raw in enumerate(message.get("tool_calls") or [])
         ]
         structured = None
-        if request.output_schema is not None and not tool_calls:
-            structured = _structured(text)
+        answer = next((c for c in tool_calls if c.name == FINAL_ANSWER_TOOL), None)
+        if request.output_schema is not None and answer is not None:
+            # The answer ends the turn; tool calls made beside it are not run.
+            structured = unwrapped(answer.arguments, request.output_schema)
+            tool_calls = []
+            text = text or json.dumps(structured, ensure_ascii=False)
+        elif request.output_schema is not None and not tool_calls:
+            structured = parse_structured(text)
         raw_usage = body.get("usage") or {}
         input_tokens = int(raw_usage.get("prompt_tokens") or 0)
         output_tokens = int(raw_usage.get("completion_tokens") or 0)
@@ -178,58 +132,8 @@ class OpenAIProvider:
             tool_calls=tool_calls,
             final=not tool_calls,
             structured=structured,
-            usage=Usage(input_tokens, output_tokens, cost_usd(self.model, input_tokens, output_tokens)),
+            usage=Usage(input_tokens, output_tokens, cost_usd(self.target, input_tokens, output_tokens)),
         )
-
-
-def _json_body(response: httpx.Response) -> Any:
-    try:
-        return response.json()
-    except ValueError:
-        raise ModelError("the model server answered with a body that is not JSON", True) from None
-
-
-def _describe(response: httpx.Response) -> str:
-    """`HTTP <status>` plus the server's own error message, shortened."""
-    detail: Any = None
-    try:
-        body = response.json()
-    except ValueError:
-        detail = response.text
-    else:
-        error = body.get("error") if isinstance(body, dict) else None
-        detail = error.get("message") if isinstance(error, dict) else error
-    detail = str(detail or "").strip()[:_ERROR_DETAIL_CHARS]
-    return f"HTTP {response.status_code}: {detail}" if detail else f"HTTP {response.status_code}"
-
-
-def _retry_after_seconds(headers: Mapping[str, str]) -> float | None:
-    """The server's requested wait: `retry-after-ms`, or `Retry-After` in seconds or as a date."""
-    milliseconds = _seconds(headers.get("retry-after-ms"))
-    if milliseconds is not None:
-        return milliseconds / 1000
-    value = headers.get("retry-after")
-    if value is None:
-        return None
-    seconds = _seconds(value)
-    if seconds is not None:
-        return seconds
-    try:
-        when = parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=UTC)
-    return max((when - datetime.now(UTC)).total_seconds(), 0.0)
-
-
-def _seconds(text: str | None) -> float | None:
-    """A non-negative finite number from header text, or None when it is not one."""
-    try:
-        number = float(text) if text is not None else math.nan
-    except ValueError:
-        return None
-    return max(number, 0.0) if math.isfinite(number) else None
 
 
 def _tool_call(raw: Any, call_index: int, position: int) -> ToolCall:
@@ -252,10 +156,25 @@ def _tool_call(raw: Any, call_index: int, position: int) -> ToolCall:
     )
 
 
-def _structured(text: str | None) -> Any:
-    if not text:
-        raise ModelError("the model wrote no output for the output schema", True)
+def parse_structured(text: str | None) -> Any:
+    """The JSON a model wrote for the output schema (a fenced ```json block accepted too), or None
+    when it wrote none: the runtime's schema check then gives the model a repair turn."""
+    body = (text or "").strip()
+    if body.startswith("```"):
+        body = body.strip("`")
+        body = body[4:] if body.lower().startswith("json") else body
     try:
-        return json.loads(text)
+        return json.loads(body) if body else None
     except json.JSONDecodeError:
-        raise ModelError("the model's output for the output schema is not valid JSON", True) from None
+        return None
+
+
+def object_schema(schema: dict[str, Any]) -> dict[str, Any]:
+    """Tool inputs are objects: a schema of another type is wrapped as `{"value": ...}`."""
+    if schema.get("type") == "object":
+        return schema
+    return {"type": "object", "properties": {"value": schema}, "required": ["value"]}
+
+
+def unwrapped(arguments: dict[str, Any], schema: dict[str, Any]) -> Any:
+    return arguments if schema.get("type") == "object" else arguments.get("value")

@@ -1,32 +1,38 @@
-"""What a model call costs, from a small table of list prices.
+"""What a model call costs: a connection's own `price` first, else the `genai-prices` data.
 
-Prices are OpenAI's published list prices in USD per million tokens (input, output) when this table
-was written; update them here when they change. A model the table does not know costs 0.0, so an
-unknown or self-hosted model never trips a spend cap by accident.
+`genai-prices` ships maintained per-provider price data inside the package (nothing is downloaded
+at run time). A model neither knows costs 0.0: its tokens are still counted, and
+`settings.max_tokens_per_task` stops a runaway task whatever its price.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from functools import lru_cache
+from typing import TYPE_CHECKING
 
-#: USD per million tokens, (input, output), keyed by model name. A dated snapshot name such as
-#: `gpt-4o-mini-2024-07-18` is priced as its longest listed prefix (`gpt-4o-mini`).
-PRICES_PER_MILLION_TOKENS: Mapping[str, tuple[float, float]] = {
-    "gpt-4o": (2.50, 10.00),
-    "gpt-4o-mini": (0.15, 0.60),
-    "gpt-4.1": (2.00, 8.00),
-    "gpt-4.1-mini": (0.40, 1.60),
-    "gpt-4.1-nano": (0.10, 0.40),
-    "o3-mini": (1.10, 4.40),
-    "o4-mini": (1.10, 4.40),
-    "gpt-3.5-turbo": (0.50, 1.50),
-}
+if TYPE_CHECKING:
+    from actors.models.targets import ModelTarget
 
 
-def cost_usd(model: str, input_tokens: int, output_tokens: int) -> float:
-    """The list price of a call to `model` with these token counts; 0.0 for an unknown model."""
-    listed = [name for name in PRICES_PER_MILLION_TOKENS if model == name or model.startswith(name + "-")]
-    if not listed:
+def cost_usd(target: ModelTarget, input_tokens: int, output_tokens: int) -> float:
+    """The price of one call to `target` with these token counts."""
+    if target.price is not None:
+        return (input_tokens * target.price.input + output_tokens * target.price.output) / 1_000_000
+    per_million = listed_price(target.provider, target.model)
+    if per_million is None:
         return 0.0
-    input_price, output_price = PRICES_PER_MILLION_TOKENS[max(listed, key=len)]
-    return (input_tokens * input_price + output_tokens * output_price) / 1_000_000
+    return (input_tokens * per_million[0] + output_tokens * per_million[1]) / 1_000_000
+
+
+@lru_cache(maxsize=256)
+def listed_price(provider: str, model: str) -> tuple[float, float] | None:
+    """USD per million (input, output) tokens of `model` at `provider`, or None when not listed."""
+    from genai_prices import Usage, calc_price
+
+    million = 1_000_000
+    try:
+        inputs = calc_price(Usage(input_tokens=million, output_tokens=0), model, provider_id=provider)
+        outputs = calc_price(Usage(input_tokens=0, output_tokens=million), model, provider_id=provider)
+    except LookupError:
+        return None
+    return float(inputs.total_price), float(outputs.total_price)

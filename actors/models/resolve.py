@@ -1,96 +1,137 @@
-"""Turn an agent's `model` setting into a provider (docs/contract.md section 2, "Model providers")."""
+"""Turn an agent's `model` setting into a provider (docs/contract.md section 2, "Model providers").
+
+Forms: `scripted`; `openai:<name>` and `anthropic:<name>` (the operator's endpoint and key);
+`{"provider": "scripted", "turns"?}`; `{"provider": "openai" | "anthropic", "name", "base_url"?,
+"temperature"?}`; `{"connection": "<name>", "name"?, "temperature"?}` (a workspace's model
+connection, `name` defaulting to the connection's `default_model`). Which key goes where is decided
+in `actors.models.targets`.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
-import httpx
+import redis.asyncio as aioredis
 
+from actors.models.anthropic import AnthropicProvider
 from actors.models.base import ModelConfigError, ModelProvider
-from actors.models.openai import DEFAULT_BASE_URL, OpenAIProvider
+from actors.models.openai import OpenAIProvider
 from actors.models.scripted import ScriptedProvider
+from actors.models.targets import (
+    ModelTarget,
+    Provider,
+    agent_target,
+    check_base_url,
+    connection_target,
+    operator_target,
+)
+from core import model_connections
+from core.errors import BadRequest
+from core.settings import Settings
 
-_OPENAI_PREFIX = "openai:"
+_PROVIDERS = ("openai", "anthropic")
+_FORMS = (
+    "`scripted`, `openai:<model-name>`, `anthropic:<model-name>`, an object with `provider` "
+    '`scripted`, `openai` or `anthropic`, or `{"connection": <name>}`'
+)
 
-_FORMS = "`scripted`, `openai:<model-name>`, or an object with `provider` `scripted` or `openai`"
+
+@dataclass(frozen=True)
+class ResolvedModel:
+    """The provider to call, its metrics label, and (for real models) where it goes."""
+
+    provider: ModelProvider
+    label: str
+    target: ModelTarget | None = None
 
 
-def resolve_provider(
+def provider_for(target: ModelTarget) -> ModelProvider:
+    if target.provider == "anthropic":
+        return AnthropicProvider(target)
+    return OpenAIProvider(target)
+
+
+async def resolve_model(
     model_config: str | Mapping[str, Any] | None,
-    settings_default: str,
+    settings: Settings,
     *,
-    openai_api_key: str | None,
-    openai_base_url: str | None,
-    http_client: httpx.AsyncClient | None = None,
-) -> ModelProvider:
-    """The provider for an agent's `model` value; `settings_default` (AGENTRY_DEFAULT_MODEL) when None.
+    redis: aioredis.Redis,
+    workspace_id: str,
+) -> ResolvedModel:
+    """The provider for an agent's `model` value; AGENTRY_DEFAULT_MODEL when None.
 
-    Accepts `scripted`, `openai:<name>`, `{"provider": "scripted", "turns"?: [...]}` (no turns: it
-    echoes the query like the bare string) and `{"provider": "openai", "name", "base_url"?,
-    "temperature"?}`; other keys of the object are ignored. The openai base URL is the object's
-    `base_url`, else `openai_base_url` (OPENAI_BASE_URL), else OpenAI's. `http_client` is shared by
-    openai calls when given. Raises `ModelConfigError` saying what is wrong with the value.
+    Raises `ModelConfigError` saying what is wrong with the value, when a named connection does not
+    exist, or when a base URL does not pass the URL guard.
     """
     if model_config is None:
-        model_config = settings_default
-    base_url = openai_base_url or DEFAULT_BASE_URL
+        model_config = settings.default_model
+    if isinstance(model_config, Mapping) and model_config.get("provider") == "scripted":
+        return ResolvedModel(ScriptedProvider(model_config.get("turns")), "scripted")
+    if model_config == "scripted":
+        return ResolvedModel(ScriptedProvider(), "scripted")
+    target = await _target(model_config, settings, redis, workspace_id)
+    if target.guarded:
+        try:
+            await check_base_url(target.base_url, settings)
+        except BadRequest as exc:
+            raise ModelConfigError(exc.message) from None
+    return ResolvedModel(provider_for(target), target.label, target)
+
+
+async def _target(
+    model_config: str | Mapping[str, Any], settings: Settings, redis: aioredis.Redis, workspace_id: str
+) -> ModelTarget:
     if isinstance(model_config, str):
-        if model_config == "scripted":
-            return ScriptedProvider()
-        if model_config.startswith(_OPENAI_PREFIX) and model_config[len(_OPENAI_PREFIX) :].strip():
-            name = model_config[len(_OPENAI_PREFIX) :].strip()
-            return OpenAIProvider(name, api_key=openai_api_key, base_url=base_url, client=http_client)
+        provider, _, name = model_config.partition(":")
+        if provider in _PROVIDERS and name.strip():
+            return operator_target(settings, _provider(provider), name.strip())
         raise ModelConfigError(f"unknown model {model_config!r}; expected {_FORMS}")
     if not isinstance(model_config, Mapping):
         raise ModelConfigError(f"the model setting must be a string or an object: {_FORMS}")
-    provider = model_config.get("provider")
-    if provider == "scripted":
-        return ScriptedProvider(model_config.get("turns"))
-    if provider == "openai":
-        return _openai_from_object(
-            model_config, api_key=openai_api_key, base_url=base_url, client=http_client
+    temperature = _temperature(model_config.get("temperature"))
+    connection_name = model_config.get("connection")
+    if connection_name is not None:
+        if not isinstance(connection_name, str) or not connection_name.strip():
+            raise ModelConfigError("the model's `connection` must be the name of a model connection")
+        try:
+            connection = await model_connections.load(redis, settings, workspace_id, connection_name.strip())
+        except model_connections.ConnectionUnreadable as exc:
+            raise ModelConfigError(str(exc)) from None
+        if connection is None:
+            raise ModelConfigError(
+                f"the workspace has no model connection {connection_name!r}; "
+                "create it with PUT /api/v1/integrations/models/{name}"
+            )
+        chosen = model_config.get("name")
+        if chosen is not None and (not isinstance(chosen, str) or not chosen.strip()):
+            raise ModelConfigError("the model's `name` must be a model name")
+        return connection_target(
+            settings, connection, chosen.strip() if isinstance(chosen, str) else None, temperature=temperature
         )
-    raise ModelConfigError(f"unknown model provider {provider!r}; expected {_FORMS}")
-
-
-def _openai_from_object(
-    config: Mapping[str, Any], *, api_key: str | None, base_url: str, client: httpx.AsyncClient | None
-) -> OpenAIProvider:
-    name = config.get("name")
-    if not isinstance(name, str) or not name.strip():
-        raise ModelConfigError("the openai model needs a `name`, for example `gpt-4o-mini`")
-    base_url = config.get("base_url") or base_url
+    kind = model_config.get("provider")
+    if kind not in _PROVIDERS:
+        raise ModelConfigError(f"unknown model provider {kind!r}; expected {_FORMS}")
+    provider = str(kind)
+    model_name = model_config.get("name")
+    if not isinstance(model_name, str) or not model_name.strip():
+        raise ModelConfigError(f"the {provider} model needs a `name`, for example `gpt-4o-mini`")
+    base_url = model_config.get("base_url")
+    if base_url is None:
+        return operator_target(settings, _provider(provider), model_name.strip(), temperature=temperature)
     if not isinstance(base_url, str) or not base_url.startswith(("http://", "https://")):
-        raise ModelConfigError("the openai model's `base_url` must be an http or https URL")
-    temperature = config.get("temperature")
-    if temperature is not None and (
-        isinstance(temperature, bool) or not isinstance(temperature, int | float) or not 0 <= temperature <= 2
-    ):
-        raise ModelConfigError("the openai model's `temperature` must be a number from 0 to 2")
-    return OpenAIProvider(
-        name.strip(),
-        api_key=api_key,
-        base_url=base_url,
-        temperature=None if temperature is None else float(temperature),
-        client=client,
-    )
+        raise ModelConfigError(f"the {provider} model's `base_url` must be an http or https URL")
+    return agent_target(settings, _provider(provider), model_name.strip(), base_url, temperature=temperature)
 
 
-def model_label(model_config: str | Mapping[str, Any] | None, settings_default: str) -> str:
-    """The model's name in metrics: `scripted`, `openai:<name>`, or `invalid` (never the whole setting)."""
-    if model_config is None:
-        model_config = settings_default
-    if isinstance(model_config, str):
-        name = model_config.strip()
-        if name == "scripted" or (name.startswith(_OPENAI_PREFIX) and name[len(_OPENAI_PREFIX) :].strip()):
-            return name
-        return "invalid"
-    if isinstance(model_config, Mapping):
-        provider = model_config.get("provider")
-        if provider == "scripted":
-            return "scripted"
-        openai_name = model_config.get("name")
-        if provider == "openai" and isinstance(openai_name, str) and openai_name.strip():
-            return _OPENAI_PREFIX + openai_name.strip()
-    return "invalid"
+def _provider(name: str) -> Provider:
+    return "anthropic" if name == "anthropic" else "openai"
+
+
+def _temperature(value: Any) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 2:
+        raise ModelConfigError("the model's `temperature` must be a number from 0 to 2")
+    return float(value)

@@ -14,7 +14,7 @@ import threading
 import time
 from collections import deque
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Self
 
 import uvicorn
 from fastapi import FastAPI, Request
@@ -72,7 +72,15 @@ def function_call(call_id: str, name: str, arguments: str) -> dict[str, Any]:
 
 
 class OpenAICompatibleServer:
-    """Serves `POST /v1/chat/completions` from a queue of canned replies; `base_url` ends in /v1."""
+    """Serves `POST /v1/chat/completions` from a queue of canned replies; `base_url` ends in /v1.
+
+    Subclasses serve another provider's wire format by changing `ROUTE`, `BASE_PATH` and
+    `error_body` (tests.support.anthropic_server).
+    """
+
+    ROUTE = "/v1/chat/completions"
+    BASE_PATH = "/v1"
+    NAME = "openai"
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
@@ -84,7 +92,7 @@ class OpenAICompatibleServer:
 
     @property
     def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.port}/v1"
+        return f"http://127.0.0.1:{self.port}{self.BASE_PATH}"
 
     @property
     def requests(self) -> list[RecordedRequest]:
@@ -105,9 +113,13 @@ class OpenAICompatibleServer:
     def fail_next(self, status: int, *, times: int = 1, retry_after: str | None = None) -> None:
         """Queue `times` error replies with `status`, each with `Retry-After` when given."""
         headers = {"Retry-After": retry_after} if retry_after is not None else {}
-        body = {"error": {"message": f"canned failure {status}", "type": "test"}}
         for _ in range(times):
-            self.push(body, status=status, headers=headers)
+            self.push(self.error_body(status, f"canned failure {status}"), status=status, headers=headers)
+
+    def error_body(self, status: int, message: str) -> Any:
+        """The provider's error body for `status`."""
+        kind = {429: "rate_limit_exceeded", 401: "invalid_api_key"}.get(status, "server_error")
+        return {"error": {"message": message, "type": kind, "param": None, "code": kind}}
 
     def reset(self) -> None:
         with self._lock:
@@ -122,13 +134,13 @@ class OpenAICompatibleServer:
         config = uvicorn.Config(self._app(), log_level="warning", lifespan="off", timeout_graceful_shutdown=1)
         self._server = uvicorn.Server(config)
         self._thread = threading.Thread(
-            target=self._server.run, kwargs={"sockets": [sock]}, name="openai-test-server", daemon=True
+            target=self._server.run, kwargs={"sockets": [sock]}, name=f"{self.NAME}-test-server", daemon=True
         )
         self._thread.start()
         deadline = time.monotonic() + STARTUP_DEADLINE_SECONDS
         while not self._server.started:
             if time.monotonic() > deadline or not self._thread.is_alive():
-                raise RuntimeError("the OpenAI-compatible test server did not start")
+                raise RuntimeError(f"the {self.NAME} test server did not start")
             time.sleep(0.01)
 
     def stop(self) -> None:
@@ -136,7 +148,7 @@ class OpenAICompatibleServer:
             self._server.should_exit = True
             self._thread.join(STARTUP_DEADLINE_SECONDS)
 
-    def __enter__(self) -> OpenAICompatibleServer:
+    def __enter__(self) -> Self:
         self.start()
         return self
 
@@ -146,7 +158,7 @@ class OpenAICompatibleServer:
     def _app(self) -> FastAPI:
         app = FastAPI()
 
-        @app.post("/v1/chat/completions")
+        @app.post(self.ROUTE)
         async def chat_completions(request: Request) -> JSONResponse:
             body = await request.json()
             with self._lock:
@@ -154,7 +166,7 @@ class OpenAICompatibleServer:
                 reply = self._replies.popleft() if self._replies else None
             if reply is None:
                 return JSONResponse(
-                    {"error": {"message": "openai test server: no reply queued"}}, status_code=400
+                    self.error_body(400, f"{self.NAME} test server: no reply queued"), status_code=400
                 )
             if reply.delay_seconds:
                 await asyncio.sleep(reply.delay_seconds)

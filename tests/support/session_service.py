@@ -41,6 +41,9 @@ TEST_ENV = {
     "AGENTRY_LOG_LEVEL": "WARNING",
     # Failed webhook deliveries are retried after 1 s, 2 s, ... instead of 10 s, 20 s, ...
     "AGENTRY_WEBHOOK_RETRY_BASE_SECONDS": "1",
+    # An operator key that must never reach a base URL an agent or a connection names (the
+    # key-leak tests of tests/integration/models); nothing in the suite calls Anthropic's own host.
+    "ANTHROPIC_API_KEY": "sk-ant-operator-never-leaves",
 }
 
 

@@ -15,6 +15,7 @@ import pytest
 
 from actors.models.extraction import DEFAULT_EXTRACTION_MODEL, ProviderCaller, extraction_model
 from actors.models.openai import OpenAIProvider
+from actors.models.targets import ModelTarget
 from core.settings import Settings
 from extraction.engines import parse_bytes
 from extraction.model import ModelReplyError
@@ -38,7 +39,7 @@ def server() -> Iterator[OpenAICompatibleServer]:
 def model(server: OpenAICompatibleServer) -> ProviderCaller:
     server.reset()
     return ProviderCaller(
-        OpenAIProvider("test-model", api_key="sk-test", base_url=server.base_url, max_attempts=1)
+        OpenAIProvider(ModelTarget("openai", "test-model", server.base_url, "sk-test", True), max_retries=0)
     )
 
 
@@ -99,7 +100,7 @@ def test_a_reply_without_json_fails_clearly(server, model, doc) -> None:
 def test_classification_asks_the_model_when_the_rules_are_unsure(server, doc) -> None:
     server.reset()
     caller = ProviderCaller(
-        OpenAIProvider("test-model", api_key="sk-test", base_url=server.base_url, max_attempts=1)
+        OpenAIProvider(ModelTarget("openai", "test-model", server.base_url, "sk-test", True), max_retries=0)
     )
     job = spec(
         {"categories": ["memo", "letter"], "prompt_mode": "auto"},
@@ -124,6 +125,6 @@ def test_the_extraction_model_follows_the_settings() -> None:
     built = extraction_model(Settings(OPENAI_API_KEY="sk-x", OPENAI_BASE_URL="http://127.0.0.1:9/v1"))
     assert isinstance(built, ProviderCaller) and isinstance(built.provider, OpenAIProvider)
     assert built.provider.model == DEFAULT_EXTRACTION_MODEL.removeprefix("openai:")
-    assert built.provider.base_url == "http://127.0.0.1:9/v1"
+    assert built.provider.target.base_url == "http://127.0.0.1:9/v1"
     named = extraction_model(Settings(OPENAI_API_KEY="sk-x", AGENTRY_DEFAULT_MODEL="openai:gpt-4.1"))
     assert isinstance(named, ProviderCaller) and named.provider.model == "gpt-4.1"

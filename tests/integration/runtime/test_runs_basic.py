@@ -26,7 +26,14 @@ def test_async_run_completes_with_summary_usage_and_feed(api: httpx.Client, plac
     assert set(body) == {"task_id", "agent_id", "status", "created_at"} and body["status"] == "running"
     done = wait_status(api, body["task_id"])
     assert done["status"] == "completed", done
-    assert done["usage"] == {"input_tokens": 5, "output_tokens": 2, "cost_usd": 0.01, "steps": 1}
+    assert done["usage"] == {
+        "input_tokens": 5,
+        "output_tokens": 2,
+        "cost_usd": 0.01,
+        "steps": 1,
+        "by_purpose": {"steps": {"input_tokens": 5, "output_tokens": 2, "cost_usd": 0.01, "calls": 1}},
+        "tree": {"input_tokens": 5, "output_tokens": 2, "cost_usd": 0.01},
+    }
     assert done["agent_id"] == agent["id"] and done["agent_group_id"] == agent["agent_group_id"]
     assert done["query"] == "Ada" and done["title"] == "Ada" and done["pause"] is None
     summary = api.get(f"/api/v1/tasks/{body['task_id']}/summary").json()

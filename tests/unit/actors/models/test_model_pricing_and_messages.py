@@ -1,27 +1,39 @@
 import json
+from typing import Any
 
 import pytest
 
 from actors.models.base import ModelResponse, ToolCall, Usage
 from actors.models.messages import assistant_message, system_message, tool_message, user_message
 from actors.models.pricing import cost_usd
+from actors.models.targets import ModelTarget
+from core.model_connections import Price
 
 pytestmark = pytest.mark.unit
 
 
-def test_listed_model_price() -> None:
-    assert cost_usd("gpt-4o-mini", 1_000_000, 1_000_000) == pytest.approx(0.75)
-    assert cost_usd("gpt-4o", 1000, 500) == pytest.approx((1000 * 2.5 + 500 * 10) / 1e6)
+def price(model: str, input_tokens: int, output_tokens: int, **kwargs: Any) -> float:
+    target = ModelTarget(kwargs.pop("provider", "openai"), model, "https://x", None, False, **kwargs)
+    return cost_usd(target, input_tokens, output_tokens)
 
 
-def test_dated_snapshot_is_priced_as_its_longest_listed_prefix() -> None:
-    assert cost_usd("gpt-4o-mini-2024-07-18", 1_000_000, 0) == pytest.approx(0.15)
-    assert cost_usd("gpt-4o-2024-08-06", 1_000_000, 0) == pytest.approx(2.5)
+def test_listed_model_price_from_genai_prices() -> None:
+    assert price("gpt-4o-mini", 1_000_000, 1_000_000) == pytest.approx(0.75)
+    assert price("gpt-4o", 1000, 500) == pytest.approx((1000 * 2.5 + 500 * 10) / 1e6)
+    assert price("claude-3-5-haiku-latest", 1_000_000, 0, provider="anthropic") == pytest.approx(0.8)
+
+
+def test_dated_snapshot_is_priced_as_its_model() -> None:
+    assert price("gpt-4o-mini-2024-07-18", 1_000_000, 0) == pytest.approx(0.15)
 
 
 def test_unknown_model_costs_nothing() -> None:
-    assert cost_usd("llama3-local", 10_000, 10_000) == 0.0
-    assert cost_usd("gpt-4oo", 10_000, 10_000) == 0.0
+    assert price("llama3-local", 10_000, 10_000) == 0.0
+
+
+def test_a_connection_price_wins() -> None:
+    assert price("gpt-4o", 1_000_000, 2_000_000, price=Price(input=1, output=2)) == pytest.approx(5.0)
+    assert price("llama3-local", 1_000_000, 0, price=Price(input=0.5, output=0)) == pytest.approx(0.5)
 
 
 def test_usage_adds_up() -> None:

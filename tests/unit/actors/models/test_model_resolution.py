@@ -1,63 +1,102 @@
+"""An agent's `model` setting resolved to a provider, and which key goes to which host."""
+
 from typing import Any
 
-import httpx
 import pytest
 
-from actors.models.base import ModelConfigError
-from actors.models.openai import DEFAULT_BASE_URL, OpenAIProvider
-from actors.models.resolve import resolve_provider
+from actors.models.anthropic import AnthropicProvider
+from actors.models.base import ModelConfigError, ModelRequest
+from actors.models.openai import OpenAIProvider
+from actors.models.resolve import resolve_model
 from actors.models.scripted import ScriptedProvider
+from actors.models.targets import connection_target
+from actors.models.templates import TemplateContext
+from core.model_connections import ModelConnection
+from core.settings import Settings
 
 pytestmark = pytest.mark.unit
 
-
-def resolve(config: Any, default: str = "scripted", **kwargs: Any) -> Any:
-    options = {"openai_api_key": "sk-test", "openai_base_url": None, **kwargs}
-    return resolve_provider(config, default, **options)
+OPERATOR_KEY = "sk-operator-secret"
+ANTHROPIC_KEY = "sk-ant-operator-secret"
 
 
-def test_none_uses_the_settings_default() -> None:
-    assert isinstance(resolve(None), ScriptedProvider)
-    provider = resolve(None, "openai:gpt-4o-mini")
+def settings(**overrides: Any) -> Settings:
+    values: dict[str, Any] = {
+        "openai_api_key": OPERATOR_KEY,
+        "anthropic_api_key": ANTHROPIC_KEY,
+        "allow_private_urls": True,
+        **overrides,
+    }
+    return Settings.model_validate(values)
+
+
+async def resolve(config: Any, **overrides: Any) -> Any:
+    # Forms that name no connection never touch the store.
+    return (await resolve_model(config, settings(**overrides), redis=None, workspace_id="ws")).provider  # type: ignore[arg-type]
+
+
+async def test_none_uses_the_settings_default() -> None:
+    assert isinstance(await resolve(None), ScriptedProvider)
+    provider = await resolve(None, default_model="openai:gpt-4o-mini")
     assert isinstance(provider, OpenAIProvider)
     assert provider.model == "gpt-4o-mini"
 
 
-def test_openai_string_form() -> None:
-    provider = resolve("openai:gpt-4.1", openai_base_url="http://127.0.0.1:9/v1/")
+async def test_string_forms_use_the_operator_endpoint_and_key() -> None:
+    provider = await resolve("openai:gpt-4.1", openai_base_url="http://127.0.0.1:9/v1/")
     assert isinstance(provider, OpenAIProvider)
-    assert provider.model == "gpt-4.1"
-    assert provider.base_url == "http://127.0.0.1:9/v1"
-    assert provider.temperature is None
+    assert (provider.target.base_url, provider.target.api_key) == ("http://127.0.0.1:9/v1", OPERATOR_KEY)
+    claude = await resolve("anthropic:claude-3-5-haiku-latest")
+    assert isinstance(claude, AnthropicProvider)
+    assert (claude.target.base_url, claude.target.api_key) == ("https://api.anthropic.com", ANTHROPIC_KEY)
 
 
-def test_openai_object_form_with_own_base_url_and_temperature() -> None:
-    client = httpx.AsyncClient()
-    provider = resolve(
-        {"provider": "openai", "name": "gpt-4o-mini", "base_url": "http://h:1/v1", "temperature": 0},
-        openai_base_url="http://ignored/v1",
-        http_client=client,
+async def test_an_agents_own_base_url_never_gets_the_operator_key() -> None:
+    provider = await resolve(
+        {"provider": "openai", "name": "m", "base_url": "http://127.0.0.1:1/v1", "temperature": 0}
     )
     assert isinstance(provider, OpenAIProvider)
-    assert (provider.model, provider.base_url, provider.temperature) == ("gpt-4o-mini", "http://h:1/v1", 0.0)
+    assert provider.target.api_key is None and provider.target.guarded
+    assert provider.target.temperature == 0.0
+    claude = await resolve({"provider": "anthropic", "name": "c", "base_url": "http://127.0.0.1:2"})
+    assert claude.target.api_key is None
 
 
-def test_openai_object_defaults_to_settings_then_openai_base_url() -> None:
-    assert (
-        resolve({"provider": "openai", "name": "m"}, openai_base_url="http://s/v1").base_url == "http://s/v1"
+async def test_an_agent_naming_the_operators_own_endpoint_gets_its_key() -> None:
+    provider = await resolve({"provider": "openai", "name": "m", "base_url": "https://api.openai.com/v1"})
+    assert provider.target.api_key == OPERATOR_KEY and not provider.target.guarded
+
+
+async def test_a_guarded_base_url_must_pass_the_url_guard() -> None:
+    with pytest.raises(ModelConfigError, match="loopback"):
+        await resolve(
+            {"provider": "openai", "name": "m", "base_url": "http://127.0.0.1:1/v1"}, allow_private_urls=False
+        )
+    with pytest.raises(ModelConfigError, match="metadata"):
+        await resolve({"provider": "openai", "name": "m", "base_url": "http://169.254.169.254/v1"})
+
+
+def test_a_connection_uses_its_own_key_and_the_operators_only_on_the_operators_host() -> None:
+    own = ModelConnection("c", "openai", "http://10.0.0.5:8000/v1", "llama", "sk-conn", None, 8192)
+    target = connection_target(settings(), own, None, temperature=None)
+    assert (target.model, target.api_key, target.guarded, target.context_window) == (
+        "llama",
+        "sk-conn",
+        True,
+        8192,
     )
-    assert resolve({"provider": "openai", "name": "m"}).base_url == DEFAULT_BASE_URL
+    keyless = ModelConnection("c", "openai", "http://10.0.0.5:8000/v1", "llama", None, None, None)
+    assert connection_target(settings(), keyless, "other", temperature=None).api_key is None
+    home = ModelConnection("c", "anthropic", "https://api.anthropic.com", "claude", None, None, None)
+    assert connection_target(settings(), home, None, temperature=None).api_key == ANTHROPIC_KEY
 
 
 async def test_scripted_object_form_plays_its_turns() -> None:
-    from actors.models.base import ModelRequest
-    from actors.models.templates import TemplateContext
-
-    provider = resolve({"provider": "scripted", "turns": [{"answer": "scripted answer"}]})
+    provider = await resolve({"provider": "scripted", "turns": [{"answer": "scripted answer"}]})
     assert isinstance(provider, ScriptedProvider)
     req = ModelRequest(messages=[], tools=[], call_index=0, context=TemplateContext(query="q"))
     assert (await provider.complete(req)).text == "scripted answer"
-    echo = resolve({"provider": "scripted"})
+    echo = await resolve({"provider": "scripted"})
     assert (await echo.complete(req)).text == "q"
 
 
@@ -66,18 +105,19 @@ async def test_scripted_object_form_plays_its_turns() -> None:
     [
         ("gpt-4o", "unknown model 'gpt-4o'"),
         ("openai:", "unknown model"),
-        ("anthropic:claude", "unknown model"),
-        ({"provider": "anthropic"}, "unknown model provider 'anthropic'"),
+        ({"provider": "mistral"}, "unknown model provider 'mistral'"),
         ({"name": "gpt-4o"}, "unknown model provider None"),
         ({"provider": "openai"}, "needs a `name`"),
+        ({"provider": "anthropic"}, "needs a `name`"),
         ({"provider": "openai", "name": "m", "temperature": 3}, "temperature"),
         ({"provider": "openai", "name": "m", "temperature": True}, "temperature"),
         ({"provider": "openai", "name": "m", "base_url": "ftp://x"}, "base_url"),
         ({"provider": "scripted", "turns": [{"bogus": 1}]}, "turns[0]"),
+        ({"connection": ""}, "connection"),
         (42, "must be a string or an object"),
     ],
 )
-def test_bad_model_settings_are_clear_errors(config: Any, fragment: str) -> None:
+async def test_bad_model_settings_are_clear_errors(config: Any, fragment: str) -> None:
     with pytest.raises(ModelConfigError) as info:
-        resolve(config)
+        await resolve(config)
     assert fragment in str(info.value)

@@ -4,7 +4,7 @@ from email.utils import format_datetime
 import httpx
 import pytest
 
-from actors.models.openai import _retry_after_seconds
+from actors.models.errors import retry_after_seconds as _retry_after_seconds
 
 pytestmark = pytest.mark.unit
 
