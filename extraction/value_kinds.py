@@ -11,7 +11,14 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-from extraction.normalize import concept_of, find_amounts, find_dates, label_tokens
+from extraction.normalize import (
+    DEFAULT_DATE_ORDER,
+    DateOrder,
+    concept_of,
+    find_amounts,
+    find_dates,
+    label_tokens,
+)
 
 Kind = Literal[
     "date",
@@ -86,6 +93,8 @@ class Reading:
 
     value: str
     raw: str
+    #: A numeric date whose day and month could be read the other way round.
+    ambiguous: bool = False
 
 
 #: Longer free text is prose, not a field's value.
@@ -211,7 +220,9 @@ def _is_currency_or_empty(text: str) -> bool:
     return not rest or rest.upper() in CURRENCY_CODES or rest in CURRENCY_SYMBOLS
 
 
-def read_value(kind: Kind, text: str, *, leading: bool = False) -> Reading | None:
+def read_value(
+    kind: Kind, text: str, *, leading: bool = False, order: DateOrder = DEFAULT_DATE_ORDER
+) -> Reading | None:
     """The value of `kind` that `text` holds, or None when it holds none.
 
     An amount is the last one with cents (the right-most column of a row), or with `leading` the
@@ -221,8 +232,8 @@ def read_value(kind: Kind, text: str, *, leading: bool = False) -> Reading | Non
     if not text:
         return None
     if kind == "date":
-        dates = find_dates(text)
-        return Reading(dates[0].value, dates[0].raw) if dates else None
+        dates = find_dates(text, order)
+        return Reading(dates[0].value, dates[0].raw, dates[0].ambiguous) if dates else None
     if kind == "amount":
         return _read_amount(text, leading)
     if kind in ("email", "url", "phone", "iban", "bic"):
