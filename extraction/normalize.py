@@ -318,7 +318,16 @@ CONCEPTS: dict[str, tuple[str, ...]] = {
     "zip": ("zip", "zip code", "postal code", "postcode", "post code", "plz", "code postal"),
     "country": ("country", "country code", "pays", "land"),
     "phone": ("phone", "telephone", "tel", "phone number", "contact number", "tél", "telefon", "tel no"),
-    "mobile": ("mobile", "cell", "cell phone", "mobile phone", "handy", "cellular", "cell number", "mobile number"),
+    "mobile": (
+        "mobile",
+        "cell",
+        "cell phone",
+        "mobile phone",
+        "handy",
+        "cellular",
+        "cell number",
+        "mobile number",
+    ),
     "fax": ("fax", "fax number", "telefax"),
     "email": ("email", "e mail", "email address", "mail", "courriel"),
     "website": ("website", "web site", "url", "web", "internet", "homepage", "im internet"),
@@ -567,8 +576,13 @@ def concept_words(name: str) -> frozenset[str]:
     concept = concept_of(name)
     words = set(label_tokens(name))
     if concept is not None:
-        words.update(t for phrase, c in _PHRASES if c == concept for t in phrase)
+        words.update(t for phrase, c in _PHRASES if related_concepts(c, concept) for t in phrase)
     return frozenset(words)
+
+
+def related_concepts(a: str | None, b: str | None) -> bool:
+    """Whether two concepts label the same values (the same, or an address and a street)."""
+    return a == b or frozenset((a, b)) in _RELATED_CONCEPTS
 
 
 def _coverage(tokens: tuple[str, ...], phrase: tuple[str, ...]) -> int:
@@ -705,4 +719,8 @@ def is_label_like(text: str) -> bool:
     """Whether `text` reads as a label rather than a value: every word a label word, and together
     they name a concept ("PATIENT LAST NAME", "Plan Type", "Home")."""
     tokens = label_tokens(text)
-    return bool(tokens) and all(t in _VOCABULARY for t in tokens) and concept_of(text) is not None
+    return (
+        bool(tokens)
+        and all(t in _VOCABULARY or t in _FILLER_WORDS for t in tokens)
+        and concept_of(text) is not None
+    )

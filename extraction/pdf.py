@@ -329,7 +329,11 @@ def _join_rows(a: _Row, b: _Row) -> _Row:
     left, right = (a, b) if a.box.x0 <= b.box.x0 else (b, a)
     main = a if len(a.text) >= len(b.text) else b
     return _Row(
-        f"{left.text} {right.text}", a.box.union(b.box), main.size, a.bold and b.bold, left.words + right.words
+        f"{left.text} {right.text}",
+        a.box.union(b.box),
+        main.size,
+        a.bold and b.bold,
+        left.words + right.words,
     )
 
 

@@ -53,6 +53,7 @@ from extraction.normalize import (
     label_tokens,
     match_label,
     parse_checkbox,
+    related_concepts,
     total_rank,
 )
 from extraction.text_lines import TextUnit, below, cell_unit, page_skews, right_of, text_units
@@ -208,12 +209,19 @@ def _shaped(candidate: Candidate | None, spec: FieldSpec, ctx: _Context) -> Cand
     candidate.value = value
     candidate.valid = validate(spec, value)
     if candidate.valid is False:
+        if spec.concept in STRICT_CONCEPTS:
+            # A ZIP code that is no ZIP code is the wrong text, not a doubtful value.
+            return None
         candidate.score *= INVALID_PENALTY
     if spec.concept in _DATE_CONCEPTS and isinstance(candidate.raw, str):
         candidate.ambiguous = any(d.ambiguous for d in find_dates(candidate.raw, ctx.order))
     return candidate
 
 
+#: Concepts whose values have a shape so definite that a value without it is dropped.
+STRICT_CONCEPTS = frozenset(
+    {"zip", "state", "gender", "mobile", "phone", "home_phone", "work_phone", "fax", "date_of_birth"}
+)
 #: A value that fails its field's validator scores this share, so a valid one wins.
 INVALID_PENALTY = 0.5
 _DATE_CONCEPTS = frozenset(
@@ -311,11 +319,13 @@ def _ticked_option(widgets: list[Element], labels: dict[int, list[str]]) -> tupl
     for widget in widgets:
         if parse_checkbox(widget.text) is not True:
             continue
-        names = [widget.field_name or "", *labels.get(id(widget), [])]
-        words = [read_gender(t) for n in names for t in label_tokens(n)]
-        options = {w for w in words if w is not None}
-        if len(options) == 1:
-            ticked.append((options.pop(), widget))
+        # Its field name (`chkFemale`), else the word printed right of it, names the option.
+        names = [widget.field_name or "", *labels.get(id(widget), [])[-1:]]
+        for known_as in names:
+            options = {o for t in label_tokens(known_as) if (o := read_gender(t)) is not None}
+            if len(options) == 1:
+                ticked.append((options.pop(), widget))
+                break
     return ticked[0] if len({o for o, _ in ticked}) == 1 else None
 
 
@@ -517,7 +527,7 @@ def _extends(text: str, previous: re.Match[str], last: re.Match[str], concept: s
     if previous.group(0).endswith((":", "\uff1a")):
         return False
     longer = concept_of(text[previous.start() : last.end()])
-    return longer is not None and longer != concept
+    return longer is not None and not related_concepts(longer, concept)
 
 
 def _up_to_next_label(rest: str) -> str:

@@ -121,6 +121,8 @@ def other_party_units(units: list[TextUnit]) -> set[int]:
 
 #: A label above a widget ends at most this many widget heights over its top.
 ABOVE_MAX_GAP_HEIGHTS = 1.5
+#: A label left of a widget is at most this many widget heights tall.
+LEFT_MAX_HEIGHTS = 1.6
 #: A label left of a widget ends at most this share of the page width before it.
 LEFT_MAX_GAP_SHARE = 0.25
 
@@ -139,10 +141,14 @@ def widget_labels(doc: Document, units: list[TextUnit]) -> dict[int, list[str]]:
         height = max(box.y1 - box.y0, 1.0)
         same_page = [u for u in units if u.page == widget.page and u.box is not None]
         row = [u for u in same_page if u.box is not None and _same_row(u.box, box)]
+        # A label cell enclosing the widget (a table cell with its label at the top), or one
+        # of about the widget's height on its left.
+        inside = [u for u in same_page if u.box is not None and _contains(u.box, box)]
         left = [
             u
             for u in row
             if u.box is not None
+            and u.box.y1 - u.box.y0 <= LEFT_MAX_HEIGHTS * height
             and u.box.x1 <= box.x0 + 2
             and box.x0 - u.box.x1 <= LEFT_MAX_GAP_SHARE * width
         ]
@@ -153,7 +159,7 @@ def widget_labels(doc: Document, units: list[TextUnit]) -> dict[int, list[str]]:
             and -2 <= box.y0 - u.box.y1 <= ABOVE_MAX_GAP_HEIGHTS * height
             and min(u.box.x1, box.x1) > max(u.box.x0, box.x0)
         ]
-        found: list[str] = []
+        found: list[str] = [u.text for u in inside]
         if left:
             found.append(max(left, key=lambda u: u.box.x1 if u.box else 0.0).text)
         if above:
@@ -164,6 +170,15 @@ def widget_labels(doc: Document, units: list[TextUnit]) -> dict[int, list[str]]:
                 found.append(min(right, key=lambda u: u.box.x0 if u.box else 0.0).text)
         labels[id(widget)] = found
     return labels
+
+
+def _contains(outer: Box, inner: Box) -> bool:
+    return (
+        outer.x0 <= inner.x0 + 1
+        and outer.y0 <= inner.y0 + 1
+        and inner.x1 <= outer.x1 + 1
+        and inner.y1 <= outer.y1 + 1
+    )
 
 
 def _same_row(a: Box, b: Box) -> bool:
