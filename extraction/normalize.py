@@ -670,6 +670,9 @@ def match_label(field_name: str, label: str) -> float:
     if sorted(f_tokens) == sorted(l_tokens):
         return 0.98
     f_concept, l_concept = concept_of(field_name), concept_of(label)
+    if f_concept is not None and f_concept != l_concept and f_concept in composite_concepts(label):
+        # "City/State/Zip" labels the city, the state and the ZIP code at once.
+        return RELATED_SCORE
     if f_concept is not None and l_concept is not None:
         if f_concept != l_concept:
             # "Home Address" labels the street line a field `address_1` asks for.
@@ -724,3 +727,19 @@ def is_label_like(text: str) -> bool:
         and all(t in _VOCABULARY or t in _FILLER_WORDS for t in tokens)
         and concept_of(text) is not None
     )
+
+
+def vocabulary_words() -> frozenset[str]:
+    """Every word labels are made of."""
+    return _VOCABULARY
+
+
+def composite_concepts(label: str) -> frozenset[str]:
+    """The concepts a label joins with `/` or `,` ("City/State/Zip"), or none when it is one label."""
+    if not any(sep in label for sep in "/,&"):
+        return frozenset()
+    parts = [p for p in re.split(r"[/,&]", label) if p.strip()]
+    concepts = {concept_of(p) for p in parts}
+    if len(parts) < 2 or None in concepts:
+        return frozenset()
+    return frozenset(c for c in concepts if c is not None)

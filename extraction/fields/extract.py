@@ -55,6 +55,7 @@ from extraction.normalize import (
     parse_checkbox,
     related_concepts,
     total_rank,
+    vocabulary_words,
 )
 from extraction.text_lines import TextUnit, below, cell_unit, page_skews, right_of, text_units
 from extraction.value_kinds import Kind, Reading, kind_of, read_value
@@ -354,10 +355,10 @@ def _label_candidates(
     doc: Document, units: list[TextUnit], skews: dict[int, float], name: str, kind: Kind, order: DateOrder
 ) -> Iterator[Candidate]:
     for unit in units:
-        same_line = list(_same_line_candidates(unit, name, kind, order)) or list(
-            _prefix_label_candidates(unit, name, kind, order)
-        )
+        same_line = list(_same_line_candidates(unit, name, kind, order))
         yield from same_line
+        if not same_line:
+            yield from _prefix_label_candidates(unit, name, kind, order)
         if same_line or _holds_value(unit.text, kind):
             # "Total: 9.00" is a label with its value, not a label for the line below.
             continue
@@ -365,7 +366,12 @@ def _label_candidates(
         score = match_label(name, label_part) if label_part else 0.0
         if score < LABEL_THRESHOLD:
             continue
-        if kind == "text" and score < SYNONYM_SCORE and not unit.text.rstrip().endswith(":"):
+        if (
+            kind == "text"
+            and score < SYNONYM_SCORE
+            and not unit.text.rstrip().endswith(":")
+            and not is_label_like(label_part)
+        ):
             # Free text has no shape to check, so only a clear label may point at it.
             continue
         # The whole line is the label: look beside it and under it; the nearer value is likelier.
@@ -427,7 +433,7 @@ def _prefix_label_candidates(unit: TextUnit, name: str, kind: Kind, order: DateO
         if kind == "text":
             rest = _up_to_next_label(rest)
         reading = read_value(kind, rest, leading=True, order=order)
-        if reading is not None and not is_label_like(reading.value):
+        if reading is not None and not set(label_tokens(reading.value)) <= vocabulary_words():
             yield _candidate(reading, score, "label_inline", [unit], label)
         return
 
@@ -552,6 +558,9 @@ def _table_candidates(doc: Document, name: str, kind: Kind, order: DateOrder) ->
                     unit = cell_unit(doc, element, r, c + 1)
                     yield _candidate(reading, score, "table_row", [unit], cell)
         for r, (top, below_row) in enumerate(itertools.pairwise(rows)):
+            if not all(is_label_like(cell) for cell in top if cell):
+                # Only a row of labels heads the values under it.
+                continue
             for column, header in enumerate(top):
                 if column >= len(below_row) or not below_row[column]:
                     continue

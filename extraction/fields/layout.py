@@ -92,14 +92,15 @@ def cell_units(doc: Document) -> list[TextUnit]:
 
 
 def is_heading(unit: TextUnit) -> bool:
-    """A section heading: a title element, or a short line without a value that names a section."""
+    """A section heading: a short line without a value that names a section (a title element
+    alone is not one: forms set values in large type too)."""
     text = unit.text.strip()
     if ":" in text.rstrip(":") or any(c.isdigit() for c in text):
         return False
     tokens = label_tokens(text)
     if not tokens or len(tokens) > MAX_HEADING_WORDS:
         return False
-    return unit.element.type == "title" or bool(set(tokens) & _SECTION_WORDS)
+    return bool(set(tokens) & _SECTION_WORDS)
 
 
 def other_party_units(units: list[TextUnit]) -> set[int]:
