@@ -6,7 +6,8 @@ passed its field's validator, and whether it is a numeric date whose day and mon
 `calibration.json` holds, per evidence key, the share of right values that `bench/fit_calibration.py`
 measured on the dev corpus (smoothed towards the shares of the broader keys); a key not in the
 table falls back to the broader key, then to `DEFAULT_CONFIDENCE`. A value that fails its
-validator is never returned as certain: at most `INVALID_CAP`.
+validator is never returned as certain: at most `INVALID_CAP`; no value gets more than
+`MAX_CONFIDENCE`.
 """
 
 from __future__ import annotations
@@ -20,6 +21,9 @@ TABLE_PATH = Path(__file__).with_name("calibration.json")
 DEFAULT_CONFIDENCE = 0.5
 #: Highest confidence of a value that fails its field's validator.
 INVALID_CAP = 0.5
+#: Highest confidence of any value: a corpus where every value of a kind was right does not make
+#: the next one certain.
+MAX_CONFIDENCE = 0.99
 
 
 def evidence_keys(source: str | None, strategy: str, valid: bool | None, ambiguous: bool) -> list[str]:
@@ -49,4 +53,4 @@ def calibrated_confidence(
         confidence = DEFAULT_CONFIDENCE
     if valid is False:
         confidence = min(confidence, INVALID_CAP)
-    return round(confidence, 3)
+    return round(min(confidence, MAX_CONFIDENCE), 3)

@@ -26,7 +26,7 @@ from typing import Any
 from extraction.candidate import Candidate
 from extraction.citations import Citation, element_citation, units_citations
 from extraction.document import Box, ConfidenceSource, Document, Element
-from extraction.fields.calibration import calibrated_confidence
+from extraction.fields.calibration import calibrated_confidence, evidence_keys
 from extraction.fields.choices import marked_option
 from extraction.fields.layout import cell_units, other_party_units, widget_labels
 from extraction.fields.names import split_name
@@ -93,6 +93,8 @@ class FieldResult:
     source: ConfidenceSource | None = None
     #: The text the value was read from, before normalisation (a date as printed, say).
     raw: str | None = None
+    #: The calibration key of the value's evidence (`calibration.evidence_keys`), for fitting.
+    evidence: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """The `result.fields` item of CONTRACT.md section 7."""
@@ -178,6 +180,7 @@ def _extract_one(ctx: _Context, name: str) -> FieldResult:
         citations=units_citations(ctx.doc, best.units, ctx.file_name),
         source=best.source,
         raw=best.raw,
+        evidence=evidence_keys(best.source, best.strategy, best.valid, best.ambiguous)[0],
     )
 
 
@@ -310,6 +313,7 @@ def _widget_result(
         citations=[element_citation(ctx.doc, element, ctx.file_name)],
         source="form_fields",
         raw=raw if raw is not None else element.text,
+        evidence=evidence_keys("form_fields", strategy, valid, ambiguous)[0],
     )
 
 
