@@ -557,10 +557,20 @@ def _table_candidates(doc: Document, name: str, kind: Kind, order: DateOrder) ->
                 score = match_label(name, _COLON_RE.sub(" ", cell)) if cell else 0.0
                 if score < LABEL_THRESHOLD:
                     continue
-                reading = read_value(kind, row[c + 1], order=order) if row[c + 1] else None
-                if reading is not None:
-                    unit = cell_unit(doc, element, r, c + 1)
-                    yield _candidate(reading, score, "table_row", [unit], cell)
+                # A shaped value (an amount, a date, an id) may sit columns away ("Total | | |
+                # 9.00"); free text is next door, and an empty cell there means no value.
+                reach = row[c + 1 : c + 2] if kind == "text" else row[c + 1 :]
+                found = next(
+                    (
+                        (k, reading)
+                        for k, text in enumerate(reach, c + 1)
+                        if text and (reading := read_value(kind, text, order=order))
+                    ),
+                    None,
+                )
+                if found is not None:
+                    unit = cell_unit(doc, element, r, found[0])
+                    yield _candidate(found[1], score, "table_row", [unit], cell)
         for r, (top, below_row) in enumerate(itertools.pairwise(rows)):
             if not all(is_label_like(cell) for cell in top if cell):
                 # Only a row of labels heads the values under it.
