@@ -22,6 +22,7 @@ from typing import Any
 
 from bench.corpus_quality import DEFAULT_CORPUS, _cached, load_manifest
 from bench.corpus_score import _values, score_field
+from extraction.fields.calibration import evidence_keys
 
 #: Pseudo-values of the broader key's share mixed into each key's share.
 PRIOR_STRENGTH = 4.0
@@ -30,8 +31,7 @@ TABLE = Path(__file__).resolve().parents[1] / "extraction" / "fields" / "calibra
 
 def levels(evidence: str) -> list[str]:
     """The keys of one evidence string, broadest first: source, source|strategy, ... full."""
-    parts = evidence.split("|")
-    return ["|".join(parts[: n + 1]) for n in range(len(parts))]
+    return evidence_keys(evidence)[::-1]
 
 
 def fit(pairs: list[tuple[str, bool]]) -> dict[str, float]:

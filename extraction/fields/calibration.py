@@ -2,10 +2,12 @@
 
 A value's evidence is where its text came from (`form_fields`, `text_layer`, `ocr`), how it was
 found (the strategy: a widget, `Label: value`, a label above, a whole name split, ...), whether it
-passed its field's validator, and whether it is a numeric date whose day and month could swap.
+passed its field's validator, whether it is a numeric date whose day and month could swap, and
+whether the engine read its text with low confidence.
 `calibration.json` holds, per evidence key, the share of right values that `bench/fit_calibration.py`
 measured on the dev corpus (smoothed towards the shares of the broader keys); a key not in the
-table falls back to the broader key, then to `DEFAULT_CONFIDENCE`. A value that fails its
+table falls back to the broader key, down to its strategy; evidence of a strategy the corpus
+never showed keeps the strategy's prior. A value that fails its
 validator is never returned as certain: at most `INVALID_CAP`; no value gets more than
 `MAX_CONFIDENCE`.
 """
@@ -17,8 +19,8 @@ from functools import lru_cache
 from pathlib import Path
 
 TABLE_PATH = Path(__file__).with_name("calibration.json")
-#: Confidence of evidence the table has never seen.
-DEFAULT_CONFIDENCE = 0.5
+#: Text an engine read with less confidence than this is evidence of its own kind.
+LOW_TEXT_CONFIDENCE = 0.8
 #: Highest confidence of a value that fails its field's validator.
 INVALID_CAP = 0.5
 #: Highest confidence of any value: a corpus where every value of a kind was right does not make
@@ -26,11 +28,22 @@ INVALID_CAP = 0.5
 MAX_CONFIDENCE = 0.99
 
 
-def evidence_keys(source: str | None, strategy: str, valid: bool | None, ambiguous: bool) -> list[str]:
-    """The table keys of one value's evidence, most specific first."""
+def evidence_key(
+    source: str | None, strategy: str, valid: bool | None, ambiguous: bool = False, low_text: bool = False
+) -> str:
+    """The table key of one value's evidence: `source|strategy|check[|ambiguous][|low_text]`."""
     check = {True: "valid", False: "invalid", None: "unchecked"}[valid]
-    specific = f"{source}|{strategy}|{check}" + ("|ambiguous" if ambiguous else "")
-    return [specific, f"{source}|{strategy}|{check}", f"{source}|{strategy}", f"{source}"]
+    return (
+        f"{source}|{strategy}|{check}"
+        + ("|ambiguous" if ambiguous else "")
+        + ("|low_text" if low_text else "")
+    )
+
+
+def evidence_keys(key: str) -> list[str]:
+    """`key` and its broader keys, most specific first (`a|b|c`, `a|b`, `a`)."""
+    parts = key.split("|")
+    return ["|".join(parts[:n]) for n in range(len(parts), 0, -1)]
 
 
 @lru_cache(maxsize=1)
@@ -41,16 +54,19 @@ def _table() -> dict[str, float]:
     return {str(k): float(v) for k, v in data.get("confidence", {}).items()}
 
 
-def calibrated_confidence(
-    source: str | None, strategy: str, valid: bool | None, ambiguous: bool = False
-) -> float:
-    """The confidence of a value found with this evidence, 0..1."""
+def calibrated_confidence(key: str, prior: float, text_confidence: float = 1.0) -> float:
+    """The confidence of a value whose evidence has table key `key`, 0..1.
+
+    The most specific key the table holds gives it, as long as that key names the strategy; for
+    evidence the corpus never showed, the strategy's `prior`. When the table has no figure for
+    low-confidence text, the engine's own `text_confidence` scales the result.
+    """
     table = _table()
-    confidence = next(
-        (table[k] for k in evidence_keys(source, strategy, valid, ambiguous) if k in table), None
-    )
-    if confidence is None:
-        confidence = DEFAULT_CONFIDENCE
-    if valid is False:
+    keys = evidence_keys(key)
+    known = next((k for k in keys[:-1] if k in table), None)
+    confidence = table[known] if known is not None else prior
+    if text_confidence < 1.0 and (known is None or "low_text" not in known):
+        confidence *= text_confidence
+    if "|invalid" in key:
         confidence = min(confidence, INVALID_CAP)
-    return round(min(confidence, MAX_CONFIDENCE), 3)
+    return round(max(min(confidence, MAX_CONFIDENCE), 0.0), 3)

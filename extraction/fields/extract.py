@@ -26,7 +26,7 @@ from typing import Any
 from extraction.candidate import Candidate
 from extraction.citations import Citation, element_citation, units_citations
 from extraction.document import Box, ConfidenceSource, Document, Element
-from extraction.fields.calibration import calibrated_confidence, evidence_keys
+from extraction.fields.calibration import LOW_TEXT_CONFIDENCE, calibrated_confidence, evidence_key
 from extraction.fields.choices import marked_option
 from extraction.fields.layout import cell_units, other_party_units, widget_labels
 from extraction.fields.names import split_name
@@ -174,13 +174,17 @@ def _extract_one(ctx: _Context, name: str) -> FieldResult:
     if not kept:
         return absent()
     best = _choose(kept, kind)
+    text_confidence = min(u.confidence for u in best.units)
+    key = evidence_key(
+        best.source, best.strategy, best.valid, best.ambiguous, text_confidence < LOW_TEXT_CONFIDENCE
+    )
     return FieldResult(
         value=best.value,
-        confidence=calibrated_confidence(best.source, best.strategy, best.valid, best.ambiguous),
+        confidence=calibrated_confidence(key, best.score / max(text_confidence, 1e-6), text_confidence),
         citations=units_citations(ctx.doc, best.units, ctx.file_name),
         source=best.source,
         raw=best.raw,
-        evidence=evidence_keys(best.source, best.strategy, best.valid, best.ambiguous)[0],
+        evidence=key,
     )
 
 
@@ -307,13 +311,14 @@ def _widget_result(
     ambiguous: bool = False,
 ) -> FieldResult:
     valid = validate(spec, value) if isinstance(value, str) else None
+    key = evidence_key("form_fields", strategy, valid, ambiguous)
     return FieldResult(
         value=value,
-        confidence=calibrated_confidence("form_fields", strategy, valid, ambiguous),
+        confidence=calibrated_confidence(key, PRIORS["form_field"], element.confidence),
         citations=[element_citation(ctx.doc, element, ctx.file_name)],
         source="form_fields",
         raw=raw if raw is not None else element.text,
-        evidence=evidence_keys("form_fields", strategy, valid, ambiguous)[0],
+        evidence=key,
     )
 
 
@@ -437,7 +442,11 @@ def _prefix_label_candidates(unit: TextUnit, name: str, kind: Kind, order: DateO
         if kind == "text":
             rest = _up_to_next_label(rest)
         reading = read_value(kind, rest, leading=True, order=order)
-        if reading is not None and not set(label_tokens(reading.value)) <= vocabulary_words():
+        if (
+            reading is not None
+            and _follows(rest, reading.raw)
+            and not set(label_tokens(reading.value)) <= vocabulary_words()
+        ):
             yield _candidate(reading, score, "label_inline", [unit], label)
         return
 

@@ -56,7 +56,6 @@ PATIENT_CONCEPTS = frozenset(
         "work_phone",
         "email",
         "street",
-        "address",
         "city",
         "state",
         "zip",

@@ -10,7 +10,13 @@ import pytest
 from bench.fit_calibration import fit, levels
 from extraction.document import Box, Document, Element, Line, Word
 from extraction.fields import FieldResult, extract_fields, iso_dates
-from extraction.fields.calibration import INVALID_CAP, MAX_CONFIDENCE, calibrated_confidence, evidence_keys
+from extraction.fields.calibration import (
+    INVALID_CAP,
+    MAX_CONFIDENCE,
+    calibrated_confidence,
+    evidence_key,
+    evidence_keys,
+)
 from extraction.fields.choices import marked_option
 from extraction.fields.layout import cells
 from extraction.fields.names import split_name
@@ -244,7 +250,8 @@ def test_model_dates_are_rewritten_as_iso_keeping_the_raw_text() -> None:
 
 
 def test_evidence_keys_go_from_specific_to_broad() -> None:
-    assert evidence_keys("ocr", "label_colon", True, True) == [
+    key = evidence_key("ocr", "label_colon", True, ambiguous=True)
+    assert evidence_keys(key) == [
         "ocr|label_colon|valid|ambiguous",
         "ocr|label_colon|valid",
         "ocr|label_colon",
@@ -263,6 +270,8 @@ def test_fit_smooths_rare_keys_towards_broader_ones() -> None:
 
 
 def test_invalid_values_are_never_certain_and_nothing_is_above_the_cap() -> None:
-    assert calibrated_confidence("form_fields", "form_field", False) <= INVALID_CAP
-    assert calibrated_confidence("form_fields", "form_field", True) <= MAX_CONFIDENCE
-    assert 0.0 < calibrated_confidence("nowhere", "nothing", None) < 1.0
+    assert calibrated_confidence(evidence_key("form_fields", "form_field", False), 0.98) <= INVALID_CAP
+    assert calibrated_confidence(evidence_key("form_fields", "form_field", True), 0.98) <= MAX_CONFIDENCE
+    # Evidence the corpus never showed keeps its strategy's prior, scaled by the text's confidence.
+    assert calibrated_confidence(evidence_key("ocr", "never_seen", True), 0.6) == 0.6
+    assert calibrated_confidence(evidence_key("ocr", "never_seen", True), 0.6, 0.5) == 0.3

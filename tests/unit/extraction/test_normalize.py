@@ -4,8 +4,8 @@ import pytest
 
 from extraction.normalize import (
     concept_of,
-    find_amounts,
     document_date_order,
+    find_amounts,
     find_dates,
     match_label,
     normalize_amount,
