@@ -207,13 +207,20 @@ def _merge_row(row: list[OcrLine], scale: float) -> Line:
         box = box.union(piece.box)
     weights = [max(len(piece.text), 1) for piece in row]
     score = sum(p.score * w for p, w in zip(row, weights, strict=True)) / sum(weights)
-    words = [
-        Word(word.text, _scaled(word.box, scale))
-        for piece in row
-        for word in span_words(piece.text, piece.box)
-    ]
+    # Words from the recogniser's character boxes where it gave them; a check box read from the
+    # pixels (`formats.checkboxes`) falls among them where it stands.
+    words = sorted(
+        (
+            Word(text, _scaled(word_box, scale))
+            for piece in row
+            for text, word_box in (
+                piece.words or [(w.text, w.box) for w in span_words(piece.text, piece.box)]
+            )
+        ),
+        key=lambda w: w.box.x0,
+    )
     return Line(
-        text=" ".join(piece.text for piece in row),
+        text=" ".join(w.text for w in words) if words else " ".join(piece.text for piece in row),
         box=_scaled(box, scale),
         confidence=score,
         words=words,

@@ -26,6 +26,7 @@ from extraction.document import (
     assign_ids,
 )
 from extraction.errors import InvalidDocument, PageRangeError, PasswordProtected
+from extraction.formats.checkboxes import with_checkboxes
 from extraction.layout import columns, ocr_elements, reading_order, span_words
 from extraction.limits import MAX_PAGES, MAX_RENDER_PIXELS, check_page_count
 from extraction.markdown import is_list_item, table_markdown
@@ -254,7 +255,7 @@ def _ocr_page(page: PdfPage, number: int) -> list[Element]:
         matrix=pymupdf.Matrix(zoom, zoom), alpha=False, colorspace=pymupdf.csRGB, annots=False
     )
     image = Image.frombytes("RGB", (pix.width, pix.height), pix.samples)
-    return ocr_elements(ocr_image(image), number, scale=zoom)
+    return ocr_elements(with_checkboxes(image, ocr_image(image)), number, scale=zoom)
 
 
 def _is_bold(span: dict[str, Any]) -> bool:
