@@ -670,6 +670,9 @@ def match_label(field_name: str, label: str) -> float:
     if sorted(f_tokens) == sorted(l_tokens):
         return 0.98
     f_concept, l_concept = concept_of(field_name), concept_of(label)
+    if f_concept is not None and l_concept != f_concept and _compact(l_tokens) in _compact_phrases(f_concept):
+        # OCR split or glued the label's words ("D ate of Birth", "Em ailAddress").
+        return SYNONYM_SCORE
     if f_concept is not None and f_concept != l_concept and f_concept in composite_concepts(label):
         # "City/State/Zip" labels the city, the state and the ZIP code at once.
         return RELATED_SCORE
@@ -743,3 +746,13 @@ def composite_concepts(label: str) -> frozenset[str]:
     if len(parts) < 2 or None in concepts:
         return frozenset()
     return frozenset(c for c in concepts if c is not None)
+
+
+def _compact(tokens: tuple[str, ...]) -> str:
+    return "".join(tokens)
+
+
+@lru_cache(maxsize=256)
+def _compact_phrases(concept: str) -> frozenset[str]:
+    """The concept's phrases with their spaces taken out, long enough not to be a chance match."""
+    return frozenset(c for p in CONCEPTS.get(concept, ()) if len(c := _compact(_raw_tokens(p))) >= 6)

@@ -101,6 +101,7 @@ class Reading:
 MAX_TEXT_WORDS = 15
 
 _EMAIL_RE = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+_EMAIL_GAP_RE = re.compile(r"(?<=[\w.])\s+(@)|(@)\s+(?=\w)")
 _URL_RE = re.compile(
     r"(?<![@\w.])(?:https?://[^\s,;]+|www\.[^\s,;]+|[a-z0-9-]+(?:\.[a-z0-9-]+)*"
     r"\.(?:com|org|net|io|de|fr|co|uk|in|my|gov|edu|info|biz|eu|us|ch|at|nl|es|it)(?:/[^\s,;]*)?)(?![\w@])",
@@ -236,6 +237,9 @@ def read_value(
         return Reading(dates[0].value, dates[0].raw, dates[0].ambiguous) if dates else None
     if kind == "amount":
         return _read_amount(text, leading)
+    if kind == "email":
+        # OCR sets spaces around the "@" of an address ("washington.wei @yahoo.com").
+        text = _EMAIL_GAP_RE.sub("@", text)
     if kind in ("email", "url", "phone", "iban", "bic"):
         pattern = {"email": _EMAIL_RE, "url": _URL_RE, "phone": _PHONE_RE, "iban": _IBAN_RE, "bic": _BIC_RE}[
             kind
