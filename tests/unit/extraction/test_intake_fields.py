@@ -275,3 +275,42 @@ def test_invalid_values_are_never_certain_and_nothing_is_above_the_cap() -> None
     # Evidence the corpus never showed keeps its strategy's prior, scaled by the text's confidence.
     assert calibrated_confidence(evidence_key("ocr", "never_seen", True), 0.6) == 0.6
     assert calibrated_confidence(evidence_key("ocr", "never_seen", True), 0.6, 0.5) == 0.3
+
+
+# --- scans -----------------------------------------------------------------------------------
+
+
+def test_check_boxes_are_read_from_pixels_and_join_their_line() -> None:
+    from PIL import Image, ImageDraw
+
+    from extraction.formats.checkboxes import EMPTY, TICKED, with_checkboxes
+    from extraction.ocr import OcrLine
+
+    image = Image.new("RGB", (400, 60), "white")
+    draw = ImageDraw.Draw(image)
+    draw.rectangle((100, 20, 120, 40), outline="black", width=2)
+    draw.line((104, 24, 116, 36), fill="black", width=2)
+    draw.line((104, 36, 116, 24), fill="black", width=2)
+    draw.rectangle((200, 20, 220, 40), outline="black", width=2)
+    line = OcrLine(
+        "Sex: Male Female",
+        ((40.0, 18.0), (300.0, 18.0), (300.0, 42.0), (40.0, 42.0)),
+        0.95,
+        (
+            ("Sex:", Box(40, 18, 80, 42)),
+            ("Male", Box(125, 18, 170, 42)),
+            ("Female", Box(225, 18, 290, 42)),
+        ),
+    )
+    (read,) = with_checkboxes(image, [line])
+    assert read.text == f"Sex: {TICKED} Male {EMPTY} Female"
+    assert marked_option(read.text.split(":", 1)[1], GENDER_OPTIONS) == "Male"
+
+
+def test_ocr_slips_in_labels_and_emails() -> None:
+    from extraction.value_kinds import read_value
+
+    assert match_label("dob", "D ate of Birth") >= 0.9
+    assert match_label("email", "Em ailAddress") >= 0.9
+    reading = read_value("email", "washington.wei @yahoo.com")
+    assert reading is not None and reading.value == "washington.wei@yahoo.com"
