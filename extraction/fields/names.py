@@ -49,6 +49,8 @@ _CREDENTIALS = frozenset(
 _PARTICLES = frozenset(
     {"de", "la", "del", "della", "van", "von", "der", "den", "di", "da", "du", "le", "st", "bin"}
 )
+_GLUED_RE = re.compile(r"(?<=\b[A-Za-z])\.(?=[A-Z])|(?<=\b[Dd]r)\.(?=[A-Z])")
+_SPACED_LETTERS_RE = re.compile(r"(?<=,)\s*\b[A-Z](?: [A-Z])+\b\s*$")
 _WORD_RE = re.compile(r"[A-Za-z\u00c0-\u024f][A-Za-z\u00c0-\u024f'\u2019.\-]*")
 
 
@@ -77,7 +79,10 @@ def _clean(words: list[str]) -> list[str]:
 
 def split_name(text: str) -> PersonName | None:
     """The parts of a person's whole name, or None when `text` does not look like one."""
-    text = " ".join(text.split())
+    # OCR glues an initial or a title to the name ("Dr.Abernathy", "A.Okonkwo") and spaces out a
+    # credential ("M D").
+    text = " ".join(_GLUED_RE.sub(". ", text).split())
+    text = _SPACED_LETTERS_RE.sub(lambda m: m.group(0).replace(" ", ""), text)
     if not text or any(c.isdigit() for c in text) or "@" in text:
         return None
     # Credentials after a comma ("Grace McKinney, DO") go before the comma tells the order.

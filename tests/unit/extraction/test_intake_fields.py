@@ -119,6 +119,10 @@ def test_person_names_split_in_either_order_without_titles_or_credentials() -> N
     name = split_name("Elizabeth Louise De La Cruz")
     assert name is not None and (name.first, name.middle, name.last) == ("Elizabeth", "Louise", "De La Cruz")
     assert split_name("2159 Washington Dr") is None
+    # As OCR reads them: a glued initial or title, a spaced-out credential.
+    for read in ("Dr.Abernathy", "A.Abernathy", "M. Abernathy,M D"):
+        name = split_name(read)
+        assert name is not None and name.last == "Abernathy", read
 
 
 @pytest.mark.parametrize(
