@@ -27,6 +27,10 @@ AMOUNT_NAME_WORDS = frozenset(
 )
 #: The set whose values write spaces and colons as `_`.
 KLEISTER_SET = "nda"
+#: The set whose ambiguous numeric dates are month first and whose phone fields compare by digits.
+INTAKE_SET = "intake"
+#: Field-name words that make a field a phone number (compared by its digits in the intake set).
+PHONE_NAME_WORDS = frozenset({"phone", "cell", "mobile", "fax", "tel", "telephone"})
 
 _TRUE = frozenset({"true", "yes", "on", "checked", "1"})
 _FALSE = frozenset({"false", "no", "off", "unchecked", "0"})
@@ -57,13 +61,16 @@ def _year(text: str) -> int:
     return year
 
 
-def as_date(text: str) -> str | None:
-    """The ISO date a whole (normalised) value writes, or None."""
+def as_date(text: str, *, month_first: bool = False) -> str | None:
+    """The ISO date a whole (normalised) value writes, or None. Numeric dates are read day first
+    unless only month first is valid, or month first (unless only day first is) with `month_first`."""
     if m := _ISO_RE.match(text):
         return _valid(int(m[1]), int(m[2]), int(m[3]))
     if m := _NUMERIC_RE.match(text):
         year = _year(m[4])
-        return _valid(year, int(m[3]), int(m[1])) or _valid(year, int(m[1]), int(m[3]))
+        day_first = _valid(year, int(m[3]), int(m[1]))
+        month_first_date = _valid(year, int(m[1]), int(m[3]))
+        return (month_first_date or day_first) if month_first else (day_first or month_first_date)
     if m := _DAY_MONTH_RE.match(text):
         return _valid(_year(m[3]), _MONTHS[m[2]], int(m[1]))
     if m := _MONTH_DAY_RE.match(text):
@@ -124,16 +131,30 @@ def _values(raw: Any) -> list[Any]:
     return [v for v in values if v is not None and v != ""]
 
 
-def canonical(value: Any, *, numeric: bool, checkbox: bool, kleister: bool) -> tuple[str, str]:
+def is_phone_field(name: str) -> bool:
+    return bool({w for w in re.split(r"[^a-z]+", name.lower()) if w} & PHONE_NAME_WORDS)
+
+
+def canonical(
+    value: Any,
+    *,
+    numeric: bool,
+    checkbox: bool,
+    kleister: bool,
+    month_first: bool = False,
+    phone: bool = False,
+) -> tuple[str, str]:
     """One value as a comparable key: (kind, normalised form)."""
     if isinstance(value, bool):
         return ("bool", str(value).lower())
     if isinstance(value, int | float):
         return ("num", str(Decimal(str(value)).quantize(Decimal("0.01"))))
     text = normalize_text(str(value), kleister=kleister)
+    if phone and (digits := "".join(c for c in text if c.isdigit())):
+        return ("phone", digits)
     if checkbox and (text in _TRUE or text in _FALSE):
         return ("bool", "true" if text in _TRUE else "false")
-    if iso := as_date(text):
+    if iso := as_date(text, month_first=month_first):
         return ("date", iso)
     # The amount is read before the end punctuation is stripped, so a leading minus survives.
     if (
@@ -144,8 +165,15 @@ def canonical(value: Any, *, numeric: bool, checkbox: bool, kleister: bool) -> t
     return ("text", text)
 
 
-def value_set(raw: Any, *, numeric: bool, checkbox: bool, kleister: bool) -> set[tuple[str, str]]:
-    keys = {canonical(v, numeric=numeric, checkbox=checkbox, kleister=kleister) for v in _values(raw)}
+def value_set(
+    raw: Any, *, numeric: bool, checkbox: bool, kleister: bool, month_first: bool = False, phone: bool = False
+) -> set[tuple[str, str]]:
+    keys = {
+        canonical(
+            v, numeric=numeric, checkbox=checkbox, kleister=kleister, month_first=month_first, phone=phone
+        )
+        for v in _values(raw)
+    }
     return {k for k in keys if k[1] != ""}
 
 
@@ -178,33 +206,111 @@ def score_field(name: str, truth: Any, predicted: Any, *, set_name: str) -> Coun
     """TP, FP and FN of one document's field."""
     numeric = is_numeric_field(name, truth)
     checkbox = any(isinstance(v, bool) for v in _values(truth) + _values(predicted))
-    kleister = set_name == KLEISTER_SET
-    want = value_set(truth, numeric=numeric, checkbox=checkbox, kleister=kleister)
-    got = value_set(predicted, numeric=numeric, checkbox=checkbox, kleister=kleister)
+    rules: dict[str, Any] = {"numeric": numeric, "checkbox": checkbox, "kleister": set_name == KLEISTER_SET}
+    if set_name == INTAKE_SET:
+        rules.update(month_first=True, phone=is_phone_field(name))
+    want = value_set(truth, **rules)
+    got = value_set(predicted, **rules)
     return Counts(tp=len(want & got), fp=len(got - want), fn=len(want - got))
 
 
 @dataclass
 class Report:
     by_set: dict[str, Counts] = field(default_factory=dict)
+    #: (set, layout kind) -> counts, for documents whose kind is known.
+    by_kind: dict[tuple[str, str], Counts] = field(default_factory=dict)
     by_field: dict[tuple[str, str], Counts] = field(default_factory=dict)
     overall: Counts = field(default_factory=Counts)
     #: (document id, field, truth, prediction) of every field not scored perfectly.
     misses: list[tuple[str, str, Any, Any]] = field(default_factory=list)
 
 
-def score(manifest: Iterable[Mapping[str, Any]], predictions: Mapping[str, Mapping[str, Any]]) -> Report:
-    """Micro P/R/F1 per (set, field), per set and overall. A document missing from `predictions`
-    predicts null for every field."""
+def score(
+    manifest: Iterable[Mapping[str, Any]],
+    predictions: Mapping[str, Mapping[str, Any]],
+    kinds: Mapping[str, str] | None = None,
+) -> Report:
+    """Micro P/R/F1 per (set, field), per set, per (set, layout kind) when `kinds` ({document id:
+    kind}) is given, and overall. A document missing from `predictions` predicts null for every field."""
     report = Report()
     for doc in manifest:
         set_name = doc["set"]
         predicted = predictions.get(doc["id"]) or {}
+        kind = (kinds or {}).get(doc["id"])
         for name in doc["field_names"]:
             counts = score_field(name, doc["fields"].get(name), predicted.get(name), set_name=set_name)
             report.by_field.setdefault((set_name, name), Counts()).add(counts)
             report.by_set.setdefault(set_name, Counts()).add(counts)
+            if kind is not None:
+                report.by_kind.setdefault((set_name, kind), Counts()).add(counts)
             report.overall.add(counts)
             if counts.fp or counts.fn:
                 report.misses.append((doc["id"], name, doc["fields"].get(name), predicted.get(name)))
     return report
+
+
+#: Confidence bins of the expected calibration error: ten of equal width over 0..1.
+CALIBRATION_BINS = 10
+#: The threshold a clinic would auto-accept above; the report says how often such values are right.
+HIGH_CONFIDENCE = 0.9
+
+
+@dataclass
+class Calibration:
+    """How well the confidences of predicted values match how often they are right."""
+
+    #: Predicted (non-empty) values scored, and how many of them were right.
+    values: int = 0
+    right: int = 0
+    #: Expected calibration error: sum over bins of |accuracy - mean confidence| x the bin's share.
+    ece: float = 0.0
+    #: Values with confidence >= HIGH_CONFIDENCE, and how many of them were right.
+    high: int = 0
+    high_right: int = 0
+    #: (bin lower edge, values, mean confidence, accuracy) per non-empty bin.
+    bins: list[tuple[float, int, float, float]] = field(default_factory=list)
+
+    @property
+    def high_precision(self) -> float:
+        return self.high_right / self.high if self.high else 0.0
+
+
+def scored_values(
+    manifest: Iterable[Mapping[str, Any]],
+    predictions: Mapping[str, Mapping[str, Any]],
+    confidences: Mapping[str, Mapping[str, float | None]],
+) -> list[tuple[float, bool]]:
+    """(confidence, right) of every predicted non-empty value that has a confidence: right when
+    the field's prediction holds no value the truth lacks and at least one it has."""
+    out: list[tuple[float, bool]] = []
+    for doc in manifest:
+        predicted = predictions.get(doc["id"]) or {}
+        confidence = confidences.get(doc["id"]) or {}
+        for name in doc["field_names"]:
+            value, conf = predicted.get(name), confidence.get(name)
+            if not _values(value) or conf is None:
+                continue
+            counts = score_field(name, doc["fields"].get(name), value, set_name=doc["set"])
+            out.append((float(conf), counts.fp == 0 and counts.tp > 0))
+    return out
+
+
+def calibration(pairs: Iterable[tuple[float, bool]]) -> Calibration:
+    """ECE over `CALIBRATION_BINS` equal bins, and the precision of values at or above HIGH_CONFIDENCE."""
+    pairs = list(pairs)
+    result = Calibration(values=len(pairs), right=sum(r for _, r in pairs))
+    if not pairs:
+        return result
+    bins: dict[int, list[tuple[float, bool]]] = {}
+    for conf, right in pairs:
+        bins.setdefault(min(int(conf * CALIBRATION_BINS), CALIBRATION_BINS - 1), []).append((conf, right))
+        if conf >= HIGH_CONFIDENCE:
+            result.high += 1
+            result.high_right += right
+    for index in sorted(bins):
+        members = bins[index]
+        mean_conf = sum(c for c, _ in members) / len(members)
+        accuracy = sum(r for _, r in members) / len(members)
+        result.ece += abs(accuracy - mean_conf) * len(members) / len(pairs)
+        result.bins.append((index / CALIBRATION_BINS, len(members), mean_conf, accuracy))
+    return result

@@ -85,6 +85,9 @@ class ExtractParams(Params):
     custom_instructions: Instructions | None = None
     prompt_mode: PromptMode = "auto"
     include_metadata: bool = False
+    #: How a numeric date whose day and month could swap is read: `MDY` (12/03/2001 is December 3),
+    #: `DMY` or `YMD`; unset, the server's `AGENTRY_DATE_ORDER`. Date values come back as ISO dates.
+    date_order: Literal["MDY", "DMY", "YMD"] | None = None
 
     @field_validator("json_options")
     @classmethod

@@ -25,6 +25,10 @@ class Candidate:
     strategy: str
     #: The label the value was found by ("" for heuristics).
     label: str = ""
+    #: Whether the value passes its field's validator (None: the field has none).
+    valid: bool | None = None
+    #: A numeric date whose day and month could be read the other way round.
+    ambiguous: bool = False
 
     @classmethod
     def of(

@@ -77,6 +77,15 @@ class Element:
     parent: str | None = None
 
 
+@dataclass(frozen=True)
+class Word:
+    """A word of a line with its own box: what the layout of a form (columns of labels over
+    values, a value right of its label) is read from."""
+
+    text: str
+    box: Box
+
+
 @dataclass
 class Line:
     """A visual line of text with its box (PDF text lines, OCR lines)."""
@@ -84,6 +93,8 @@ class Line:
     text: str
     box: Box
     confidence: float = 1.0
+    #: The line's words left to right, when the engine knows where each one is.
+    words: list[Word] = field(default_factory=list)
 
 
 @dataclass

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from extraction.confidence import weighted_confidence
 from extraction.document import Document, Element, Page, assign_ids
 from extraction.errors import InvalidDocument, PageRangeError
+from extraction.formats.checkboxes import with_checkboxes
 from extraction.layout import ocr_elements
 from extraction.limits import MAX_IMAGE_PIXELS, MAX_PAGES, check_image_pixels, check_page_count, open_image
 from extraction.ocr import ocr_image
@@ -61,7 +62,7 @@ def upright_frame(image: Image.Image, index: int, max_pixels: int = MAX_IMAGE_PI
 
 
 def _ocr_page(image: Image.Image, number: int) -> tuple[Page, list[Element]]:
-    elements = ocr_elements(ocr_image(image), number)
+    elements = ocr_elements(with_checkboxes(image, ocr_image(image)), number)
     assign_ids(elements)
     page = Page(
         page=number,

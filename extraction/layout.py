@@ -7,11 +7,12 @@ module recovers that order from the boxes alone, for any engine that has boxes.
 
 from __future__ import annotations
 
+import re
 import statistics
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
-from extraction.document import Box, Element, Line
+from extraction.document import Box, Element, Line, Word
 from extraction.ocr import OcrLine
 
 T = TypeVar("T")
@@ -206,8 +207,38 @@ def _merge_row(row: list[OcrLine], scale: float) -> Line:
         box = box.union(piece.box)
     weights = [max(len(piece.text), 1) for piece in row]
     score = sum(p.score * w for p, w in zip(row, weights, strict=True)) / sum(weights)
-    return Line(
-        text=" ".join(piece.text for piece in row),
-        box=Box(box.x0 / scale, box.y0 / scale, box.x1 / scale, box.y1 / scale),
-        confidence=score,
+    # Words from the recogniser's character boxes where it gave them; a check box read from the
+    # pixels (`formats.checkboxes`) falls among them where it stands.
+    words = sorted(
+        (
+            Word(text, _scaled(word_box, scale))
+            for piece in row
+            for text, word_box in (
+                piece.words or [(w.text, w.box) for w in span_words(piece.text, piece.box)]
+            )
+        ),
+        key=lambda w: w.box.x0,
     )
+    return Line(
+        text=" ".join(w.text for w in words) if words else " ".join(piece.text for piece in row),
+        box=_scaled(box, scale),
+        confidence=score,
+        words=words,
+    )
+
+
+def _scaled(box: Box, scale: float) -> Box:
+    return Box(box.x0 / scale, box.y0 / scale, box.x1 / scale, box.y1 / scale)
+
+
+def span_words(text: str, box: Box) -> list[Word]:
+    """The words of a run of text in one box (a PDF span, an OCR line), each given its share of
+    the box by its place among the characters: close enough to tell columns and gaps apart."""
+    count = len(text)
+    if not count:
+        return []
+    width = (box.x1 - box.x0) / count
+    return [
+        Word(m.group(0), Box(box.x0 + m.start() * width, box.y0, box.x0 + m.end() * width, box.y1))
+        for m in re.finditer(r"\S+", text)
+    ]

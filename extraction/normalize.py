@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal, InvalidOperation
 from functools import lru_cache
+from typing import Literal, get_args
 
 from rapidfuzz import fuzz, process
 
@@ -25,6 +26,14 @@ from rapidfuzz import fuzz, process
 TWO_DIGIT_YEAR_PIVOT = 70
 #: Years outside this range are not read as dates (they are mostly reference numbers).
 MIN_YEAR, MAX_YEAR = 1900, 2099
+
+#: How a numeric date whose parts could be either month or day is read: `MDY` (12/03/2001 is
+#: December 3, as US forms write it), `DMY` (March 12) or `YMD` (a two-digit year first:
+#: 01/03/12 is 2001-03-12; a four-digit year at the end is then read month first).
+DateOrder = Literal["MDY", "DMY", "YMD"]
+DATE_ORDERS: tuple[DateOrder, ...] = get_args(DateOrder)
+#: The order of the US forms this product serves first.
+DEFAULT_DATE_ORDER: DateOrder = "MDY"
 
 _MONTHS: dict[str, int] = {}
 for _number, _names in enumerate(
@@ -81,6 +90,8 @@ class Match:
     end: int
     value: str
     raw: str
+    #: A numeric date that reads as another real date in another order (03/04/1985).
+    ambiguous: bool = False
 
 
 def _year(text: str) -> int:
@@ -99,37 +110,72 @@ def _iso(year: int, month: int, day: int) -> str | None:
         return None
 
 
-def _date_of(kind: str, groups: tuple[str, ...]) -> str | None:
+def _numeric_date(groups: tuple[str, ...], order: DateOrder) -> tuple[str | None, bool]:
+    """(ISO date, ambiguous) of `a/b/year`: in `order`, unless only the other order gives a real
+    date; ambiguous when both orders give different real dates."""
+    first, second, year_text = int(groups[0]), int(groups[2]), groups[3]
+    if order == "YMD" and len(groups[0]) == 2 and len(year_text) == 2:
+        # 01/03/12: year, month, day.
+        return _iso(_year(groups[0]), second, int(year_text)), False
+    year = _year(year_text)
+    month_first = _iso(year, first, second)
+    day_first = _iso(year, second, first)
+    ambiguous = month_first is not None and day_first is not None and month_first != day_first
+    if order == "DMY":
+        return day_first or month_first, ambiguous
+    return month_first or day_first, ambiguous
+
+
+def _date_of(kind: str, groups: tuple[str, ...], order: DateOrder) -> tuple[str | None, bool]:
     if kind == "ymd":
-        return _iso(int(groups[0]), int(groups[2]), int(groups[3]))
+        return _iso(int(groups[0]), int(groups[2]), int(groups[3])), False
     if kind == "dmy":
-        first, second, year = int(groups[0]), int(groups[2]), _year(groups[3])
-        # Day first unless only month first gives a real date (corpus/README.md, "dates").
-        return _iso(year, second, first) or _iso(year, first, second)
+        return _numeric_date(groups, order)
     if kind == "d_month_y":
-        return _iso(_year(groups[2]), _MONTHS[groups[1].lower()], int(groups[0]))
-    return _iso(int(groups[2]), _MONTHS[groups[0].lower()], int(groups[1]))
+        return _iso(_year(groups[2]), _MONTHS[groups[1].lower()], int(groups[0])), False
+    return _iso(int(groups[2]), _MONTHS[groups[0].lower()], int(groups[1])), False
 
 
-def find_dates(text: str) -> list[Match]:
-    """Every date written in `text`, in order, each read as ISO `YYYY-MM-DD`."""
+def find_dates(text: str, order: DateOrder = DEFAULT_DATE_ORDER) -> list[Match]:
+    """Every date written in `text`, in order, each read as ISO `YYYY-MM-DD`; numeric dates whose
+    parts could be month or day are read in `order`."""
     found: list[Match] = []
     for kind, pattern in _DATE_PATTERNS:
         for m in pattern.finditer(text):
-            iso = _date_of(kind, m.groups())
+            iso, ambiguous = _date_of(kind, m.groups(), order)
             if iso is None or any(m.start() < f.end and f.start < m.end() for f in found):
                 continue
-            found.append(Match(m.start(), m.end(), iso, m.group(0)))
+            found.append(Match(m.start(), m.end(), iso, m.group(0), ambiguous))
     return sorted(found, key=lambda f: f.start)
+
+
+def document_date_order(texts: list[str], order: DateOrder = DEFAULT_DATE_ORDER) -> DateOrder:
+    """The order a document's numeric dates follow: `order`, unless the document writes a date
+    that is real only day first (25/12/2018) and none that is real only month first, or the
+    reverse; a document's own unambiguous dates say how it writes the ambiguous ones."""
+    if order == "YMD":
+        return order
+    votes = {"MDY": 0, "DMY": 0}
+    for text in texts:
+        for m in _DATE_PATTERNS[1][1].finditer(text):
+            year = _year(m.group(4))
+            first, second = int(m.group(1)), int(m.group(3))
+            month_first, day_first = _iso(year, first, second), _iso(year, second, first)
+            if month_first and not day_first:
+                votes["MDY"] += 1
+            elif day_first and not month_first:
+                votes["DMY"] += 1
+    other: DateOrder = "DMY" if order == "MDY" else "MDY"
+    return other if votes[other] and not votes[order] else order
 
 
 _EDGE_JUNK = " \t\r\n.,;:()[]{}\"'\u201c\u201d\u2018\u2019"
 
 
-def parse_date(text: str) -> str | None:
+def parse_date(text: str, order: DateOrder = DEFAULT_DATE_ORDER) -> str | None:
     """`text` read as one date (ISO), or None when it holds anything besides one date."""
     stripped = text.strip(_EDGE_JUNK)
-    matches = find_dates(stripped)
+    matches = find_dates(stripped, order)
     if len(matches) == 1 and matches[0].start == 0 and matches[0].end == len(stripped):
         return matches[0].value
     return None
@@ -263,16 +309,25 @@ CONCEPTS: dict[str, tuple[str, ...]] = {
     "date_of_birth": ("date of birth", "dob", "d o b", "birth date", "birthdate", "born", "birthday"),
     "first_name": ("first name", "given name", "forename", "fname", "first", "prenom", "vorname"),
     "last_name": ("last name", "surname", "family name", "lname", "last", "nom", "nachname"),
-    "middle_name": ("middle name", "middle initial", "middle", "mi"),
+    "middle_name": ("middle name", "middle initial", "middle", "mi", "middle init"),
     "full_name": ("full name", "patient name", "customer name", "name", "client name"),
     "address": ("address", "addr", "street address", "mailing address", "adresse", "anschrift"),
     "street": ("street", "street address", "address line 1", "address 1", "strasse", "rue"),
     "city": ("city", "town", "ville", "ort"),
-    "state": ("state", "province", "region", "state code"),
+    "state": ("state", "province", "region", "state code", "st"),
     "zip": ("zip", "zip code", "postal code", "postcode", "post code", "plz", "code postal"),
     "country": ("country", "country code", "pays", "land"),
     "phone": ("phone", "telephone", "tel", "phone number", "contact number", "tél", "telefon", "tel no"),
-    "mobile": ("mobile", "cell", "cell phone", "mobile phone", "handy"),
+    "mobile": (
+        "mobile",
+        "cell",
+        "cell phone",
+        "mobile phone",
+        "handy",
+        "cellular",
+        "cell number",
+        "mobile number",
+    ),
     "fax": ("fax", "fax number", "telefax"),
     "email": ("email", "e mail", "email address", "mail", "courriel"),
     "website": ("website", "web site", "url", "web", "internet", "homepage", "im internet"),
@@ -415,6 +470,89 @@ CONCEPTS: dict[str, tuple[str, ...]] = {
     "bic": ("bic", "swift", "swift code", "bic swift"),
     "gender": ("gender", "sex"),
     "ssn": ("ssn", "social security number", "social security"),
+    # What patient intake forms carry besides names, dates, phones and addresses.
+    "insurer": (
+        "insurance",
+        "insurance name",
+        "insurance company",
+        "insurance carrier",
+        "insurance plan",
+        "carrier",
+        "plan name",
+        "health plan",
+        "payer",
+        "payor",
+        "insurer",
+        "primary insurance",
+        "health insurance",
+        "insurance provider",
+        "ins name",
+        "ins co",
+        "ins carrier",
+    ),
+    "insurer_phone": ("insurance phone", "payer phone", "member services", "customer service"),
+    "policy_id": (
+        "policy number",
+        "policy no",
+        "policy",
+        "policy id",
+        "policy id no",
+        "member id",
+        "member number",
+        "member no",
+        "member",
+        "subscriber id",
+        "subscriber number",
+        "id number",
+        "id no",
+        "id",
+        "insurance id",
+        "identification number",
+        "medicare number",
+        "medicare id",
+        "medicaid id",
+        "mbi",
+        "certificate number",
+    ),
+    "group_number": ("group number", "group no", "group", "grp", "group id", "grp no", "group plan number"),
+    "plan_type": ("plan type",),
+    "policy_holder": (
+        "policy holder",
+        "policyholder",
+        "insured",
+        "insured name",
+        "insured s name",
+        "name of insured",
+        "subscriber",
+        "subscriber name",
+        "guarantor",
+        "responsible party",
+    ),
+    "provider": (
+        "provider",
+        "provider name",
+        "primary care provider",
+        "primary care physician",
+        "primary care",
+        "primary physician",
+        "pcp",
+        "pcp name",
+        "physician",
+        "physician name",
+        "doctor",
+        "doctor name",
+        "your doctor",
+        "family doctor",
+        "referring physician",
+        "attending physician",
+    ),
+    "emergency_contact": ("emergency contact", "emergency", "contact name", "in case of emergency"),
+    "relationship": ("relationship", "relation", "relationship to patient", "relation to patient"),
+    "pharmacy": ("pharmacy", "preferred pharmacy"),
+    "employer": ("employer", "employer name"),
+    "home_phone": ("home phone", "home", "home number", "evening phone"),
+    "work_phone": ("work phone", "work", "business phone", "office phone", "daytime phone", "phone work"),
+    "age": ("age",),
     "jurisdiction": ("jurisdiction", "governing law", "governing state", "venue"),
     "party": ("party", "parties", "counterparty"),
     "term": ("term", "duration", "period"),
@@ -438,8 +576,13 @@ def concept_words(name: str) -> frozenset[str]:
     concept = concept_of(name)
     words = set(label_tokens(name))
     if concept is not None:
-        words.update(t for phrase, c in _PHRASES if c == concept for t in phrase)
+        words.update(t for phrase, c in _PHRASES if related_concepts(c, concept) for t in phrase)
     return frozenset(words)
+
+
+def related_concepts(a: str | None, b: str | None) -> bool:
+    """Whether two concepts label the same values (the same, or an address and a street)."""
+    return a == b or frozenset((a, b)) in _RELATED_CONCEPTS
 
 
 def _coverage(tokens: tuple[str, ...], phrase: tuple[str, ...]) -> int:
@@ -503,6 +646,9 @@ EXTRA_WORD_PENALTY = 0.03
 _FILLER_WORDS = frozenset(
     {"of", "the", "in", "on", "for", "a", "an", "to", "rm", "usd", "eur", "gbp", "inr", "myr", "rs", "s"}
 )
+#: Score of a label of a related concept (an address label for a street field).
+RELATED_SCORE = 0.8
+_RELATED_CONCEPTS = frozenset({frozenset(("street", "address"))})
 #: Fuzzy similarity is scaled by this, so that it never outranks a synonym.
 FUZZY_WEIGHT = 0.9
 
@@ -524,9 +670,16 @@ def match_label(field_name: str, label: str) -> float:
     if sorted(f_tokens) == sorted(l_tokens):
         return 0.98
     f_concept, l_concept = concept_of(field_name), concept_of(label)
+    if f_concept is not None and l_concept != f_concept and _compact(l_tokens) in _compact_phrases(f_concept):
+        # OCR split or glued the label's words ("D ate of Birth", "Em ailAddress").
+        return SYNONYM_SCORE
+    if f_concept is not None and f_concept != l_concept and f_concept in composite_concepts(label):
+        # "City/State/Zip" labels the city, the state and the ZIP code at once.
+        return RELATED_SCORE
     if f_concept is not None and l_concept is not None:
         if f_concept != l_concept:
-            return 0.0
+            # "Home Address" labels the street line a field `address_1` asks for.
+            return RELATED_SCORE if frozenset((f_concept, l_concept)) in _RELATED_CONCEPTS else 0.0
         if any(l_tokens == label_tokens(p) for p in CONCEPTS[f_concept]):
             return SYNONYM_SCORE
         best = _best_phrase(l_tokens, f_concept)
@@ -566,3 +719,40 @@ _VOCABULARY: frozenset[str] = frozenset(
     | _ROUNDED_WORDS
 )
 _LONG_VOCABULARY = sorted(w for w in _VOCABULARY if len(w) >= OCR_REPAIR_MIN_LENGTH)
+
+
+def is_label_like(text: str) -> bool:
+    """Whether `text` reads as a label rather than a value: every word a label word, and together
+    they name a concept ("PATIENT LAST NAME", "Plan Type", "Home")."""
+    tokens = label_tokens(text)
+    return (
+        bool(tokens)
+        and all(t in _VOCABULARY or t in _FILLER_WORDS for t in tokens)
+        and concept_of(text) is not None
+    )
+
+
+def vocabulary_words() -> frozenset[str]:
+    """Every word labels are made of."""
+    return _VOCABULARY
+
+
+def composite_concepts(label: str) -> frozenset[str]:
+    """The concepts a label joins with `/` or `,` ("City/State/Zip"), or none when it is one label."""
+    if not any(sep in label for sep in "/,&"):
+        return frozenset()
+    parts = [p for p in re.split(r"[/,&]", label) if p.strip()]
+    concepts = {concept_of(p) for p in parts}
+    if len(parts) < 2 or None in concepts:
+        return frozenset()
+    return frozenset(c for c in concepts if c is not None)
+
+
+def _compact(tokens: tuple[str, ...]) -> str:
+    return "".join(tokens)
+
+
+@lru_cache(maxsize=256)
+def _compact_phrases(concept: str) -> frozenset[str]:
+    """The concept's phrases with their spaces taken out, long enough not to be a chance match."""
+    return frozenset(c for p in CONCEPTS.get(concept, ()) if len(c := _compact(_raw_tokens(p))) >= 6)

@@ -40,6 +40,9 @@ class OcrLine:
     text: str
     points: tuple[tuple[float, float], ...]
     score: float
+    #: The line's words with their own boxes, from the recogniser's character boxes (empty when
+    #: it gave none).
+    words: tuple[tuple[str, Box], ...] = ()
 
     @property
     def box(self) -> Box:
@@ -55,11 +58,15 @@ def ocr_image(image: Image.Image) -> list[OcrLine]:
     lines: list[OcrLine] = []
     for item in result or []:
         points, text, score = item[0], str(item[1]), float(item[2])
+        spans: list[tuple[str, float, float]] = []
         if len(item) >= 5:
-            text = _respace(text, item[3], item[4])
+            text, spans = _respace(text, item[3], item[4])
         text = text.strip()
         if text and score >= MIN_LINE_SCORE:
-            lines.append(OcrLine(text, tuple((float(x), float(y)) for x, y in points), score))
+            corners = tuple((float(x), float(y)) for x, y in points)
+            top, bottom = min(y for _, y in corners), max(y for _, y in corners)
+            words = tuple((word, Box(x0, top, x1, bottom)) for word, x0, x1 in spans)
+            lines.append(OcrLine(text, corners, score, words))
     return lines
 
 
@@ -89,25 +96,36 @@ def _get_engine() -> Any:
         return _engine
 
 
-def _respace(text: str, char_boxes: Any, chars: Any) -> str:
-    """Put back the spaces the recogniser dropped, from the gaps between its character boxes."""
+def _respace(text: str, char_boxes: Any, chars: Any) -> tuple[str, list[tuple[str, float, float]]]:
+    """Put back the spaces the recogniser dropped, from the gaps between its character boxes; and
+    the words so made, each with its left and right edge."""
     if not char_boxes or len(char_boxes) != len(chars) or "".join(map(str, chars)).strip() != text.strip():
-        return text
+        return text, []
     spans = [(min(p[0] for p in box), max(p[0] for p in box)) for box in char_boxes]
     kept = [i for i, ch in enumerate(chars) if ch != " "]
     if len(kept) < 3:
-        return text
+        return text, []
     median_width = statistics.median(spans[i][1] - spans[i][0] for i in kept)
     gaps = [spans[b][0] - spans[a][1] for a, b in itertools.pairwise(kept) if b - a == 1]
     threshold = max(
         SPACE_GAP_RATIO * median_width, SPACE_GAP_SPREAD * max(statistics.median(gaps) if gaps else 0, 1)
     )
     out: list[str] = []
+    words: list[list[int]] = []
     for k, i in enumerate(kept):
         if k:
             prev = kept[k - 1]
             # Characters between two kept ones are the model's own spaces.
             if i - prev > 1 or spans[i][0] - spans[prev][1] > threshold:
                 out.append(" ")
+                words.append([])
+        if not words:
+            words.append([])
+        words[-1].append(i)
         out.append(str(chars[i]))
-    return "".join(out)
+    boxes = [
+        ("".join(str(chars[i]) for i in word), float(spans[word[0]][0]), float(spans[word[-1]][1]))
+        for word in words
+        if word
+    ]
+    return "".join(out), boxes

@@ -14,9 +14,20 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from extraction.confidence import weighted_confidence
-from extraction.document import Box, ConfidenceSource, Document, Element, ElementType, Line, Page, assign_ids
+from extraction.document import (
+    Box,
+    ConfidenceSource,
+    Document,
+    Element,
+    ElementType,
+    Line,
+    Page,
+    Word,
+    assign_ids,
+)
 from extraction.errors import InvalidDocument, PageRangeError, PasswordProtected
-from extraction.layout import columns, ocr_elements, reading_order
+from extraction.formats.checkboxes import with_checkboxes
+from extraction.layout import columns, ocr_elements, reading_order, span_words
 from extraction.limits import MAX_PAGES, MAX_RENDER_PIXELS, check_page_count
 from extraction.markdown import is_list_item, table_markdown
 from extraction.ocr import ocr_image
@@ -63,6 +74,7 @@ class _Row:
     box: Box
     size: float
     bold: bool
+    words: list[Word] = field(default_factory=list)
 
 
 @dataclass
@@ -243,7 +255,7 @@ def _ocr_page(page: PdfPage, number: int) -> list[Element]:
         matrix=pymupdf.Matrix(zoom, zoom), alpha=False, colorspace=pymupdf.csRGB, annots=False
     )
     image = Image.frombytes("RGB", (pix.width, pix.height), pix.samples)
-    return ocr_elements(ocr_image(image), number, scale=zoom)
+    return ocr_elements(with_checkboxes(image, ocr_image(image)), number, scale=zoom)
 
 
 def _is_bold(span: dict[str, Any]) -> bool:
@@ -303,7 +315,8 @@ def _row(line: dict[str, Any], turn: Any, exclude: list[Box]) -> _Row | None:
         return None
     content = "".join(s["text"] for s in line["spans"]).strip()
     main = max(spans, key=lambda s: len(s["text"].strip()))
-    return _Row(content, box, float(main["size"]), all(_is_bold(s) for s in spans))
+    words = [word for s in spans for word in span_words(s["text"], to_box(s["bbox"], turn))]
+    return _Row(content, box, float(main["size"]), all(_is_bold(s) for s in spans), words)
 
 
 def _side_by_side(a: Box, b: Box) -> bool:
@@ -316,7 +329,13 @@ def _side_by_side(a: Box, b: Box) -> bool:
 def _join_rows(a: _Row, b: _Row) -> _Row:
     left, right = (a, b) if a.box.x0 <= b.box.x0 else (b, a)
     main = a if len(a.text) >= len(b.text) else b
-    return _Row(f"{left.text} {right.text}", a.box.union(b.box), main.size, a.bold and b.bold)
+    return _Row(
+        f"{left.text} {right.text}",
+        a.box.union(b.box),
+        main.size,
+        a.bold and b.bold,
+        left.words + right.words,
+    )
 
 
 def _union(boxes: Any) -> Box:
@@ -411,7 +430,7 @@ def _block_elements(number: int, block: _Block, scale: _HeadingScale) -> list[El
                 box=_union(r.box for r in rows),
                 confidence=quality,
                 level=level,
-                lines=[Line(r.text, r.box, quality) for r in rows],
+                lines=[Line(r.text, r.box, quality, r.words) for r in rows],
             )
         )
     return elements

@@ -16,6 +16,7 @@ from typing import Any
 from core.configs import ClassifyParams, ExtractParams, ParseParams
 from extraction.document import Document
 from extraction.model import ModelReplyError, ModelUnavailable
+from extraction.normalize import DateOrder
 from extraction.pool import DocumentSpec, ModelReply, Stage
 
 _PAGE_MARKER = re.compile(r"^<!-- page \d+ -->\n\n?", re.MULTILINE)
@@ -90,7 +91,7 @@ def extract_stage(
 ) -> Stage:
     """Rules first (unless `model`), then the model for what they left empty (`auto`, when a model
     is configured), every model value grounded back in the document."""
-    from extraction.fields import FieldResult, extract_fields
+    from extraction.fields import FieldResult, extract_fields, iso_dates
     from extraction.grounding import build_model_prompt, ground_model_values, parse_model_json
 
     names = list(params.json_options)
@@ -101,9 +102,12 @@ def extract_stage(
             )
         values = _model_values(parse_model_json, reply.text, names)
         grounded = ground_model_values(doc, values, file_name=spec.filename)
-        return Stage(result=extract_result(doc, grounded, params, spec))
+        return Stage(result=extract_result(doc, iso_dates(grounded, date_order(params)), params, spec))
+    order = date_order(params)
     found: dict[str, FieldResult] = (
-        reply.pending if reply is not None else extract_fields(doc, names, file_name=spec.filename)
+        reply.pending
+        if reply is not None
+        else extract_fields(doc, names, file_name=spec.filename, date_order=order)
     )
     missing = [name for name in names if found[name].value is None]
     if params.prompt_mode == "auto" and spec.model_available and missing:
@@ -111,11 +115,20 @@ def extract_stage(
             messages = build_model_prompt(_model_text(doc), missing, params.custom_instructions)
             return Stage(model_messages=messages, pending=found)
         values = _model_values(parse_model_json, reply.text, missing)
-        grounded = ground_model_values(doc, values, file_name=spec.filename)
+        grounded = iso_dates(ground_model_values(doc, values, file_name=spec.filename), order)
         for name in missing:
             if grounded[name].value is not None:
                 found[name] = grounded[name]
     return Stage(result=extract_result(doc, found, params, spec))
+
+
+def date_order(params: ExtractParams) -> DateOrder:
+    """The request's date order, else the server's setting."""
+    if params.date_order is not None:
+        return params.date_order
+    from core.settings import get_settings
+
+    return get_settings().date_order
 
 
 def _model_values(parse: Any, text: str, names: list[str]) -> dict[str, Any]:

@@ -11,7 +11,14 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-from extraction.normalize import concept_of, find_amounts, find_dates, label_tokens
+from extraction.normalize import (
+    DEFAULT_DATE_ORDER,
+    DateOrder,
+    concept_of,
+    find_amounts,
+    find_dates,
+    label_tokens,
+)
 
 Kind = Literal[
     "date",
@@ -86,12 +93,15 @@ class Reading:
 
     value: str
     raw: str
+    #: A numeric date whose day and month could be read the other way round.
+    ambiguous: bool = False
 
 
 #: Longer free text is prose, not a field's value.
 MAX_TEXT_WORDS = 15
 
 _EMAIL_RE = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+_EMAIL_GAP_RE = re.compile(r"(?<=[\w.])\s+(@)|(@)\s+(?=\w)")
 _URL_RE = re.compile(
     r"(?<![@\w.])(?:https?://[^\s,;]+|www\.[^\s,;]+|[a-z0-9-]+(?:\.[a-z0-9-]+)*"
     r"\.(?:com|org|net|io|de|fr|co|uk|in|my|gov|edu|info|biz|eu|us|ch|at|nl|es|it)(?:/[^\s,;]*)?)(?![\w@])",
@@ -211,7 +221,9 @@ def _is_currency_or_empty(text: str) -> bool:
     return not rest or rest.upper() in CURRENCY_CODES or rest in CURRENCY_SYMBOLS
 
 
-def read_value(kind: Kind, text: str, *, leading: bool = False) -> Reading | None:
+def read_value(
+    kind: Kind, text: str, *, leading: bool = False, order: DateOrder = DEFAULT_DATE_ORDER
+) -> Reading | None:
     """The value of `kind` that `text` holds, or None when it holds none.
 
     An amount is the last one with cents (the right-most column of a row), or with `leading` the
@@ -221,10 +233,13 @@ def read_value(kind: Kind, text: str, *, leading: bool = False) -> Reading | Non
     if not text:
         return None
     if kind == "date":
-        dates = find_dates(text)
-        return Reading(dates[0].value, dates[0].raw) if dates else None
+        dates = find_dates(text, order)
+        return Reading(dates[0].value, dates[0].raw, dates[0].ambiguous) if dates else None
     if kind == "amount":
         return _read_amount(text, leading)
+    if kind == "email":
+        # OCR sets spaces around the "@" of an address ("washington.wei @yahoo.com").
+        text = _EMAIL_GAP_RE.sub("@", text)
     if kind in ("email", "url", "phone", "iban", "bic"):
         pattern = {"email": _EMAIL_RE, "url": _URL_RE, "phone": _PHONE_RE, "iban": _IBAN_RE, "bic": _BIC_RE}[
             kind

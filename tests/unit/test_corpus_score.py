@@ -110,3 +110,13 @@ def test_micro_averages_per_field_set_and_overall() -> None:
     assert (report.overall.tp, report.overall.fp, report.overall.fn) == (2, 2, 3)
     assert ("nda", "extra") not in report.by_field
     assert len(report.misses) == 3
+
+
+def test_intake_dates_month_first_and_phones_by_digits() -> None:
+    assert as_date("03/04/1985", month_first=True) == "1985-03-04"
+    assert as_date("13/04/1985", month_first=True) == "1985-04-13"
+    assert counts("dob", "03/04/1985", "1985-03-04", set_name="intake") == (1, 0, 0)
+    assert counts("dob", "03/04/1985", "1985-03-04") == (0, 1, 1)
+    assert counts("cell_phone", "(720) 668-1655", "720.668.1655", set_name="intake") == (1, 0, 0)
+    assert counts("cell_phone", "(720) 668-1655", "720.668.1656", set_name="intake") == (0, 1, 1)
+    assert counts("cell_phone", "(720) 668-1655", "720.668.1655") == (0, 1, 1)

@@ -186,3 +186,38 @@ def test_classify_split_mode(api: httpx.Client) -> None:
         json={"input": [file["file_id"]], "classify_config": {"categories": ["invoice", "contract"]}},
     ).json()
     assert queued["batch_id"] and queued["items"][0]["record_id"]
+
+
+def test_dates_month_first_by_default_day_first_on_request_always_iso(api: httpx.Client) -> None:
+    file = upload(
+        api, documents.pdf_text([["Patient Intake", "Date of Birth: 12/03/2001", "Visit: 2025-04-29"]])
+    )
+
+    def extract(config: dict) -> dict:
+        body = settle(
+            api,
+            api.post(
+                "/api/v2/extract/sync",
+                json={
+                    "input": file["file_id"],
+                    "extraction_config": {"json_options": ["dob"], "prompt_mode": "rules", **config},
+                },
+            ),
+        )
+        assert body["status"] == "completed", body
+        field: dict = body["result"]["fields"]["dob"]
+        return field
+
+    default = extract({})
+    assert default["value"] == "2001-12-03"
+    # The page's own text stays where the citation points.
+    assert default["citations"][0]["page"] == 1
+    assert extract({"date_order": "DMY"})["value"] == "2001-03-12"
+    assert extract({"date_order": "MDY"})["value"] == "2001-12-03"
+    # An ambiguous date is not certain: day and month could swap.
+    assert default["confidence"] < 1.0
+    bad = api.post(
+        "/api/v2/extract/sync",
+        json={"input": file["file_id"], "extraction_config": {"json_options": ["dob"], "date_order": "DM"}},
+    )
+    assert bad.status_code == 422 and "detail" in bad.json()

@@ -38,8 +38,9 @@ def test_form_fields_by_exact_and_tolerant_name_with_page_and_box() -> None:
         }
     ]
     assert 0.9 < first.confidence <= 1.0
-    # A form value is the filler's own text: it is returned as typed.
-    assert result["Birthdate"].value == "08/29/2020"
+    # A date field's value is an ISO date; the filler's own text stays as the raw value.
+    assert result["Birthdate"].value == "2020-08-29"
+    assert result["Birthdate"].raw == "08/29/2020"
 
 
 def test_check_boxes_are_true_or_false() -> None:
@@ -275,7 +276,8 @@ def test_labels_inside_a_line_and_several_labels_on_one_line() -> None:
     b.line("Cashier: MANIS Member: 0042", 10, 40, 400, 58)
     b.line("Sub Total 12.00 Total 15.00", 10, 70, 400, 88)
     result = extract(b.doc, "date", "cashier", "total", "subtotal")
-    assert result["date"].value == "2019-01-11"
+    # Month first, the default date order.
+    assert result["date"].value == "2019-11-01"
     assert result["cashier"].value == "MANIS"
     assert result["total"].value == "15.00"
     assert result["subtotal"].value == "12.00"
@@ -297,7 +299,7 @@ def test_ocr_slips_in_labels_and_glued_dates() -> None:
     b.line("Date:10/03/20185:41:06 PAXNO:4", 10, 70, 400, 88)
     result = extract(b.doc, "total", "date")
     assert result["total"].value == "80.90"
-    assert result["date"].value == "2018-03-10"
+    assert result["date"].value == "2018-10-03"
 
 
 def test_numbers_that_belong_to_other_values_are_no_amounts() -> None:

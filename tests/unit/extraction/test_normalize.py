@@ -4,6 +4,7 @@ import pytest
 
 from extraction.normalize import (
     concept_of,
+    document_date_order,
     find_amounts,
     find_dates,
     match_label,
@@ -21,7 +22,7 @@ pytestmark = pytest.mark.unit
     ("text", "iso"),
     [
         ("25/12/2018", "2018-12-25"),
-        ("12-01-19", "2019-01-12"),
+        ("12-01-19", "2019-12-01"),
         ("2018-12-25", "2018-12-25"),
         ("December 25, 2018", "2018-12-25"),
         ("25 Dec 2018", "2018-12-25"),
@@ -38,15 +39,44 @@ def test_dates_are_read_in_their_written_forms(text: str, iso: str) -> None:
     assert [d.value for d in find_dates(text)] == [iso]
 
 
-def test_numeric_dates_are_day_first_unless_only_month_first_is_valid() -> None:
-    assert parse_date("03/04/2020") == "2020-04-03"
+def test_numeric_dates_are_month_first_by_default_unless_only_day_first_is_valid() -> None:
+    assert parse_date("03/04/2020") == "2020-03-04"
+    assert parse_date("12/03/2001") == "2001-12-03"
+    assert parse_date("25/12/2018") == "2018-12-25"
     assert parse_date("12/28/2017") == "2017-12-28"
     assert parse_date("31/31/2017") is None
 
 
+def test_numeric_dates_in_each_date_order() -> None:
+    assert parse_date("12/03/2001", "DMY") == "2001-03-12"
+    assert parse_date("12/28/2017", "DMY") == "2017-12-28"
+    assert parse_date("12/03/2001", "MDY") == "2001-12-03"
+    assert parse_date("01/03/12", "YMD") == "2001-03-12"
+    assert parse_date("12/03/2001", "YMD") == "2001-12-03"
+    assert parse_date("2001-03-12", "DMY") == "2001-03-12"
+
+
+def test_ambiguous_numeric_dates_are_marked() -> None:
+    assert [d.ambiguous for d in find_dates("03/04/2020 12/28/2017 04/04/2020 March 4, 2020")] == [
+        True,
+        False,
+        False,
+        False,
+    ]
+
+
+def test_a_documents_unambiguous_dates_set_its_order() -> None:
+    assert document_date_order(["Date: 25/12/2018", "Due 03/01/2019"]) == "DMY"
+    assert document_date_order(["Date: 12/28/2017", "Due 03/01/2019"], "DMY") == "MDY"
+    assert document_date_order(["03/01/2019"]) == "MDY"
+    assert document_date_order(["03/01/2019"], "DMY") == "DMY"
+    # Evidence both ways leaves the configured order.
+    assert document_date_order(["25/12/2018", "12/28/2017"]) == "MDY"
+
+
 def test_two_digit_years_below_70_are_this_century() -> None:
-    assert parse_date("01/02/69") == "2069-02-01"
-    assert parse_date("01/02/70") == "1970-02-01"
+    assert parse_date("01/02/69") == "2069-01-02"
+    assert parse_date("01/02/70") == "1970-01-02"
 
 
 def test_parse_date_wants_one_date_and_nothing_else() -> None:
@@ -57,7 +87,7 @@ def test_parse_date_wants_one_date_and_nothing_else() -> None:
 
 def test_dates_inside_text_times_and_ranges() -> None:
     assert [d.value for d in find_dates("DATE: 25/12/2018 8:13:39 PM")] == ["2018-12-25"]
-    assert [d.value for d in find_dates("01.05.14-31.05.14")] == ["2014-05-01", "2014-05-31"]
+    assert [d.value for d in find_dates("01.05.14-31.05.14", "DMY")] == ["2014-05-01", "2014-05-31"]
     assert find_dates("TEL: 07-3507405") == []
 
 

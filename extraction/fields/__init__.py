@@ -1,0 +1,7 @@
+"""Field extraction: the page's layout, the field vocabulary, label-to-value pairing, normalisation
+and confidence calibration (no model). `extract_fields` is the entry point."""
+
+from extraction.fields.dates import iso_dates
+from extraction.fields.extract import FieldResult, absent, extract_fields
+
+__all__ = ["FieldResult", "absent", "extract_fields", "iso_dates"]

@@ -1,0 +1,39 @@
+"""Check boxes written as text: which option of a choice is ticked.
+
+Forms print a choice as boxes before option words. A text layer or OCR gives the tick as a mark
+before the word (`X Male`, `[X] Female`, `☒ Female`, `✓ Male`) and an empty box as `[ ]`, `☐`
+or nothing. One marked option is the answer; a value that is just one option word is too.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+_MARK = "(?:\\[\\s*[xX\u2713\u2714\u2715\u2717\u2718]\\s*\\]|\\(\\s*[xX\u2713\u2714\u2715\u2717\u2718]\\s*\\)|[xX\u2713\u2714\u2715\u2717\u2718\u2612\u2611\u25a0\u25cf\u25c9\u22a0\u25a3])"
+_EMPTY = "(?:\\[\\s*\\]|\\(\\s*\\)|[\u2610\u25a1\u25cb\u274f\u25a2])"
+
+
+def marked_option(text: str, options: Iterable[str]) -> str | None:
+    """The one option of `options` that `text` marks as ticked, or None.
+
+    `text` is what follows a choice's label ("X Male Female", "[ ] Male [X] Female").
+    """
+    options = list(options)
+    words = "|".join(re.escape(o) for o in sorted(options, key=len, reverse=True))
+    marked = {
+        m.group(1).lower() for m in re.finditer(rf"(?<![A-Za-z]){_MARK}\s*({words})\b", text, re.IGNORECASE)
+    }
+    if len(marked) == 1:
+        chosen = marked.pop()
+        return next(o for o in options if o.lower() == chosen)
+    if marked:
+        return None
+    # No mark at all: a value that is a single option word is that option.
+    bare = re.sub(_EMPTY, " ", text)
+    found = [
+        o for o in options if re.search(rf"(?<![A-Za-z]){re.escape(o)}(?![A-Za-z])", bare, re.IGNORECASE)
+    ]
+    if len(found) == 1 and not re.search(_EMPTY, text):
+        return found[0]
+    return None

@@ -1,0 +1,596 @@
+"""Field extraction without a model: the document's own structure says where each value is.
+
+Strategies, strongest first (each candidate's score is the strategy's prior x how well the label
+names the field x how sure the engine is of the text):
+1. PDF form fields whose name matches the field (check boxes read as true/false);
+2. `Label: value` anywhere in a line, and `Label value` when the value has a recognisable kind
+   (date, amount, email, identifier, ...);
+3. key-value rows of tables (label cell, value cell) and header-over-value columns;
+4. label left, value right on the same visual line (by box geometry, following a slanted photo);
+5. label above, value on the line below (by box geometry);
+6. general field heuristics (`heuristics.py`) only when no label names the field.
+A form field that matches decides alone. Otherwise the best-scoring candidate wins; for amounts the
+most final total (rounded over inclusive-of-tax over plain, `normalize.total_rank`), then the
+largest. A field that nothing finds is None: never a guess.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Any
+
+from extraction.candidate import Candidate
+from extraction.citations import Citation, element_citation, units_citations
+from extraction.document import Box, ConfidenceSource, Document, Element
+from extraction.fields.calibration import LOW_TEXT_CONFIDENCE, calibrated_confidence, evidence_key
+from extraction.fields.choices import marked_option
+from extraction.fields.layout import cell_units, other_party_units, widget_labels
+from extraction.fields.names import split_name
+from extraction.fields.vocabulary import (
+    GENDER_OPTIONS,
+    FieldSpec,
+    address_part,
+    field_spec,
+    is_other_party,
+    read_gender,
+    validate,
+)
+from extraction.heuristics import heuristic_candidates
+from extraction.normalize import (
+    DEFAULT_DATE_ORDER,
+    SYNONYM_SCORE,
+    DateOrder,
+    concept_of,
+    concept_words,
+    document_date_order,
+    find_dates,
+    is_label,
+    is_label_like,
+    label_tokens,
+    match_label,
+    parse_checkbox,
+    related_concepts,
+    total_rank,
+    vocabulary_words,
+)
+from extraction.text_lines import TextUnit, below, cell_unit, page_skews, right_of, text_units
+from extraction.value_kinds import Kind, Reading, kind_of, read_value
+
+#: A label must score at least this against the field name (normalize.match_label) to be used.
+LABEL_THRESHOLD = 0.75
+#: A form field's name must match at least this well: names are exact far more often than labels.
+FORM_FIELD_THRESHOLD = 0.8
+
+#: Prior of each strategy: how often a value found this way is the right one.
+PRIORS: dict[str, float] = {
+    "form_field": 0.98,
+    "label_colon": 0.95,
+    "label_inline": 0.85,
+    "table_row": 0.92,
+    "table_column": 0.85,
+    "label_right": 0.9,
+    "label_below": 0.8,
+}
+
+#: Kinds whose values are formatted tightly enough to be read after a label with no colon.
+_INLINE_KINDS: frozenset[Kind] = frozenset(
+    {"date", "amount", "email", "url", "phone", "iban", "bic", "identifier", "currency"}
+)
+
+
+@dataclass
+class FieldResult:
+    """One extracted value: what it is, how sure we are, and where it was read."""
+
+    value: Any
+    confidence: float
+    citations: list[Citation] = field(default_factory=list)
+    #: `form_fields`, `text_layer`, `ocr` or `model`: where the value came from; None when absent.
+    source: ConfidenceSource | None = None
+    #: The text the value was read from, before normalisation (a date as printed, say).
+    raw: str | None = None
+    #: The calibration key of the value's evidence (`calibration.evidence_keys`), for fitting.
+    evidence: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """The `result.fields` item of docs/contract.md section 7."""
+        return {"value": self.value, "confidence": self.confidence, "citations": self.citations}
+
+
+def absent() -> FieldResult:
+    return FieldResult(value=None, confidence=0.0)
+
+
+def extract_fields(
+    doc: Document, field_names: list[str], *, file_name: str, date_order: DateOrder = DEFAULT_DATE_ORDER
+) -> dict[str, FieldResult]:
+    """Values of `field_names` read from `doc` by rules only; citations name `file_name`.
+
+    Ambiguous numeric dates are read in `date_order`, unless the document's own unambiguous dates
+    show the other order; every date field's value is ISO `YYYY-MM-DD`.
+    """
+    lines = text_units(doc)
+    units = cell_units(doc)
+    context = _Context(
+        doc=doc,
+        lines=lines,
+        units=units,
+        skews=page_skews(units),
+        order=document_date_order([u.text for u in lines], date_order),
+        other_places={(u.page, u.box) for u in units if u.order in other_party_units(units)},
+        widget_labels=widget_labels(doc, units),
+        file_name=file_name,
+    )
+    return {name: _extract_one(context, name) for name in field_names}
+
+
+@dataclass
+class _Context:
+    doc: Document
+    #: The document's visual lines, and the same split into cells where words stand apart.
+    lines: list[TextUnit]
+    units: list[TextUnit]
+    skews: dict[int, float]
+    order: DateOrder
+    #: (page, box) of the cells inside sections about someone other than the patient.
+    other_places: set[tuple[int, Box | None]]
+    #: The labels printed beside or above each form widget (by `id` of its element).
+    widget_labels: dict[int, list[str]]
+    file_name: str
+
+
+def _value_kind(spec: FieldSpec, name: str) -> Kind:
+    if spec.part is not None or spec.concept in _TEXT_CONCEPTS:
+        return "text"
+    return kind_of(name)
+
+
+#: Concepts read as text whatever their names' words suggest (a ZIP code is no amount).
+_TEXT_CONCEPTS = frozenset({"zip", "gender", "provider", "insurer", "state", "city", "street"})
+
+
+def _extract_one(ctx: _Context, name: str) -> FieldResult:
+    spec = field_spec(name)
+    kind = _value_kind(spec, name)
+    form = _from_form_fields(ctx, spec, kind)
+    if form is not None:
+        return form
+    # A part of someone else's name (`provider_last_name`) is read from their whole name only.
+    direct = spec.part is None or spec.owner == "patient"
+    labelled = _label_candidates(ctx.doc, ctx.units, ctx.skews, name, kind, ctx.order) if direct else iter(())
+    candidates = [_shaped(c, spec, ctx) for c in labelled]
+    if spec.part is not None and spec.whole_name is not None:
+        whole = spec.whole_name.replace("_", " ")
+        for candidate in _label_candidates(ctx.doc, ctx.units, ctx.skews, whole, "text", ctx.order):
+            candidate.strategy = "whole_name"
+            candidates.append(_shaped(candidate, spec, ctx))
+    kept = [c for c in candidates if c is not None and _belongs(c, spec, ctx)]
+    if not kept and not spec.patient_owned and spec.part is None:
+        kept = list(heuristic_candidates(ctx.lines, name, kind))
+    if not kept:
+        return absent()
+    best = _choose(kept, kind)
+    text_confidence = min(u.confidence for u in best.units)
+    key = evidence_key(
+        best.source, best.strategy, best.valid, best.ambiguous, text_confidence < LOW_TEXT_CONFIDENCE
+    )
+    return FieldResult(
+        value=best.value,
+        confidence=calibrated_confidence(key, best.score / max(text_confidence, 1e-6), text_confidence),
+        citations=units_citations(ctx.doc, best.units, ctx.file_name),
+        source=best.source,
+        raw=best.raw,
+        evidence=key,
+    )
+
+
+def _belongs(candidate: Candidate, spec: FieldSpec, ctx: _Context) -> bool:
+    """A patient's field takes no value labelled as, or placed under, someone else's."""
+    if not spec.patient_owned:
+        return True
+    if is_other_party(candidate.label):
+        return False
+    return not any((unit.page, unit.box) in ctx.other_places for unit in candidate.units)
+
+
+def _shaped(candidate: Candidate | None, spec: FieldSpec, ctx: _Context) -> Candidate | None:
+    """The candidate's value as the field wants it (a part of a name, a ticked option, a city
+    out of "City, ST 12345"), checked by the field's validator: one that fails scores lower."""
+    if candidate is None:
+        return None
+    value = candidate.value
+    if isinstance(value, str):
+        if spec.part is not None and (candidate.strategy == "whole_name" or spec.owner != "patient"):
+            person = split_name(value)
+            value = person.part(spec.part) if person is not None else None
+        elif spec.concept == "gender":
+            value = marked_option(value, GENDER_OPTIONS) or value
+        elif spec.concept in ("city", "state", "zip") and not validate(spec, value):
+            value = address_part(value, spec.concept) or value
+    if value is None or (isinstance(value, str) and is_label_like(value)):
+        # "PATIENT LAST NAME" under "FIRST NAME" is the next label, not a value.
+        return None
+    candidate.value = value
+    candidate.valid = validate(spec, value)
+    if candidate.valid is False:
+        if spec.concept in STRICT_CONCEPTS:
+            # A ZIP code that is no ZIP code is the wrong text, not a doubtful value.
+            return None
+        candidate.score *= INVALID_PENALTY
+    if spec.concept in _DATE_CONCEPTS and isinstance(candidate.raw, str):
+        candidate.ambiguous = any(d.ambiguous for d in find_dates(candidate.raw, ctx.order))
+    return candidate
+
+
+#: Concepts whose values have a shape so definite that a value without it is dropped.
+STRICT_CONCEPTS = frozenset(
+    {"zip", "state", "gender", "mobile", "phone", "home_phone", "work_phone", "fax", "date_of_birth"}
+)
+#: A value that fails its field's validator scores this share, so a valid one wins.
+INVALID_PENALTY = 0.5
+_DATE_CONCEPTS = frozenset(
+    {"date", "due_date", "start_date", "end_date", "effective_date", "date_of_birth", "order_date"}
+)
+
+
+def _choose(candidates: list[Candidate], kind: Kind) -> Candidate:
+    if kind == "amount":
+        # The most final total wins (rounded over inclusive over plain), then the largest (a tax
+        # summary's "Total" excludes the tax), then the bottom-most.
+        def rank(c: Candidate) -> tuple[int, Decimal, int, float]:
+            unit = c.units[-1]
+            position = unit.box.y1 if unit.box else float(unit.order)
+            return (total_rank(c.label), Decimal(c.value), unit.page, position)
+
+        return max(candidates, key=rank)
+    return max(candidates, key=lambda c: (c.score, -c.units[0].order))
+
+
+def _from_form_fields(ctx: _Context, spec: FieldSpec, kind: Kind) -> FieldResult | None:
+    doc, name = ctx.doc, spec.name
+    widgets = [e for e in doc.elements if e.type == "form_field" and e.field_name]
+    if spec.concept == "gender":
+        ticked = _ticked_option(widgets, ctx.widget_labels)
+        if ticked is not None:
+            return _widget_result(ctx, spec, ticked[0], ticked[1], "widget_choice")
+    names = [spec.whole_name.replace("_", " ")] if spec.part is not None and spec.whole_name else []
+    direct = spec.part is None or spec.owner == "patient"
+    scored: list[tuple[float, Element, bool]] = []
+    for widget in widgets:
+        # A widget is known by its field name and by the label printed beside or above it
+        # (forms made with generic names: Text1, Text2, ...).
+        known_as = [widget.field_name or "", *ctx.widget_labels.get(id(widget), [])]
+        if spec.patient_owned and any(is_other_party(n) for n in known_as):
+            continue
+        for label in known_as:
+            if direct:
+                scored.append((match_label(name, label), widget, False))
+            scored.extend((match_label(other, label) * WHOLE_NAME_SHARE, widget, True) for other in names)
+    scored = [(s, e, w) for s, e, w in scored if s >= FORM_FIELD_THRESHOLD]
+    if not scored:
+        return None
+    best_score = max(s for s, _, _ in scored)
+    best_name, whole = next((e.field_name, w) for s, e, w in scored if s == best_score)
+    chosen = _chosen_widget(list({id(e): e for s, e, w in scored if e.field_name == best_name}.values()))
+    if chosen is None:
+        return FieldResult(value=None, confidence=0.0, source="form_fields")
+    value, element = chosen
+    if isinstance(value, str):
+        if spec.part is not None and (whole or spec.owner != "patient"):
+            person = split_name(value)
+            value = person.part(spec.part) if person is not None else None
+            if value is None:
+                return FieldResult(value=None, confidence=0.0, source="form_fields")
+        elif kind == "date":
+            dates = find_dates(value, ctx.order)
+            if dates:
+                return _widget_result(
+                    ctx, spec, dates[0].value, element, "form_field", raw=value, ambiguous=dates[0].ambiguous
+                )
+        elif spec.concept == "gender":
+            value = read_gender(value) or value
+    return _widget_result(ctx, spec, value, element, "form_field", raw=element.text)
+
+
+#: A widget named for a whole name (`pcp_name`) answers a part of it a little less surely.
+WHOLE_NAME_SHARE = 0.95
+
+
+def _widget_result(
+    ctx: _Context,
+    spec: FieldSpec,
+    value: Any,
+    element: Element,
+    strategy: str,
+    *,
+    raw: str | None = None,
+    ambiguous: bool = False,
+) -> FieldResult:
+    valid = validate(spec, value) if isinstance(value, str) else None
+    key = evidence_key("form_fields", strategy, valid, ambiguous)
+    return FieldResult(
+        value=value,
+        confidence=calibrated_confidence(key, PRIORS["form_field"], element.confidence),
+        citations=[element_citation(ctx.doc, element, ctx.file_name)],
+        source="form_fields",
+        raw=raw if raw is not None else element.text,
+        evidence=key,
+    )
+
+
+def _ticked_option(widgets: list[Element], labels: dict[int, list[str]]) -> tuple[str, Element] | None:
+    """The option of a choice given as one check box per option (`chkMale`, `chkFemale`): the
+    one ticked, named by the option word in its field name."""
+    ticked: list[tuple[str, Element]] = []
+    for widget in widgets:
+        if parse_checkbox(widget.text) is not True:
+            continue
+        # Its field name (`chkFemale`), else the word printed right of it, names the option.
+        names = [widget.field_name or "", *labels.get(id(widget), [])[-1:]]
+        for known_as in names:
+            options = {o for t in label_tokens(known_as) if (o := read_gender(t)) is not None}
+            if len(options) == 1:
+                ticked.append((options.pop(), widget))
+                break
+    return ticked[0] if len({o for o, _ in ticked}) == 1 else None
+
+
+def _chosen_widget(widgets: list[Element]) -> tuple[Any, Element] | None:
+    """A field's value from its widgets: a radio group has one per option, only one of them on.
+
+    Check boxes come as true/false (or on/off, yes/no); an empty or unset field has no value.
+    """
+    states = [(parse_checkbox(w.text), w) for w in widgets]
+    for value, widget in states:
+        if value is None and widget.text.strip():
+            return widget.text.strip(), widget
+    for value, widget in states:
+        if value is True:
+            return True, widget
+    for value, widget in states:
+        if value is False:
+            return False, widget
+    return None
+
+
+_COLON_RE = re.compile("\\s*[:\uff1a]\\s*")
+
+
+def _label_candidates(
+    doc: Document, units: list[TextUnit], skews: dict[int, float], name: str, kind: Kind, order: DateOrder
+) -> Iterator[Candidate]:
+    for unit in units:
+        same_line = list(_same_line_candidates(unit, name, kind, order))
+        yield from same_line
+        if not same_line:
+            yield from _prefix_label_candidates(unit, name, kind, order)
+        if same_line or _holds_value(unit.text, kind):
+            # "Total: 9.00" is a label with its value, not a label for the line below.
+            continue
+        label_part = _COLON_RE.sub(" ", unit.text).strip()
+        score = match_label(name, label_part) if label_part else 0.0
+        if score < LABEL_THRESHOLD:
+            continue
+        if (
+            kind == "text"
+            and score < SYNONYM_SCORE
+            and not unit.text.rstrip().endswith(":")
+            and not is_label_like(label_part)
+        ):
+            # Free text has no shape to check, so only a clear label may point at it.
+            continue
+        # The whole line is the label: look beside it and under it; the nearer value is likelier.
+        found: list[tuple[float, Candidate]] = []
+        for strategy, neighbours in (
+            ("label_right", right_of(unit, units, skews.get(unit.page, 0.0))),
+            ("label_below", below(unit, units)),
+        ):
+            for neighbour in neighbours:
+                if (
+                    _is_other_label(neighbour.text)
+                    or is_label_like(neighbour.text)
+                    or match_label(name, neighbour.text) >= LABEL_THRESHOLD
+                ):
+                    break
+                reading = read_value(kind, neighbour.text, order=order)
+                if reading is not None:
+                    found.append(
+                        (_gap(unit, neighbour), _candidate(reading, score, strategy, [neighbour], label_part))
+                    )
+                    break
+        nearest = min((gap for gap, _ in found), default=0.0)
+        for gap, candidate in found:
+            if gap > nearest:
+                candidate.score *= FARTHER_SHARE
+            yield candidate
+    yield from _table_candidates(doc, name, kind, order)
+
+
+#: Of a value right of a label and one under it, the farther one scores this share.
+FARTHER_SHARE = 0.9
+#: Longest label, in words, that starts a cell holding its value without a colon.
+MAX_PREFIX_LABEL_WORDS = 4
+
+
+def _gap(label: TextUnit, value: TextUnit) -> float:
+    """How far `value` stands from `label`, in label heights (0 without boxes)."""
+    if label.box is None or value.box is None:
+        return 0.0
+    height = max(label.box.y1 - label.box.y0, 1e-6)
+    horizontal = max(value.box.x0 - label.box.x1, 0.0)
+    vertical = max(value.box.y0 - label.box.y1, 0.0)
+    return max(horizontal, vertical) / height
+
+
+def _prefix_label_candidates(unit: TextUnit, name: str, kind: Kind, order: DateOrder) -> Iterator[Candidate]:
+    """`LABEL value` without a colon, where the first words are nothing but a label of the field
+    ("INSURANCE COMPANY Blue Cross", "Your Doctor S. Oyelaran, MD"): a form's cell whose label is
+    set above or before its value."""
+    words = unit.text.split()
+    for n in range(min(MAX_PREFIX_LABEL_WORDS, len(words) - 1), 0, -1):
+        label = " ".join(words[:n])
+        if not is_label_like(label):
+            continue
+        score = match_label(name, label)
+        if score < SYNONYM_SCORE:
+            return
+        rest = " ".join(words[n:])
+        if kind == "text":
+            rest = _up_to_next_label(rest)
+        reading = read_value(kind, rest, leading=True, order=order)
+        if (
+            reading is not None
+            and _follows(rest, reading.raw)
+            and not set(label_tokens(reading.value)) <= vocabulary_words()
+        ):
+            yield _candidate(reading, score, "label_inline", [unit], label)
+        return
+
+
+def _holds_value(text: str, kind: Kind) -> bool:
+    if kind == "text":
+        parts = _COLON_RE.split(text, maxsplit=1)
+        return len(parts) == 2 and bool(parts[1].strip())
+    return read_value(kind, text) is not None
+
+
+def _is_other_label(text: str) -> bool:
+    """A line such as "CASHIER:" or "GST No." ends the search for a value: it is another label."""
+    return (text.rstrip().endswith(":") and any(c.isalnum() for c in text)) or is_label(text)
+
+
+def _candidate(
+    reading: Reading, label_score: float, strategy: str, units: list[TextUnit], label: str
+) -> Candidate:
+    return Candidate.of(reading.value, PRIORS[strategy] * label_score, units, reading.raw, strategy, label)
+
+
+_WORD_RE = re.compile(r"[^\s:\uff1a]+[:\uff1a]?|[:\uff1a]")
+_NUMBER_WORD_RE = re.compile(r"\d+(?:[.,]\d+)?")
+_PREPOSITIONS = frozenset({"on", "of", "at", "for", "from", "to", "per", "by", "x"})
+#: Longest label, in words, looked for inside a line.
+_MAX_LABEL_WORDS = 6
+_LEADING_NOISE_RE = re.compile(r"^[\s:\uff1a.#*\-()\[\]|]*")
+
+
+def _follows(rest: str, raw: str) -> bool:
+    """Whether `raw` starts `rest` (past punctuation): the value sits right after its label."""
+    position = rest.find(raw)
+    return position >= 0 and _LEADING_NOISE_RE.sub("", rest[:position]) == ""
+
+
+def _same_line_candidates(unit: TextUnit, name: str, kind: Kind, order: DateOrder) -> Iterator[Candidate]:
+    """`Label: value` and, for shaped values, `Label value`, anywhere in one line: the best label.
+
+    A label inside a line ("DocNo CS0004 Date: 11/01/2019") counts unless the word before it
+    makes it another label ("Sub Total 12.00" names no total).
+    """
+    text = unit.text
+    words = list(_WORD_RE.finditer(text))
+    concept = concept_of(name)
+    anchors = concept_words(name)
+    best: tuple[float, str, Reading, str] | None = None
+    for i in range(len(words)):
+        if not anchors.intersection(label_tokens(words[i].group(0))):
+            # A label starts with one of the field's words ("Grand Total", "Invoice No").
+            continue
+        for n in range(1, min(_MAX_LABEL_WORDS, len(words) - i - 1) + 1):
+            last = words[i + n - 1]
+            label = text[words[i].start() : last.end()].rstrip(":\uff1a ")
+            after = text[last.end() : words[i + n].start()]
+            colon = last.group(0).endswith((":", "\uff1a")) or ":" in after or "\uff1a" in after
+            strategy = "label_colon" if colon else "label_inline"
+            if not label or (strategy == "label_inline" and kind not in _INLINE_KINDS):
+                continue
+            if i > 0 and ((kind == "text" and not colon) or _extends(text, words[i - 1], last, concept)):
+                continue
+            score = match_label(name, label)
+            tail = label_tokens(label)[-1:]
+            bare_number = _NUMBER_WORD_RE.fullmatch(last.group(0).rstrip(":\uff1a"))
+            if (
+                score < LABEL_THRESHOLD
+                or (bare_number and score < SYNONYM_SCORE)
+                or (tail and tail[0] in _PREPOSITIONS)
+            ):
+                # "Tax 15% on $ 112.90": what follows a preposition is its object, not the value;
+                # "DE 232 446 240": a number after a number is the rest of one value.
+                continue
+            start = words[i + n].start()
+            rest = text[start:]
+            if kind == "text":
+                rest = _up_to_next_label(rest)
+            reading = read_value(kind, rest, leading=True, order=order)
+            if reading is None or not _follows(rest, reading.raw):
+                continue
+            if kind == "amount" and _inside_date(text, start + rest.find(reading.raw)):
+                # "TOTAL AMOUNT DUE ON August 3 , 2014": a year is no amount.
+                continue
+            weighted = score * PRIORS[strategy]
+            if best is None or weighted > best[0]:
+                best = (weighted, strategy, reading, label)
+    if best is not None:
+        _, strategy, reading, label = best
+        yield _candidate(reading, match_label(name, label), strategy, [unit], label)
+
+
+def _inside_date(text: str, position: int) -> bool:
+    return any(d.start <= position < d.end for d in find_dates(text))
+
+
+def _extends(text: str, previous: re.Match[str], last: re.Match[str], concept: str | None) -> bool:
+    """Whether the word before a label joins it into a label of another concept."""
+    if previous.group(0).endswith((":", "\uff1a")):
+        return False
+    longer = concept_of(text[previous.start() : last.end()])
+    return longer is not None and not related_concepts(longer, concept)
+
+
+def _up_to_next_label(rest: str) -> str:
+    """Free text after a label runs up to the next `Label:` on the line ("MANIS Member: 7")."""
+    match = re.search("\\s*\\S+[:\uff1a]", rest)
+    return rest[: match.start()] if match and match.start() > 0 else rest
+
+
+def _table_candidates(doc: Document, name: str, kind: Kind, order: DateOrder) -> Iterator[Candidate]:
+    for element in doc.elements:
+        if element.type != "table" or not element.rows:
+            continue
+        rows = [[c.strip() for c in row] for row in element.rows]
+        for r, row in enumerate(rows):
+            # A label cell's value is the next cell of its row ("First Name | Wei | MI | ").
+            for c, cell in enumerate(row[:-1]):
+                score = match_label(name, _COLON_RE.sub(" ", cell)) if cell else 0.0
+                if score < LABEL_THRESHOLD:
+                    continue
+                # A shaped value (an amount, a date, an id) may sit columns away ("Total | | |
+                # 9.00"); free text is next door, and an empty cell there means no value.
+                reach = row[c + 1 : c + 2] if kind == "text" else row[c + 1 :]
+                found = next(
+                    (
+                        (k, reading)
+                        for k, text in enumerate(reach, c + 1)
+                        if text and (reading := read_value(kind, text, order=order))
+                    ),
+                    None,
+                )
+                if found is not None:
+                    unit = cell_unit(doc, element, r, found[0])
+                    yield _candidate(found[1], score, "table_row", [unit], cell)
+        for r, (top, below_row) in enumerate(itertools.pairwise(rows)):
+            if not all(is_label_like(cell) for cell in top if cell):
+                # Only a row of labels heads the values under it.
+                continue
+            for column, header in enumerate(top):
+                if column >= len(below_row) or not below_row[column]:
+                    continue
+                score = match_label(name, header)
+                reading = (
+                    read_value(kind, below_row[column], order=order) if score >= LABEL_THRESHOLD else None
+                )
+                if reading is not None:
+                    unit = cell_unit(doc, element, r + 1, column)
+                    yield _candidate(reading, score, "table_column", [unit], header)

@@ -1,0 +1,110 @@
+"""People's names as forms write them: split into first, middle and last.
+
+A form writes a whole name as `First Middle Last`, `Last, First Middle` or with a title and a
+credential (`Dr. Michael O'Neill, MD`, `L. Fitzgerald-Hayes, PA-C`). Surname particles (`De La
+Cruz`, `Van Dyke`) stay with the surname.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+NamePart = Literal["first", "middle", "last"]
+
+#: Titles before a name and credentials after it: not parts of the name.
+_TITLES = frozenset({"dr", "mr", "mrs", "ms", "miss", "mx", "prof", "rev"})
+_CREDENTIALS = frozenset(
+    {
+        "md",
+        "do",
+        "pa",
+        "pa-c",
+        "np",
+        "fnp",
+        "fnp-c",
+        "fnp-bc",
+        "dnp",
+        "aprn",
+        "rn",
+        "phd",
+        "dds",
+        "dmd",
+        "od",
+        "dpm",
+        "mbbs",
+        "facp",
+        "faafp",
+        "lcsw",
+        "psyd",
+        "jr",
+        "sr",
+        "ii",
+        "iii",
+        "iv",
+    }
+)
+#: Words that begin a surname of several words.
+_PARTICLES = frozenset(
+    {"de", "la", "del", "della", "van", "von", "der", "den", "di", "da", "du", "le", "st", "bin"}
+)
+_GLUED_RE = re.compile(r"(?<=\b[A-Za-z])\.(?=[A-Z])|(?<=\b[Dd]r)\.(?=[A-Z])")
+_SPACED_LETTERS_RE = re.compile(r"(?<=,)\s*\b[A-Z](?: [A-Z])+\b\s*$")
+_WORD_RE = re.compile(r"[A-Za-z\u00c0-\u024f][A-Za-z\u00c0-\u024f'\u2019.\-]*")
+
+
+@dataclass(frozen=True)
+class PersonName:
+    first: str | None
+    middle: str | None
+    last: str | None
+
+    def part(self, which: NamePart) -> str | None:
+        return {"first": self.first, "middle": self.middle, "last": self.last}[which]
+
+
+def _bare(word: str) -> str:
+    return word.lower().strip(".,")
+
+
+def _clean(words: list[str]) -> list[str]:
+    words = [w.strip(",") for w in words if w.strip(",")]
+    while words and _bare(words[0]) in _TITLES:
+        words.pop(0)
+    while words and _bare(words[-1]) in _CREDENTIALS:
+        words.pop()
+    return words
+
+
+def split_name(text: str) -> PersonName | None:
+    """The parts of a person's whole name, or None when `text` does not look like one."""
+    # OCR glues an initial or a title to the name ("Dr.Abernathy", "A.Okonkwo") and spaces out a
+    # credential ("M D").
+    text = " ".join(_GLUED_RE.sub(". ", text).split())
+    text = _SPACED_LETTERS_RE.sub(lambda m: m.group(0).replace(" ", ""), text)
+    if not text or any(c.isdigit() for c in text) or "@" in text:
+        return None
+    # Credentials after a comma ("Grace McKinney, DO") go before the comma tells the order.
+    head, _, tail = text.partition(",")
+    tail_words = tail.split()
+    if tail and all(_bare(w) in _CREDENTIALS for w in tail_words):
+        text, tail = head, ""
+    if tail.strip():
+        last_words = _clean(head.split())
+        rest = _clean(tail.split())
+        if not last_words or not rest:
+            return None
+        first, middle = rest[0], " ".join(rest[1:]) or None
+        return PersonName(first, middle, " ".join(last_words))
+    words = _clean(text.split())
+    if not words or len(words) > 5 or not all(_WORD_RE.fullmatch(w) for w in words):
+        return None
+    if len(words) == 1:
+        return PersonName(None, None, words[0])
+    start = len(words) - 1
+    while start > 1 and _bare(words[start - 1]) in _PARTICLES:
+        start -= 1
+    first = words[0]
+    middle = " ".join(words[1:start]) or None
+    return PersonName(first, middle, " ".join(words[start:]))
