@@ -31,8 +31,21 @@ class TaskActor:
 class TaskHost:
     """Many runners as coroutines in one long-lived process (placement `pooled`)."""
 
+    def __init__(self) -> None:
+        self.running: dict[str, int] = {}
+
     async def run(self, workspace_id: str, task_id: str) -> None:
-        await runtime().runner.run(workspace_id, task_id)
+        self.running[task_id] = self.running.get(task_id, 0) + 1
+        try:
+            await runtime().runner.run(workspace_id, task_id)
+        finally:
+            self.running[task_id] -= 1
+            if not self.running[task_id]:
+                del self.running[task_id]
+
+    async def tasks(self) -> list[str]:
+        """The tasks it runs now (for operators and tests: where pooled work is)."""
+        return list(self.running)
 
     async def ping(self) -> bool:
         return True

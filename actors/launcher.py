@@ -1,48 +1,68 @@
-"""Starting a task's runner: its own Ray actor (`dedicated`) or a coroutine in a warm host (`pooled`)."""
+"""Starting a task's runner: its own Ray actor (`dedicated`) or a coroutine in a warm host (`pooled`),
+on the node `actors.placement` picks."""
 
 from __future__ import annotations
 
 import time
 import zlib
-from functools import lru_cache
 from typing import Any
 
 import ray
 import redis.asyncio as aioredis
+from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
+from actors.placement import TASK_SLOT_RESOURCE as TASK_SLOT_RESOURCE
+from actors.placement import (
+    NodeSlots,
+    RecentPlaces,
+    cluster_nodes,
+    hosts_on,
+    least_full,
+    pick_node,
+)
 from core import keys
 from core.settings import Settings
 from core.tasks import Task
 
 #: Ray namespace of every named actor of ours (Serve replicas live in "serve").
 NAMESPACE = "agentry"
-#: Ray custom resource bounding live task actors per node (AGENTRY_MAX_LIVE_TASKS_PER_NODE).
-TASK_SLOT_RESOURCE = "agentry_task_slot"
 #: Coroutines one pooled host runs at once.
 HOST_MAX_CONCURRENCY = 1000
-
-
 #: Prefix of a dedicated task actor's name; the task id follows.
 TASK_ACTOR_PREFIX = "task:"
+#: Prefix of a pooled host's name; its node id and its index on the node follow.
+HOST_PREFIX = "taskhost:"
+
+_recent = RecentPlaces()
 
 
 def actor_name(task_id: str) -> str:
     return f"{TASK_ACTOR_PREFIX}{task_id}"
 
 
-def count_task_actors() -> int:
+def host_name(node_id: str, index: int) -> str:
+    return f"{HOST_PREFIX}{node_id}:{index}"
+
+
+def task_actor_names() -> list[str]:
     """Dedicated task actors in the cluster, alive or still waiting for a task slot."""
     named: list[dict[str, str]] = ray.util.list_named_actors(all_namespaces=True)
-    return sum(1 for a in named if a["namespace"] == NAMESPACE and a["name"].startswith(TASK_ACTOR_PREFIX))
+    return [
+        a["name"] for a in named if a["namespace"] == NAMESPACE and a["name"].startswith(TASK_ACTOR_PREFIX)
+    ]
 
 
-@lru_cache(maxsize=1)
-def _cluster_has_task_slots() -> bool:
-    # A joined cluster started without the resource would leave every task actor unplaceable.
-    return bool(ray.cluster_resources().get(TASK_SLOT_RESOURCE))
+def host_names() -> list[str]:
+    """The pooled hosts in the cluster."""
+    named: list[dict[str, str]] = ray.util.list_named_actors(all_namespaces=True)
+    return [a["name"] for a in named if a["namespace"] == NAMESPACE and a["name"].startswith(HOST_PREFIX)]
 
 
-def task_actor_options(task_id: str) -> dict[str, Any]:
+def count_task_actors() -> int:
+    return len(task_actor_names())
+
+
+def task_actor_options(task_id: str, nodes: list[NodeSlots]) -> dict[str, Any]:
     options: dict[str, Any] = {
         "name": actor_name(task_id),
         "namespace": NAMESPACE,
@@ -51,22 +71,42 @@ def task_actor_options(task_id: str) -> dict[str, Any]:
         "num_cpus": 0,
         "max_restarts": 0,
     }
-    if _cluster_has_task_slots():
+    # A joined cluster started without the resource would leave every task actor unplaceable.
+    if any(n.total for n in nodes):
         options["resources"] = {TASK_SLOT_RESOURCE: 1}
+        node_id = pick_node(nodes, _recent.counts())
+        if node_id is not None:
+            _recent.add(node_id)
+            # Soft: should the node be gone or full by the time Ray places the actor, another node takes it.
+            options["scheduling_strategy"] = NodeAffinitySchedulingStrategy(
+                node_id, soft=True, _spill_on_unavailable=True
+            )
+        # Else every slot is taken: Ray starts the actor wherever a slot frees first.
     return options
 
 
-def host_handle(index: int) -> Any:
+def host_handle(nodes: list[NodeSlots], task_id: str) -> Any:
+    """The pooled host for a task: on the node picked as for a dedicated actor, one of its hosts."""
     from actors.hosts import TaskHost
 
-    return TaskHost.options(  # type: ignore[attr-defined]
-        name=f"taskhost-{index}",
-        namespace=NAMESPACE,
-        lifetime="detached",
-        get_if_exists=True,
-        num_cpus=0,
-        max_concurrency=HOST_MAX_CONCURRENCY,
-    ).remote()
+    recent = _recent.counts()
+    node_id = pick_node(nodes, recent) or least_full(nodes, recent)
+    options: dict[str, Any] = {
+        "namespace": NAMESPACE,
+        "lifetime": "detached",
+        "get_if_exists": True,
+        "num_cpus": 0,
+        "max_concurrency": HOST_MAX_CONCURRENCY,
+    }
+    if node_id is None:
+        options["name"] = host_name("any", 0)
+    else:
+        _recent.add(node_id)
+        node = next(n for n in nodes if n.node_id == node_id)
+        options["name"] = host_name(node_id, zlib.crc32(task_id.encode()) % hosts_on(node))
+        # Pinned: a host lives and dies with its node.
+        options["scheduling_strategy"] = NodeAffinitySchedulingStrategy(node_id, soft=False)
+    return TaskHost.options(**options).remote()  # type: ignore[attr-defined]
 
 
 async def launch(redis: aioredis.Redis, settings: Settings, task: Task) -> None:
@@ -74,9 +114,9 @@ async def launch(redis: aioredis.Redis, settings: Settings, task: Task) -> None:
     from actors.hosts import TaskActor
 
     await redis.hset(keys.task(task.workspace_id, task.id), "launched_at", str(int(time.time() * 1000)))
+    nodes = cluster_nodes()
     if task.spec.placement == "pooled":
-        host = host_handle(zlib.crc32(task.id.encode()) % settings.task_hosts)
-        host.run.remote(task.workspace_id, task.id)
+        host_handle(nodes, task.id).run.remote(task.workspace_id, task.id)
         return
-    actor = TaskActor.options(**task_actor_options(task.id)).remote()  # type: ignore[attr-defined]
+    actor = TaskActor.options(**task_actor_options(task.id, nodes)).remote()  # type: ignore[attr-defined]
     actor.run.remote(task.workspace_id, task.id)

@@ -19,7 +19,7 @@ from redis.exceptions import ResponseError
 
 from actors.delegation import check_timers, handle_event
 from actors.launcher import NAMESPACE, count_task_actors
-from actors.reconciler import reconcile_once
+from actors.reconciler import reap_task_actors, reconcile_once
 from core import keys, metrics
 from core.settings import get_settings
 from core.store import StoreOutage, async_client, resolve_redis_url
@@ -86,6 +86,7 @@ async def run_scheduler() -> None:
             if time.monotonic() - last_reconcile >= settings.reconcile_seconds:
                 last_reconcile = time.monotonic()
                 await reconcile_once(redis, settings)
+                await reap_task_actors(redis, settings)
                 await check_timers(redis, settings)
                 metrics.set_gauge(metrics.TASK_ACTORS, await asyncio.to_thread(count_task_actors))
                 # Events that failed once are retried here.

@@ -187,7 +187,7 @@ def batch_run(workspace_id: str, batch_id: str) -> str:
 
 
 def runtime_events() -> str:
-    """Durable runtime events (new_message, child_task, await_completed), read by the scheduler."""
+    """Durable runtime events (new_message, child_task, await_completed, drain_queue), read by the scheduler."""
     return glob("events")
 
 
