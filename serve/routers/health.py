@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
+
 from fastapi import APIRouter
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel
 
+from core.persistence import store_persistence
 from serve.deps import RedisDep
 
 router = APIRouter(tags=["health"])
@@ -18,6 +21,9 @@ class Liveness(BaseModel):
 class Readiness(BaseModel):
     ready: bool
     checks: dict[str, bool]
+    #: The store's AOF and RDB settings (null where it does not tell); `durable` false means a
+    #: restart of Redis loses everything. Reported, not a readiness condition.
+    store: dict[str, bool | str | None] | None = None
 
 
 @router.get("/healthz", response_model=Liveness)
@@ -35,12 +41,18 @@ async def healthz() -> Liveness:
     },
 )
 async def readyz(redis: RedisDep) -> JSONResponse:
-    """Redis and Ray are reachable."""
+    """Redis and Ray are reachable; also reports the store's persistence."""
     checks = {"redis": False, "ray": False}
+    store: dict[str, bool | str | None] | None = None
     try:
         checks["redis"] = bool(await redis.ping())
     except Exception:
         checks["redis"] = False
+    if checks["redis"]:
+        # Reported even where INFO or CONFIG is refused (then null): readiness does not depend on it.
+        with contextlib.suppress(Exception):
+            persistence = await store_persistence(redis)
+            store = persistence.model_dump() | {"durable": persistence.durable}
     try:
         import ray
 
@@ -48,4 +60,4 @@ async def readyz(redis: RedisDep) -> JSONResponse:
     except Exception:
         checks["ray"] = False
     ready = all(checks.values())
-    return JSONResponse({"ready": ready, "checks": checks}, status_code=200 if ready else 503)
+    return JSONResponse({"ready": ready, "checks": checks, "store": store}, status_code=200 if ready else 503)
