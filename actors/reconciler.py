@@ -16,8 +16,8 @@ import ray
 import redis.asyncio as aioredis
 
 from actors.admission import admit_and_launch, drain_queue
-from actors.launcher import NAMESPACE, TASK_ACTOR_PREFIX, launch, task_actor_names
-from core import keys, metrics, tasks
+from actors.launcher import NAMESPACE, TASK_ACTOR_PREFIX, count_task_actors, launch, task_actor_names
+from core import gauges, keys, metrics, tasks
 from core.ids import now_iso, parse_iso
 from core.settings import Settings
 from core.state_machine import TaskStatus
@@ -57,13 +57,18 @@ async def reconcile_once(redis: aioredis.Redis, settings: Settings) -> dict[str,
                 counts["admitted"] += 1
         else:
             queues.add((workspace_id, task.spec.agent_group_id))
-    depths: dict[str, float] = {}
+    depths: dict[str, int] = {}
     for workspace_id, group_id in queues:
         await drain_queue(redis, settings, workspace_id, group_id)
         counts["queues"] += 1
         depths[group_id] = await redis.llen(keys.agent_queue(workspace_id, group_id))
-    metrics.set_gauges(metrics.TASKS_LIVE, {status: live[status] for status in LIVE_STATUSES})
+    by_status = {status: live[status] for status in LIVE_STATUSES}
+    actors = await asyncio.to_thread(count_task_actors)
+    # In the store, so a lost node (with this process's Ray gauges) hides nothing: GET /metrics.
+    await gauges.save(redis, tasks_live=by_status, queue_depth=depths, task_actors=actors)
+    metrics.set_gauges(metrics.TASKS_LIVE, by_status)
     metrics.set_gauges(metrics.QUEUE_DEPTH, depths)
+    metrics.set_gauge(metrics.TASK_ACTORS, actors)
     return counts
 
 

@@ -18,9 +18,9 @@ import ray
 from redis.exceptions import ResponseError
 
 from actors.delegation import check_timers, handle_event
-from actors.launcher import NAMESPACE, count_task_actors
+from actors.launcher import NAMESPACE
 from actors.reconciler import reap_task_actors, reconcile_once
-from core import keys, metrics
+from core import keys
 from core.persistence import warn_unless_durable
 from core.settings import get_settings
 from core.store import StoreOutage, async_client, resolve_redis_url
@@ -91,7 +91,6 @@ async def run_scheduler() -> None:
                 await reconcile_once(redis, settings)
                 await reap_task_actors(redis, settings)
                 await check_timers(redis, settings)
-                metrics.set_gauge(metrics.TASK_ACTORS, await asyncio.to_thread(count_task_actors))
                 # Events that failed once are retried here.
                 await _consume(redis, settings, backlog=True)
             outage.over()

@@ -191,6 +191,11 @@ def runtime_events() -> str:
     return glob("events")
 
 
+def gauges() -> str:
+    """The last snapshot of the operators' gauges (core.gauges), written by the reconciler."""
+    return glob("gauges")
+
+
 def await_timers() -> str:
     """Await groups by resume time (a sorted set), checked by the reconciler."""
     return glob("await_timers")

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import contextlib
+import time
 
 from fastapi import APIRouter
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, PlainTextResponse
 from pydantic import BaseModel
 
+from core import gauges
 from core.persistence import store_persistence
 from serve.deps import RedisDep
 
@@ -61,3 +63,10 @@ async def readyz(redis: RedisDep) -> JSONResponse:
         checks["ray"] = False
     ready = all(checks.values())
     return JSONResponse({"ready": ready, "checks": checks, "store": store}, status_code=200 if ready else 503)
+
+
+@router.get("/metrics", response_class=PlainTextResponse)
+async def metrics(redis: RedisDep) -> PlainTextResponse:
+    """The gauges operators alert on, from the store (Prometheus text): the same from every node."""
+    snapshot = await gauges.load(redis)
+    return PlainTextResponse(gauges.render(snapshot, time.time()), media_type=gauges.CONTENT_TYPE)
