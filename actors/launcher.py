@@ -85,8 +85,8 @@ def task_actor_options(task_id: str, nodes: list[NodeSlots]) -> dict[str, Any]:
     return options
 
 
-def host_handle(nodes: list[NodeSlots], task_id: str) -> Any:
-    """The pooled host for a task: on the node picked as for a dedicated actor, one of its hosts."""
+def host_handle(nodes: list[NodeSlots], task_id: str) -> tuple[Any, str | None]:
+    """The pooled host for a task, on the node picked as for a dedicated actor, and that node."""
     from actors.hosts import TaskHost
 
     recent = _recent.counts()
@@ -101,12 +101,20 @@ def host_handle(nodes: list[NodeSlots], task_id: str) -> Any:
     if node_id is None:
         options["name"] = host_name("any", 0)
     else:
-        _recent.add(node_id)
         node = next(n for n in nodes if n.node_id == node_id)
         options["name"] = host_name(node_id, zlib.crc32(task_id.encode()) % hosts_on(node))
         # Pinned: a host lives and dies with its node.
         options["scheduling_strategy"] = NodeAffinitySchedulingStrategy(node_id, soft=False)
-    return TaskHost.options(**options).remote()  # type: ignore[attr-defined]
+    return TaskHost.options(**options).remote(), node_id  # type: ignore[attr-defined]
+
+
+def _run_pooled(nodes: list[NodeSlots], task: Task) -> None:
+    host, node_id = host_handle(nodes, task.id)
+    run = host.run.remote(task.workspace_id, task.id)
+    if node_id is not None:
+        # The runner counts against its node's slots until its run returns (or its host dies).
+        _recent.add_pooled(node_id)
+        run.future().add_done_callback(lambda _: _recent.pooled_done(node_id))
 
 
 async def launch(redis: aioredis.Redis, settings: Settings, task: Task) -> None:
@@ -116,7 +124,7 @@ async def launch(redis: aioredis.Redis, settings: Settings, task: Task) -> None:
     await redis.hset(keys.task(task.workspace_id, task.id), "launched_at", str(int(time.time() * 1000)))
     nodes = cluster_nodes()
     if task.spec.placement == "pooled":
-        host_handle(nodes, task.id).run.remote(task.workspace_id, task.id)
+        _run_pooled(nodes, task)
         return
     actor = TaskActor.options(**task_actor_options(task.id, nodes)).remote()  # type: ignore[attr-defined]
     actor.run.remote(task.workspace_id, task.id)

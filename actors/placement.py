@@ -5,7 +5,8 @@ spreads evenly over the workers; the head only once every worker is full, since 
 Serve's controller, its proxy and the ingress replicas. A node's task slots are the custom resource
 `agentry_task_slot` its `ray start` line gives it. Ray's view of free slots lags the actors being
 placed (a burst of launches would all read the same view), so this process also counts the places
-it handed out in the last few seconds.
+it handed out in the last few seconds. A pooled runner takes no Ray resource: it counts as taking
+a slot of its node from its launch until its run returns, as this process sees it.
 
 Pooled runners are coroutines in host actors pinned to their node: a node has one host per
 `RUNNERS_PER_HOST` of its slots, created on its first task, so the hosts follow the nodes as the
@@ -18,7 +19,7 @@ from __future__ import annotations
 import math
 import threading
 import time
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -72,12 +73,14 @@ def hosts_on(node: NodeSlots) -> int:
 
 
 class RecentPlaces:
-    """Places this process handed out lately, per node (thread-safe: launches run on many loops)."""
+    """Places this process handed out: dedicated ones lately, pooled ones until their run returns,
+    per node (thread-safe: launches and run completions come from several threads)."""
 
     def __init__(self, seconds: float = RECENT_SECONDS) -> None:
         self.seconds = seconds
         self._lock = threading.Lock()
         self._placed: dict[str, deque[float]] = {}
+        self._pooled: Counter[str] = Counter()
 
     def counts(self) -> dict[str, int]:
         cutoff = time.monotonic() - self.seconds
@@ -85,11 +88,23 @@ class RecentPlaces:
             for times in self._placed.values():
                 while times and times[0] < cutoff:
                     times.popleft()
-            return {node: len(times) for node, times in self._placed.items() if times}
+            counts = Counter({node: len(times) for node, times in self._placed.items() if times})
+            counts.update(self._pooled)
+            return {node: n for node, n in counts.items() if n > 0}
 
     def add(self, node_id: str) -> None:
         with self._lock:
             self._placed.setdefault(node_id, deque()).append(time.monotonic())
+
+    def add_pooled(self, node_id: str) -> None:
+        with self._lock:
+            self._pooled[node_id] += 1
+
+    def pooled_done(self, node_id: str) -> None:
+        with self._lock:
+            self._pooled[node_id] -= 1
+            if self._pooled[node_id] <= 0:
+                del self._pooled[node_id]
 
 
 def cluster_nodes() -> list[NodeSlots]:

@@ -69,3 +69,18 @@ def test_recent_places_expire() -> None:
     lasting.add("w1")
     lasting.add("w1")
     assert lasting.counts() == {"w1": 2}
+
+
+def test_pooled_runners_count_until_their_run_returns() -> None:
+    recent = RecentPlaces(seconds=0.0)
+    recent.add_pooled("w1")
+    recent.add_pooled("w1")
+    recent.add_pooled("w2")
+    assert recent.counts() == {"w1": 2, "w2": 1}
+    recent.pooled_done("w1")
+    recent.pooled_done("w2")
+    assert recent.counts() == {"w1": 1}
+    # Pooled runners fill a worker's slots like actors do: the next task goes to the other worker.
+    nodes = [HEAD, _worker("w1", 2), _worker("w2", 2)]
+    assert pick_node(nodes, {"w1": 2, "w2": 1}) == "w2"
+    assert pick_node(nodes, {"w1": 2, "w2": 2}) == "head"
