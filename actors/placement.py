@@ -31,6 +31,8 @@ HEAD_RESOURCE = "node:__internal_head__"
 RUNNERS_PER_HOST = 16
 #: How long a place this process handed out counts as taken, beyond Ray's view of the node.
 RECENT_SECONDS = 5.0
+#: How long one read of the nodes serves launches (a burst asks the GCS once, not per task).
+NODES_TTL_SECONDS = 1.0
 
 
 @dataclass(frozen=True)
@@ -107,8 +109,22 @@ class RecentPlaces:
                 del self._pooled[node_id]
 
 
+_nodes_read: tuple[float, list[NodeSlots]] = (-NODES_TTL_SECONDS, [])
+
+
 def cluster_nodes() -> list[NodeSlots]:
-    """Every live node with its task slots, total and free (Ray's view, from the GCS)."""
+    """Every live node with its task slots, total and free (Ray's view, from the GCS, at most
+    `NODES_TTL_SECONDS` old: the places handed out since are in `RecentPlaces`)."""
+    global _nodes_read
+    read_at, nodes = _nodes_read
+    if time.monotonic() - read_at < NODES_TTL_SECONDS:
+        return nodes
+    nodes = _read_nodes()
+    _nodes_read = (time.monotonic(), nodes)
+    return nodes
+
+
+def _read_nodes() -> list[NodeSlots]:
     from ray._private.state import available_resources_per_node, total_resources_per_node
 
     totals = total_resources_per_node()
