@@ -130,3 +130,21 @@ def test_a_finished_task_leaves_while_the_next_of_its_queue_runs(service: Servic
         api.post(f"/api/v1/tasks/{second}/cancel")
         with contextlib.suppress(ValueError):
             ray.kill(ray.get_actor(actor_name(second), namespace=NAMESPACE), no_restart=True)
+
+
+def test_the_reconciler_ends_a_task_actor_whose_task_ended(service: Service, api: httpx.Client) -> None:
+    from actors.hosts import TaskActor
+
+    agent = create_agent(api, scripted({"answer": "done"}))
+    task_id = start(api, agent["id"])
+    wait_for(lambda: task(api, task_id)["status"] == "completed", timeout=60, what="the task")
+    wait_for(lambda: task_id not in _task_actors(), timeout=60, interval=0.5, what="its actor to exit")
+    # An actor left behind for the ended task (as one whose exit hung would be): never given a run.
+    stray = TaskActor.options(  # type: ignore[attr-defined]
+        name=actor_name(task_id), namespace=NAMESPACE, lifetime="detached", num_cpus=0
+    ).remote()
+    try:
+        wait_for(lambda: _reaped(service, [task_id]), timeout=60, interval=0.5, what="the reaping")
+        wait_for(lambda: task_id not in _task_actors(), timeout=30, interval=0.5, what="the stray to go")
+    finally:
+        ray.kill(stray, no_restart=True)
