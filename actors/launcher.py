@@ -22,6 +22,7 @@ from actors.placement import (
 )
 from core import keys
 from core.settings import Settings
+from core.state_machine import TaskStatus
 from core.tasks import Task
 
 #: Ray namespace of every named actor of ours (Serve replicas live in "serve").
@@ -62,7 +63,7 @@ def count_task_actors() -> int:
     return len(task_actor_names())
 
 
-def task_actor_options(task_id: str, nodes: list[NodeSlots]) -> dict[str, Any]:
+def task_actor_options(task_id: str, node_id: str | None, *, slots: bool) -> dict[str, Any]:
     options: dict[str, Any] = {
         "name": actor_name(task_id),
         "namespace": NAMESPACE,
@@ -72,25 +73,21 @@ def task_actor_options(task_id: str, nodes: list[NodeSlots]) -> dict[str, Any]:
         "max_restarts": 0,
     }
     # A joined cluster started without the resource would leave every task actor unplaceable.
-    if any(n.total for n in nodes):
+    if slots:
         options["resources"] = {TASK_SLOT_RESOURCE: 1}
-        node_id = pick_node(nodes, _recent.counts())
-        if node_id is not None:
-            _recent.add(node_id)
-            # Soft: should the node be gone or full by the time Ray places the actor, another node takes it.
-            options["scheduling_strategy"] = NodeAffinitySchedulingStrategy(
-                node_id, soft=True, _spill_on_unavailable=True
-            )
-        # Else every slot is taken: Ray starts the actor wherever a slot frees first.
+    if node_id is not None:
+        # Soft: should the node be gone or full by the time Ray places the actor, another node takes it.
+        options["scheduling_strategy"] = NodeAffinitySchedulingStrategy(
+            node_id, soft=True, _spill_on_unavailable=True
+        )
+    # Else every slot is taken: Ray starts the actor wherever a slot frees first.
     return options
 
 
-def host_handle(nodes: list[NodeSlots], task_id: str) -> tuple[Any, str | None]:
-    """The pooled host for a task, on the node picked as for a dedicated actor, and that node."""
+def host_handle(nodes: list[NodeSlots], node_id: str | None, task_id: str) -> Any:
+    """The pooled host for a task: one of its node's hosts."""
     from actors.hosts import TaskHost
 
-    recent = _recent.counts()
-    node_id = pick_node(nodes, recent) or least_full(nodes, recent)
     options: dict[str, Any] = {
         "namespace": NAMESPACE,
         "lifetime": "detached",
@@ -98,33 +95,49 @@ def host_handle(nodes: list[NodeSlots], task_id: str) -> tuple[Any, str | None]:
         "num_cpus": 0,
         "max_concurrency": HOST_MAX_CONCURRENCY,
     }
-    if node_id is None:
+    node = next((n for n in nodes if n.node_id == node_id), None)
+    if node is None:
         options["name"] = host_name("any", 0)
     else:
-        node = next(n for n in nodes if n.node_id == node_id)
-        options["name"] = host_name(node_id, zlib.crc32(task_id.encode()) % hosts_on(node))
+        options["name"] = host_name(node.node_id, zlib.crc32(task_id.encode()) % hosts_on(node))
         # Pinned: a host lives and dies with its node.
-        options["scheduling_strategy"] = NodeAffinitySchedulingStrategy(node_id, soft=False)
-    return TaskHost.options(**options).remote(), node_id  # type: ignore[attr-defined]
+        options["scheduling_strategy"] = NodeAffinitySchedulingStrategy(node.node_id, soft=False)
+    return TaskHost.options(**options).remote()  # type: ignore[attr-defined]
 
 
-def _run_pooled(nodes: list[NodeSlots], task: Task) -> None:
-    host, node_id = host_handle(nodes, task.id)
-    run = host.run.remote(task.workspace_id, task.id)
+def _place(nodes: list[NodeSlots], task: Task) -> str | None:
+    """The node for the task's runner; None leaves it to Ray (every slot taken, or no slots at all)."""
+    previous = task.raw.get("placed_on")
+    if task.status == TaskStatus.RUNNING.value and previous in {n.node_id for n in nodes}:
+        # Started again while its node lives (its runner was slow to take the lease, or died):
+        # the same node, so that a second launching process does not place it twice.
+        return str(previous)
+    recent = _recent.counts()
+    node_id = pick_node(nodes, recent)
+    if task.spec.placement == "pooled":
+        return node_id or least_full(nodes, recent)
     if node_id is not None:
-        # The runner counts against its node's slots until its run returns (or its host dies).
-        _recent.add_pooled(node_id)
-        run.future().add_done_callback(lambda _: _recent.pooled_done(node_id))
+        _recent.add(node_id)
+    return node_id
 
 
 async def launch(redis: aioredis.Redis, settings: Settings, task: Task) -> None:
     """Start a runner for an admitted task. Safe to repeat: the task's lease admits one runner."""
     from actors.hosts import TaskActor
 
-    await redis.hset(keys.task(task.workspace_id, task.id), "launched_at", str(int(time.time() * 1000)))
     nodes = cluster_nodes()
+    node_id = _place(nodes, task)
+    fields = {"launched_at": str(int(time.time() * 1000))}
+    if node_id is not None:
+        fields["placed_on"] = node_id
+    await redis.hset(keys.task(task.workspace_id, task.id), mapping=fields)
     if task.spec.placement == "pooled":
-        _run_pooled(nodes, task)
+        run = host_handle(nodes, node_id, task.id).run.remote(task.workspace_id, task.id)
+        if node_id is not None:
+            # The runner counts against its node's slots until its run returns (or its host dies).
+            _recent.add_pooled(node_id)
+            run.future().add_done_callback(lambda _: _recent.pooled_done(node_id))
         return
-    actor = TaskActor.options(**task_actor_options(task.id, nodes)).remote()  # type: ignore[attr-defined]
+    options = task_actor_options(task.id, node_id, slots=any(n.total for n in nodes))
+    actor = TaskActor.options(**options).remote()  # type: ignore[attr-defined]
     actor.run.remote(task.workspace_id, task.id)
