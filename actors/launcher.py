@@ -127,17 +127,24 @@ async def launch(redis: aioredis.Redis, settings: Settings, task: Task) -> None:
 
     nodes = cluster_nodes()
     node_id = _place(nodes, task)
-    fields = {"launched_at": str(int(time.time() * 1000))}
-    if node_id is not None:
-        fields["placed_on"] = node_id
-    await redis.hset(keys.task(task.workspace_id, task.id), mapping=fields)
-    if task.spec.placement == "pooled":
-        run = host_handle(nodes, node_id, task.id).run.remote(task.workspace_id, task.id)
+    if task.spec.placement == "pooled" and node_id is not None:
+        # Counted at once (other launches of this process may run while this one awaits the store);
+        # the runner counts against its node's slots until its run returns (or its host dies).
+        _recent.add_pooled(node_id)
+    try:
+        fields = {"launched_at": str(int(time.time() * 1000))}
         if node_id is not None:
-            # The runner counts against its node's slots until its run returns (or its host dies).
-            _recent.add_pooled(node_id)
-            run.future().add_done_callback(lambda _: _recent.pooled_done(node_id))
-        return
+            fields["placed_on"] = node_id
+        await redis.hset(keys.task(task.workspace_id, task.id), mapping=fields)
+        if task.spec.placement == "pooled":
+            run = host_handle(nodes, node_id, task.id).run.remote(task.workspace_id, task.id)
+            if node_id is not None:
+                run.future().add_done_callback(lambda _: _recent.pooled_done(node_id))
+            return
+    except BaseException:
+        if task.spec.placement == "pooled" and node_id is not None:
+            _recent.pooled_done(node_id)
+        raise
     options = task_actor_options(task.id, node_id, slots=any(n.total for n in nodes))
     actor = TaskActor.options(**options).remote()  # type: ignore[attr-defined]
     actor.run.remote(task.workspace_id, task.id)
