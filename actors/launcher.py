@@ -76,10 +76,9 @@ def task_actor_options(task_id: str, node_id: str | None, *, slots: bool) -> dic
     if slots:
         options["resources"] = {TASK_SLOT_RESOURCE: 1}
     if node_id is not None:
-        # Soft: should the node be gone or full by the time Ray places the actor, another node takes it.
-        options["scheduling_strategy"] = NodeAffinitySchedulingStrategy(
-            node_id, soft=True, _spill_on_unavailable=True
-        )
+        # Soft: should the node be gone by the time Ray places the actor, another node takes it. Not
+        # spilled when the node is busy: Ray would pick the next node itself (the head, as likely).
+        options["scheduling_strategy"] = NodeAffinitySchedulingStrategy(node_id, soft=True)
     # Else every slot is taken: Ray starts the actor wherever a slot frees first.
     return options
 

@@ -48,7 +48,7 @@ ROOT = Path(__file__).resolve().parents[3]
 SLOTS_PER_WORKER = 20
 HEAD_SLOTS = 4
 #: Concurrent pooled tasks; each worker must run 40-60% of them. Each lasts long enough for all
-#: of them to be started (over HTTP) and then the overflow while the first still run.
+#: of them to be started (over HTTP) while the first still run.
 POOLED_TASKS = 40
 POOLED_SECONDS = 90
 #: How long a test task's one model call takes: long enough to remove a node under it.
@@ -392,12 +392,14 @@ def test_task_work_fills_the_workers_evenly_then_the_head(deployed: Deployed, ap
 
     wait_for(overflow_placed, timeout=120, interval=0.5, what="the overflow's task actors")
     assert set(placed.values()) == {deployed.head_id}, placed
-    ended = wait_for(lambda: _ended(api, pooled + overflow), timeout=180, interval=1.0, what="every task")
+    ended = wait_for(
+        lambda: _ended(api, pooled + overflow), timeout=POOLED_SECONDS + 120, interval=1.0, what="every task"
+    )
     assert {b["status"] for b in ended} == {"completed"}, ended
 
     # Free workers again: dedicated actors go to them, evenly, and none to the head.
     spread = _start(api, _agent(api, "dedicated", 5), 4)
-    placed = {}
+    placed.clear()
 
     def spread_placed() -> bool:
         placed.update({t: node for t, node in _task_actors().items() if t in spread})
