@@ -14,7 +14,7 @@ from typing import Any
 
 import redis.asyncio as aioredis
 
-from actors.admission import admit_and_launch
+from actors.admission import admit_and_launch, drain_queue
 from core import audit, delegation, keys, tasks
 from core.settings import Settings
 from core.state_machine import TaskStatus
@@ -60,6 +60,9 @@ async def handle_event(redis: aioredis.Redis, settings: Settings, event: dict[st
             )
     elif kind == "await_completed":
         await resume_parent(redis, settings, ws, event["group"])
+    elif kind == "drain_queue":
+        # A task left `running`: its agent's next queued tasks may start.
+        await drain_queue(redis, settings, ws, event["group"])
 
 
 #: What the consolidated message names of each child (docs/spec.md, Delegation step 7), as the tool result does.

@@ -1,48 +1,69 @@
-"""Starting a task's runner: its own Ray actor (`dedicated`) or a coroutine in a warm host (`pooled`)."""
+"""Starting a task's runner: its own Ray actor (`dedicated`) or a coroutine in a warm host (`pooled`),
+on the node `actors.placement` picks."""
 
 from __future__ import annotations
 
 import time
 import zlib
-from functools import lru_cache
 from typing import Any
 
 import ray
 import redis.asyncio as aioredis
+from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
+from actors.placement import TASK_SLOT_RESOURCE as TASK_SLOT_RESOURCE
+from actors.placement import (
+    NodeSlots,
+    RecentPlaces,
+    cluster_nodes,
+    hosts_on,
+    least_full,
+    pick_node,
+)
 from core import keys
 from core.settings import Settings
+from core.state_machine import TaskStatus
 from core.tasks import Task
 
 #: Ray namespace of every named actor of ours (Serve replicas live in "serve").
 NAMESPACE = "agentry"
-#: Ray custom resource bounding live task actors per node (AGENTRY_MAX_LIVE_TASKS_PER_NODE).
-TASK_SLOT_RESOURCE = "agentry_task_slot"
 #: Coroutines one pooled host runs at once.
 HOST_MAX_CONCURRENCY = 1000
-
-
 #: Prefix of a dedicated task actor's name; the task id follows.
 TASK_ACTOR_PREFIX = "task:"
+#: Prefix of a pooled host's name; its node id and its index on the node follow.
+HOST_PREFIX = "taskhost:"
+
+_recent = RecentPlaces()
 
 
 def actor_name(task_id: str) -> str:
     return f"{TASK_ACTOR_PREFIX}{task_id}"
 
 
-def count_task_actors() -> int:
+def host_name(node_id: str, index: int) -> str:
+    return f"{HOST_PREFIX}{node_id}:{index}"
+
+
+def task_actor_names() -> list[str]:
     """Dedicated task actors in the cluster, alive or still waiting for a task slot."""
     named: list[dict[str, str]] = ray.util.list_named_actors(all_namespaces=True)
-    return sum(1 for a in named if a["namespace"] == NAMESPACE and a["name"].startswith(TASK_ACTOR_PREFIX))
+    return [
+        a["name"] for a in named if a["namespace"] == NAMESPACE and a["name"].startswith(TASK_ACTOR_PREFIX)
+    ]
 
 
-@lru_cache(maxsize=1)
-def _cluster_has_task_slots() -> bool:
-    # A joined cluster started without the resource would leave every task actor unplaceable.
-    return bool(ray.cluster_resources().get(TASK_SLOT_RESOURCE))
+def host_names() -> list[str]:
+    """The pooled hosts in the cluster."""
+    named: list[dict[str, str]] = ray.util.list_named_actors(all_namespaces=True)
+    return [a["name"] for a in named if a["namespace"] == NAMESPACE and a["name"].startswith(HOST_PREFIX)]
 
 
-def task_actor_options(task_id: str) -> dict[str, Any]:
+def count_task_actors() -> int:
+    return len(task_actor_names())
+
+
+def task_actor_options(task_id: str, node_id: str | None, *, slots: bool) -> dict[str, Any]:
     options: dict[str, Any] = {
         "name": actor_name(task_id),
         "namespace": NAMESPACE,
@@ -51,32 +72,78 @@ def task_actor_options(task_id: str) -> dict[str, Any]:
         "num_cpus": 0,
         "max_restarts": 0,
     }
-    if _cluster_has_task_slots():
+    # A joined cluster started without the resource would leave every task actor unplaceable.
+    if slots:
         options["resources"] = {TASK_SLOT_RESOURCE: 1}
+    if node_id is not None:
+        # Soft: should the node be gone by the time Ray places the actor, another node takes it. Not
+        # spilled when the node is busy: Ray would pick the next node itself (the head, as likely).
+        options["scheduling_strategy"] = NodeAffinitySchedulingStrategy(node_id, soft=True)
+    # Else every slot is taken: Ray starts the actor wherever a slot frees first.
     return options
 
 
-def host_handle(index: int) -> Any:
+def host_handle(nodes: list[NodeSlots], node_id: str | None, task_id: str) -> Any:
+    """The pooled host for a task: one of its node's hosts."""
     from actors.hosts import TaskHost
 
-    return TaskHost.options(  # type: ignore[attr-defined]
-        name=f"taskhost-{index}",
-        namespace=NAMESPACE,
-        lifetime="detached",
-        get_if_exists=True,
-        num_cpus=0,
-        max_concurrency=HOST_MAX_CONCURRENCY,
-    ).remote()
+    options: dict[str, Any] = {
+        "namespace": NAMESPACE,
+        "lifetime": "detached",
+        "get_if_exists": True,
+        "num_cpus": 0,
+        "max_concurrency": HOST_MAX_CONCURRENCY,
+    }
+    node = next((n for n in nodes if n.node_id == node_id), None)
+    if node is None:
+        options["name"] = host_name("any", 0)
+    else:
+        options["name"] = host_name(node.node_id, zlib.crc32(task_id.encode()) % hosts_on(node))
+        # Pinned: a host lives and dies with its node.
+        options["scheduling_strategy"] = NodeAffinitySchedulingStrategy(node.node_id, soft=False)
+    return TaskHost.options(**options).remote()  # type: ignore[attr-defined]
+
+
+def _place(nodes: list[NodeSlots], task: Task) -> str | None:
+    """The node for the task's runner; None leaves it to Ray (every slot taken, or no slots at all)."""
+    previous = task.raw.get("placed_on")
+    if task.status == TaskStatus.RUNNING.value and previous in {n.node_id for n in nodes}:
+        # Started again while its node lives (its runner was slow to take the lease, or died):
+        # the same node, so that a second launching process does not place it twice.
+        return str(previous)
+    recent = _recent.counts()
+    node_id = pick_node(nodes, recent)
+    if task.spec.placement == "pooled":
+        return node_id or least_full(nodes, recent)
+    if node_id is not None:
+        _recent.add(node_id)
+    return node_id
 
 
 async def launch(redis: aioredis.Redis, settings: Settings, task: Task) -> None:
     """Start a runner for an admitted task. Safe to repeat: the task's lease admits one runner."""
     from actors.hosts import TaskActor
 
-    await redis.hset(keys.task(task.workspace_id, task.id), "launched_at", str(int(time.time() * 1000)))
-    if task.spec.placement == "pooled":
-        host = host_handle(zlib.crc32(task.id.encode()) % settings.task_hosts)
-        host.run.remote(task.workspace_id, task.id)
-        return
-    actor = TaskActor.options(**task_actor_options(task.id)).remote()  # type: ignore[attr-defined]
+    nodes = cluster_nodes()
+    node_id = _place(nodes, task)
+    if task.spec.placement == "pooled" and node_id is not None:
+        # Counted at once (other launches of this process may run while this one awaits the store);
+        # the runner counts against its node's slots until its run returns (or its host dies).
+        _recent.add_pooled(node_id)
+    try:
+        fields = {"launched_at": str(int(time.time() * 1000))}
+        if node_id is not None:
+            fields["placed_on"] = node_id
+        await redis.hset(keys.task(task.workspace_id, task.id), mapping=fields)
+        if task.spec.placement == "pooled":
+            run = host_handle(nodes, node_id, task.id).run.remote(task.workspace_id, task.id)
+            if node_id is not None:
+                run.future().add_done_callback(lambda _: _recent.pooled_done(node_id))
+            return
+    except BaseException:
+        if task.spec.placement == "pooled" and node_id is not None:
+            _recent.pooled_done(node_id)
+        raise
+    options = task_actor_options(task.id, node_id, slots=any(n.total for n in nodes))
+    actor = TaskActor.options(**options).remote()  # type: ignore[attr-defined]
     actor.run.remote(task.workspace_id, task.id)

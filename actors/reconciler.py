@@ -1,4 +1,5 @@
-"""Finding tasks that should be running and are not, and starting them again.
+"""Finding tasks that should be running and are not, and starting them again; ending task actors
+whose task has ended.
 
 Runs at start-up and then periodically. Its inputs are all in Redis (the live-task set, leases, agent
 queues), so a restarted scheduler picks up exactly where the last one was.
@@ -6,15 +7,18 @@ queues), so a restarted scheduler picks up exactly where the last one was.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 from collections import Counter
 
+import ray
 import redis.asyncio as aioredis
 
 from actors.admission import admit_and_launch, drain_queue
-from actors.launcher import launch
-from core import keys, metrics, tasks
+from actors.launcher import NAMESPACE, TASK_ACTOR_PREFIX, count_task_actors, launch, task_actor_names
+from core import gauges, keys, metrics, tasks
+from core.ids import now_iso, parse_iso
 from core.settings import Settings
 from core.state_machine import TaskStatus
 
@@ -53,17 +57,66 @@ async def reconcile_once(redis: aioredis.Redis, settings: Settings) -> dict[str,
                 counts["admitted"] += 1
         else:
             queues.add((workspace_id, task.spec.agent_group_id))
-    depths: dict[str, float] = {}
+    depths: dict[str, int] = {}
     for workspace_id, group_id in queues:
         await drain_queue(redis, settings, workspace_id, group_id)
         counts["queues"] += 1
         depths[group_id] = await redis.llen(keys.agent_queue(workspace_id, group_id))
-    metrics.set_gauges(metrics.TASKS_LIVE, {status: live[status] for status in LIVE_STATUSES})
+    by_status = {status: live[status] for status in LIVE_STATUSES}
+    actors = await asyncio.to_thread(count_task_actors)
+    # In the store, so a lost node (with this process's Ray gauges) hides nothing: GET /metrics.
+    await gauges.save(redis, tasks_live=by_status, queue_depth=depths, task_actors=actors)
+    metrics.set_gauges(metrics.TASKS_LIVE, by_status)
     metrics.set_gauges(metrics.QUEUE_DEPTH, depths)
+    metrics.set_gauge(metrics.TASK_ACTORS, actors)
     return counts
 
 
-def _created_ms(task: tasks.Task) -> int:
-    from core.ids import parse_iso
+#: A stopped task's runner may still finish the step it was in (its results are not recorded); after
+#: this long its actor is ended anyway.
+FINISHING_STEP_SECONDS = 300.0
 
+
+async def reap_task_actors(redis: aioredis.Redis, settings: Settings) -> int:
+    """End the dedicated task actors whose task is terminal (or gone); returns how many.
+
+    A runner ends its actor itself once its task leaves `running`; this catches any that did not.
+    An actor gets `task_lease_seconds` after its task ended to exit by itself, or, while its runner
+    still holds the lease (a stopped task's step finishing), `FINISHING_STEP_SECONDS`.
+    """
+    reaped = 0
+    now = time.time()
+    for name in await asyncio.to_thread(task_actor_names):
+        task_id = name[len(TASK_ACTOR_PREFIX) :]
+        workspace_id = await redis.get(keys.owner(task_id))
+        task = await tasks.find_task(redis, workspace_id, task_id) if workspace_id else None
+        if task is not None:
+            if not task.terminal:
+                continue
+            leased = await redis.exists(keys.task_lease(task.workspace_id, task_id))
+            grace = FINISHING_STEP_SECONDS if leased else settings.task_lease_seconds
+            if now - _ended_s(task) < grace:
+                continue
+        if await asyncio.to_thread(_kill, name):
+            log.warning("task actor %s outlived its task; ended it", name)
+            reaped += 1
+            if task is not None:
+                # Kept with the task, for operators (and tests): its actor did not exit by itself.
+                await redis.hset(keys.task(task.workspace_id, task_id), "actor_reaped_at", now_iso())
+    return reaped
+
+
+def _kill(name: str) -> bool:
+    try:
+        ray.kill(ray.get_actor(name, namespace=NAMESPACE), no_restart=True)
+    except ValueError:
+        return False  # it exited by itself meanwhile
+    return True
+
+
+def _ended_s(task: tasks.Task) -> float:
+    return parse_iso(task.updated_at).timestamp() if task.updated_at else 0.0
+
+
+def _created_ms(task: tasks.Task) -> int:
     return int(parse_iso(task.spec.created_at).timestamp() * 1000)

@@ -5,6 +5,11 @@ recorded once under a marker (`s<step>:model`, `s<step>:tool:<call id>`), so a r
 after a crash resumes after the last recorded piece: a recorded model call or tool side effect never
 runs twice. The runner holds the task's lease while it works and exits when the task leaves
 `running`, so a paused task holds no process.
+
+A runner never starts another runner itself (the next queued task of its agent, its own resume
+after delegating): it leaves that to the scheduler through a runtime event. Ray's exit of an actor
+waits for every call the actor made to finish, so a task actor that had started the next task's
+runner would live, and hold its task slot, until that task ended, and so on down a queue.
 """
 
 from __future__ import annotations
@@ -20,17 +25,15 @@ import httpx
 import redis.asyncio as aioredis
 
 from actors import completion, tree_budget
-from actors.admission import drain_queue
 from actors.context_budget import fit_window
 from actors.conversation import build_messages, template_context
-from actors.delegation import resume_parent
 from actors.lease import Lease, hold_while
 from actors.models.base import ModelError, ModelRequest, ModelResponse, ToolCall, Usage
 from actors.models.resolve import resolve_model
 from actors.models.structured import matching_answer
 from actors.policy import AgentPolicy
 from actors.review_binding import binding_of
-from core import agents, keys, metrics, tasks
+from core import agents, delegation, keys, metrics, tasks
 from core.settings import Settings
 from core.state_machine import TaskStatus
 from core.store import STORE_ERRORS
@@ -99,7 +102,7 @@ class TaskRunner:
         task = await tasks.find_task(self.redis, workspace_id, task_id)
         if task is not None and task.status != TaskStatus.RUNNING.value:
             # The task gave back its running slot: the agent's next queued task may start.
-            await drain_queue(self.redis, self.settings, workspace_id, task.spec.agent_group_id)
+            await delegation.emit(self.redis, "drain_queue", ws=workspace_id, group=task.spec.agent_group_id)
 
     async def _loop(self, workspace_id: str, task_id: str) -> None:
         task = await tasks.find_task(self.redis, workspace_id, task_id)
@@ -299,8 +302,9 @@ class TaskRunner:
                 fields={"pause": dumps(pause)},
                 expected=TaskStatus.RUNNING.value,
             )
-            # Fast children may all have finished before the parent paused: resume it now if so.
-            await resume_parent(self.redis, self.settings, task.workspace_id, group_id)
+            # Fast children may all have finished before the parent paused: the scheduler resumes
+            # it if so (a no-op otherwise).
+            await delegation.emit(self.redis, "await_completed", ws=task.workspace_id, group=group_id)
             return StepOutcome.STOP
         if pauses:
             call, question = pauses[0]

@@ -18,9 +18,10 @@ import ray
 from redis.exceptions import ResponseError
 
 from actors.delegation import check_timers, handle_event
-from actors.launcher import NAMESPACE, count_task_actors
-from actors.reconciler import reconcile_once
-from core import keys, metrics
+from actors.launcher import NAMESPACE
+from actors.reconciler import reap_task_actors, reconcile_once
+from core import keys
+from core.persistence import warn_unless_durable
 from core.settings import get_settings
 from core.store import StoreOutage, async_client, resolve_redis_url
 
@@ -72,6 +73,8 @@ async def run_scheduler() -> None:
     # Also when the store is down as the scheduler starts: it waits for it instead of ending its thread.
     while True:
         try:
+            # Once per start, in the one process a `serve deploy` cluster always has.
+            await warn_unless_durable(redis, log)
             await _ensure_group(redis)
             while await _consume(redis, settings, backlog=True):
                 pass
@@ -86,8 +89,8 @@ async def run_scheduler() -> None:
             if time.monotonic() - last_reconcile >= settings.reconcile_seconds:
                 last_reconcile = time.monotonic()
                 await reconcile_once(redis, settings)
+                await reap_task_actors(redis, settings)
                 await check_timers(redis, settings)
-                metrics.set_gauge(metrics.TASK_ACTORS, await asyncio.to_thread(count_task_actors))
                 # Events that failed once are retried here.
                 await _consume(redis, settings, backlog=True)
             outage.over()

@@ -199,8 +199,13 @@ def batch_run(workspace_id: str, batch_id: str) -> str:
 
 
 def runtime_events() -> str:
-    """Durable runtime events (new_message, child_task, await_completed), read by the scheduler."""
+    """Durable runtime events (new_message, child_task, await_completed, drain_queue), read by the scheduler."""
     return glob("events")
+
+
+def gauges() -> str:
+    """The last snapshot of the operators' gauges (core.gauges), written by the reconciler."""
+    return glob("gauges")
 
 
 def await_timers() -> str:

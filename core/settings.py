@@ -90,8 +90,6 @@ class Settings(BaseSettings):
     task_lease_seconds: float = Field(6.0, gt=0, validation_alias=_env("AGENTRY_TASK_LEASE_SECONDS"))
     #: How often the reconciler looks for tasks without a live runner.
     reconcile_seconds: float = Field(2.0, gt=0, validation_alias=_env("AGENTRY_RECONCILE_SECONDS"))
-    #: Warm async actors that host runners when placement is `pooled`.
-    task_hosts: int = Field(2, ge=1, validation_alias=_env("AGENTRY_TASK_HOSTS"))
     #: Replicas of the HTTP ingress; each holds up to `ingress_max_ongoing` requests (held sync runs count).
     #: Unset: one per core of this machine (a replica runs its requests on one core).
     ingress_replicas: int | None = Field(None, ge=1, validation_alias=_env("AGENTRY_INGRESS_REPLICAS"))

@@ -20,6 +20,7 @@ from actors.scheduler import start_scheduler
 from actors.webhook_dispatcher import start_webhook_dispatcher
 from core.bootstrap import ensure_dev_key
 from core.embedded_redis import EmbeddedRedis
+from core.persistence import warn_unless_durable
 from core.settings import Settings
 from core.store import async_client, resolve_redis_url
 from extraction.ray_session import forget_running_ray, record_running_ray
@@ -90,6 +91,7 @@ class RunningService:
 async def _bootstrap(redis_url: str, settings: Settings) -> str | None:
     client = async_client(redis_url)
     try:
+        await warn_unless_durable(client, log)
         return await ensure_dev_key(client, settings.data_dir)
     finally:
         await client.aclose()

@@ -12,7 +12,6 @@ from __future__ import annotations
 import random
 import threading
 import time
-import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -24,6 +23,7 @@ from actors.launcher import NAMESPACE, TASK_ACTOR_PREFIX, actor_name
 from core import tasks
 from tests.reliability.conftest import FULL, scaled
 from tests.support.agents import TERMINAL, create_agent, feed, of_type, scripted, start
+from tests.support.hosts import host_tasks
 from tests.support.practice import ACCOUNTS, CLIENT_ID, CLIENT_SECRET, call, connected, patients, workspace_of
 from tests.support.service import run_async, wait_for
 from tests.support.session_service import Service
@@ -35,8 +35,6 @@ pytestmark = pytest.mark.reliability
 SAVE = "practice_save_patient"
 DOB = "01/02/1990"
 ACCOUNT = ACCOUNTS[0]
-#: Pooled runners live in this many host actors (AGENTRY_TASK_HOSTS, default 2).
-TASK_HOSTS = 2
 
 
 @pytest.fixture
@@ -89,9 +87,13 @@ class Killer:
                 victims = [rng.choice(running)]
                 names = [actor_name(victims[0])]
             else:
-                host = rng.randrange(TASK_HOSTS)
-                victims = [t for t in running if zlib.crc32(t.encode()) % TASK_HOSTS == host]
-                names = [f"taskhost-{host}"]
+                ours = set(running)
+                hosts = {name: [t for t in tasks_ if t in ours] for name, tasks_ in host_tasks().items()}
+                hosts = {name: victims for name, victims in hosts.items() if victims}
+                if not hosts:
+                    continue
+                name = rng.choice(sorted(hosts))
+                victims, names = hosts[name], [name]
             recorded = {t: self._save_recorded(t) for t in victims}
             killed = False
             for name in names:

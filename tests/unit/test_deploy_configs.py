@@ -15,6 +15,7 @@ import yaml
 from actors.launcher import TASK_SLOT_RESOURCE
 from core.settings import Settings
 from serve.deployment import BACKPRESSURE, MAX_QUEUED_REQUESTS
+from serve.service import PROXY_READY_ENV, PROXY_READY_SECONDS
 from serve.state import HEADROOM_REQUESTS
 
 pytestmark = pytest.mark.unit
@@ -103,6 +104,8 @@ def test_cluster_settings_reach_every_node_and_are_real_settings() -> None:
         assert assigned, line
         assert set(assigned) <= known
         assert "RAY_AUTH_MODE=token" in line
+        # The proxy start timeout `agentry up` sets, so Serve does not kill a slowly starting proxy.
+        assert f"{PROXY_READY_ENV}={PROXY_READY_SECONDS}" in line
     mounts = raw["file_mounts"]
     assert mounts["~/agentry.env"] == "./agentry.env"
     assert "~/.ray/auth_token" in mounts

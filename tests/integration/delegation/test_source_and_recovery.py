@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import zlib
 from collections.abc import Iterator
 from typing import Any
 
@@ -15,6 +14,7 @@ from actors.scheduler import SCHEDULER_NAME
 from tests.integration.conftest import Service
 from tests.integration.delegation.test_delegation import children, delegate, profile
 from tests.support.agents import create_agent, feed, of_type, scripted, start, task, wait_status
+from tests.support.hosts import host_running
 from tests.support.service import wait_for
 
 pytestmark = pytest.mark.integration
@@ -209,7 +209,7 @@ def test_killing_the_parent_during_resume(api: httpx.Client, placement: str) -> 
             lambda: _actor(actor_name(parent_id)), timeout=60, what="the resumed parent's actor"
         )
     else:
-        victim = _actor(f"taskhost-{zlib.crc32(parent_id.encode()) % 2}")
+        victim = wait_for(lambda: host_running(parent_id), timeout=60, what="the resumed parent's host")
     ray.kill(victim, no_restart=True)
     _assert_resumed_once(api, parent_id, 1)
     assert api.get(f"/api/v1/tasks/{parent_id}/summary").json()["summary"] == "after resume"

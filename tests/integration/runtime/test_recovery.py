@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import zlib
-
 import httpx
 import pytest
 import ray
@@ -13,6 +11,7 @@ from core import agents, tasks
 from core.ids import new_id
 from tests.integration.conftest import Service
 from tests.support.agents import ask, create_agent, feed, of_type, scripted, start, task, wait_status
+from tests.support.hosts import host_running
 from tests.support.service import run_async, wait_for
 
 pytestmark = pytest.mark.integration
@@ -40,8 +39,7 @@ def test_killed_runner_resumes_after_the_last_recorded_step(api: httpx.Client, p
     if placement == "dedicated":
         victim = wait_for(lambda: _live_actor(actor_name(task_id)), timeout=30, what="the task actor")
     else:
-        victim = _live_actor(f"taskhost-{zlib.crc32(task_id.encode()) % 2}")
-        assert victim is not None
+        victim = wait_for(lambda: host_running(task_id), timeout=30, what="the task's host")
     ray.kill(victim, no_restart=True)
     assert task(api, task_id)["status"] == "running"
     done = wait_status(api, task_id, timeout=90)
