@@ -1,6 +1,6 @@
 """Whether the store keeps what it acknowledged through a restart: its AOF and RDB settings.
 
-Every durable fact lives in Redis (ARCHITECTURE.md), so a Redis with neither the append-only file
+Every durable fact lives in Redis (docs/architecture.md), so a Redis with neither the append-only file
 nor RDB snapshots loses every task, key and file record when it restarts. Start-up says so loudly
 and `/readyz` reports it; the embedded store always runs with AOF on.
 """
