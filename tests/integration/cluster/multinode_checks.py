@@ -103,6 +103,17 @@ def _serve_config(port: int, data_dir: Path) -> dict[str, Any]:
         "AGENTRY_RECONCILE_SECONDS": "1",
     }
     app["deployments"][0]["num_replicas"] = 1
+    # HAProxy's launcher from this virtualenv (a cluster's nodes install it at cluster.yaml's path),
+    # and its listeners on free ports beside the other services of this machine.
+    local = {
+        "RAY_SERVE_HAPROXY_BINARY_PATH": str(Path(sys.executable).parent / "agentry-haproxy"),
+        "RAY_SERVE_HAPROXY_STATS_PORT": str(free_port()),
+        "RAY_SERVE_HAPROXY_METRICS_PORT": str(free_port()),
+        "RAY_SERVE_FALLBACK_PROXY_HTTP_PORT": str(free_port()),
+        "RAY_SERVE_FALLBACK_PROXY_GRPC_PORT": str(free_port()),
+    }
+    config["controller_options"]["runtime_env"]["env_vars"] |= local
+    app["runtime_env"]["env_vars"] |= local
     return config
 
 

@@ -89,7 +89,8 @@ def test_intake_flow_on_each_provider(
     done = wait_status(api, task_id, timeout=180)
     assert done["status"] == "completed", done
     extracted, save = of_type(feed(api, task_id), "tool_result")
-    assert extracted["output"]["data"] == FORM and save["output"]["status"] == "saved"
+    # Extraction returns the form's US date as ISO 8601 (month first by default).
+    assert extracted["output"]["data"] == FORM | {"dob": "1906-12-09"} and save["output"]["status"] == "saved"
     requests = server.requests
     # Four calls (three steps and the data fields); a runner restarted on a loaded machine may repeat
     # a call that was not yet recorded, so only the order matters here.

@@ -92,8 +92,13 @@ def test_budget_expired(api: httpx.Client) -> None:
 
 def test_too_large_result_is_omitted_with_its_size(api: httpx.Client) -> None:
     big = "x" * (1024 * 1024 + 10)
-    agent = create_agent(api, scripted({"answer": big}))
-    response = run_sync(api, agent["id"], result="summary")
+    agent = create_agent(api, scripted({"answer": "{{query}}"}))
+    # The query travels as a multipart field: a JSON body that large is refused (AGENTRY_MAX_JSON_BODY_BYTES).
+    response = api.post(
+        f"/api/v1/agents/{agent['id']}/run",
+        params={"async": "false", "result": "summary"},
+        files={"query": (None, big)},
+    )
     assert response.status_code == 200
     body = response.json()
     assert (

@@ -91,8 +91,9 @@ def test_nothing_is_held_once_every_task_is_terminal(
     def released() -> bool:
         left = _task_actors()
         pooled = {t for running in host_tasks().values() for t in running}
-        # Other tests' tasks may still hold slots here; ours hold none.
-        return not (left | pooled) & set(ids) and _slots_held() <= len(left)
+        # Other tests' tasks (task actors, pooled runs) may still hold slots here; ours hold none,
+        # and no slot is held by anything but a live task actor or a pooled run.
+        return not (left | pooled) & set(ids) and _slots_held() <= len(left) + len(pooled)
 
     wait_for(released, timeout=60, interval=0.5, what="the tasks' actors and slots to be released")
     # They exited by themselves: the reconciler's reaping is only a safety net.
