@@ -37,6 +37,7 @@ from extraction.fields.vocabulary import (
     address_part,
     field_spec,
     is_other_party,
+    is_prose,
     read_gender,
     validate,
 )
@@ -211,8 +212,9 @@ def _shaped(candidate: Candidate | None, spec: FieldSpec, ctx: _Context) -> Cand
             value = marked_option(value, GENDER_OPTIONS) or value
         elif spec.concept in ("city", "state", "zip") and not validate(spec, value):
             value = address_part(value, spec.concept) or value
-    if value is None or (isinstance(value, str) and is_label_like(value)):
-        # "PATIENT LAST NAME" under "FIRST NAME" is the next label, not a value.
+    if value is None or (isinstance(value, str) and (is_label_like(value) or is_prose(value))):
+        # "PATIENT LAST NAME" under "FIRST NAME" is the next label, not a value; a clause after
+        # "party" in a contract's text is no party.
         return None
     candidate.value = value
     candidate.valid = validate(spec, value)

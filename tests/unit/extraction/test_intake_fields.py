@@ -334,3 +334,22 @@ def test_ocr_slips_in_labels_and_emails() -> None:
     assert match_label("email", "Em ailAddress") >= 0.9
     reading = read_value("email", "washington.wei @yahoo.com")
     assert reading is not None and reading.value == "washington.wei@yahoo.com"
+
+
+def test_a_clause_after_a_label_word_is_no_value() -> None:
+    b = DocBuilder(612, 792)
+    b.line(
+        "Party: shall include both the disclosing party and the receiving party without prejudice", 50, 100
+    )
+    assert extract(b.doc, "party")["party"].value is None
+    short = DocBuilder(612, 792)
+    short.line("Party: Acme Widgets Inc.", 50, 100)
+    assert extract(short.doc, "party")["party"].value == "Acme Widgets Inc"
+
+
+def test_prose_is_told_from_values() -> None:
+    from extraction.fields.vocabulary import is_prose
+
+    assert is_prose("This Agreement may be executed in one or more counterparts, each of which")
+    assert not is_prose("No. 343, Jalan Kurau, Sungai Rengit, 81620 Pengerang, Johor.")
+    assert not is_prose("two (2) years")
