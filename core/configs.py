@@ -86,7 +86,8 @@ class ExtractParams(Params):
     prompt_mode: PromptMode = "auto"
     include_metadata: bool = False
     #: How a numeric date whose day and month could swap is read: `MDY` (12/03/2001 is December 3),
-    #: `DMY` or `YMD`; unset, the server's `AGENTRY_DATE_ORDER`. Date values come back as ISO dates.
+    #: `DMY` or `YMD`; unset, the server's `AGENTRY_DATE_ORDER`, else the document's own dates and
+    #: locale decide. Date values come back as ISO dates.
     date_order: Literal["MDY", "DMY", "YMD"] | None = None
 
     @field_validator("json_options")

@@ -107,8 +107,9 @@ class Settings(BaseSettings):
         10.0, gt=0, le=3600, validation_alias=_env("AGENTRY_WEBHOOK_RETRY_BASE_SECONDS")
     )
     #: How extraction reads a numeric date whose day and month could swap (12/03/2001), unless a
-    #: request's `extraction_config.date_order` says otherwise.
-    date_order: Literal["MDY", "DMY", "YMD"] = Field("MDY", validation_alias=_env("AGENTRY_DATE_ORDER"))
+    #: request's `extraction_config.date_order` says otherwise. Unset, each document's own dates and
+    #: locale decide, month first when they say nothing (extraction/fields/date_locale.py).
+    date_order: Literal["MDY", "DMY", "YMD"] | None = Field(None, validation_alias=_env("AGENTRY_DATE_ORDER"))
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = Field(
         "INFO", validation_alias=_env("AGENTRY_LOG_LEVEL")
     )

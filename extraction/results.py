@@ -102,7 +102,9 @@ def extract_stage(
             )
         values = _model_values(parse_model_json, reply.text, names)
         grounded = ground_model_values(doc, values, file_name=spec.filename)
-        return Stage(result=extract_result(doc, iso_dates(grounded, date_order(params)), params, spec))
+        return Stage(
+            result=extract_result(doc, iso_dates(grounded, _document_order(doc, params)), params, spec)
+        )
     order = date_order(params)
     found: dict[str, FieldResult] = (
         reply.pending
@@ -115,20 +117,32 @@ def extract_stage(
             messages = build_model_prompt(_model_text(doc), missing, params.custom_instructions)
             return Stage(model_messages=messages, pending=found)
         values = _model_values(parse_model_json, reply.text, missing)
-        grounded = iso_dates(ground_model_values(doc, values, file_name=spec.filename), order)
+        grounded = iso_dates(
+            ground_model_values(doc, values, file_name=spec.filename), _document_order(doc, params)
+        )
         for name in missing:
             if grounded[name].value is not None:
                 found[name] = grounded[name]
     return Stage(result=extract_result(doc, found, params, spec))
 
 
-def date_order(params: ExtractParams) -> DateOrder:
-    """The request's date order, else the server's setting."""
+def date_order(params: ExtractParams) -> DateOrder | None:
+    """The request's date order, else the server's setting; None when neither states one, and the
+    document's own dates and locale decide (`extraction.fields.date_locale`)."""
     if params.date_order is not None:
         return params.date_order
     from core.settings import get_settings
 
     return get_settings().date_order
+
+
+def _document_order(doc: Document, params: ExtractParams) -> DateOrder:
+    """The order in which a model's date values are read: the stated order, else the document's."""
+    from extraction.fields.date_locale import resolve_date_order
+    from extraction.text_lines import text_units
+
+    stated = date_order(params)
+    return stated if stated is not None else resolve_date_order([u.text for u in text_units(doc)], None)
 
 
 def _model_values(parse: Any, text: str, names: list[str]) -> dict[str, Any]:

@@ -28,6 +28,7 @@ from extraction.citations import Citation, element_citation, units_citations
 from extraction.document import Box, ConfidenceSource, Document, Element
 from extraction.fields.calibration import LOW_TEXT_CONFIDENCE, calibrated_confidence, evidence_key
 from extraction.fields.choices import marked_option
+from extraction.fields.date_locale import resolve_date_order
 from extraction.fields.layout import cell_units, other_party_units, widget_labels
 from extraction.fields.names import split_name
 from extraction.fields.vocabulary import (
@@ -36,17 +37,16 @@ from extraction.fields.vocabulary import (
     address_part,
     field_spec,
     is_other_party,
+    is_prose,
     read_gender,
     validate,
 )
 from extraction.heuristics import heuristic_candidates
 from extraction.normalize import (
-    DEFAULT_DATE_ORDER,
     SYNONYM_SCORE,
     DateOrder,
     concept_of,
     concept_words,
-    document_date_order,
     find_dates,
     is_label,
     is_label_like,
@@ -106,12 +106,13 @@ def absent() -> FieldResult:
 
 
 def extract_fields(
-    doc: Document, field_names: list[str], *, file_name: str, date_order: DateOrder = DEFAULT_DATE_ORDER
+    doc: Document, field_names: list[str], *, file_name: str, date_order: DateOrder | None = None
 ) -> dict[str, FieldResult]:
     """Values of `field_names` read from `doc` by rules only; citations name `file_name`.
 
-    Ambiguous numeric dates are read in `date_order`, unless the document's own unambiguous dates
-    show the other order; every date field's value is ISO `YYYY-MM-DD`.
+    Ambiguous numeric dates are read in `date_order` when it is given; otherwise in the order the
+    document shows (its own unambiguous dates, then its locale: `date_locale.infer_date_order`).
+    Every date field's value is ISO `YYYY-MM-DD`.
     """
     lines = text_units(doc)
     units = cell_units(doc)
@@ -120,7 +121,7 @@ def extract_fields(
         lines=lines,
         units=units,
         skews=page_skews(units),
-        order=document_date_order([u.text for u in lines], date_order),
+        order=resolve_date_order([u.text for u in lines], date_order),
         other_places={(u.page, u.box) for u in units if u.order in other_party_units(units)},
         widget_labels=widget_labels(doc, units),
         file_name=file_name,
@@ -211,8 +212,9 @@ def _shaped(candidate: Candidate | None, spec: FieldSpec, ctx: _Context) -> Cand
             value = marked_option(value, GENDER_OPTIONS) or value
         elif spec.concept in ("city", "state", "zip") and not validate(spec, value):
             value = address_part(value, spec.concept) or value
-    if value is None or (isinstance(value, str) and is_label_like(value)):
-        # "PATIENT LAST NAME" under "FIRST NAME" is the next label, not a value.
+    if value is None or (isinstance(value, str) and (is_label_like(value) or is_prose(value))):
+        # "PATIENT LAST NAME" under "FIRST NAME" is the next label, not a value; a clause after
+        # "party" in a contract's text is no party.
         return None
     candidate.value = value
     candidate.valid = validate(spec, value)

@@ -227,6 +227,22 @@ VALIDATORS: dict[str, Callable[[str], bool]] = {
 }
 
 
+#: Words from which a run of text can read as a sentence rather than a value.
+PROSE_MIN_WORDS = 6
+#: Share of a run's words starting lower case from which it is a sentence: names, addresses and
+#: titles capitalise most of their words, clauses of a contract do not.
+PROSE_LOWER_SHARE = 0.5
+
+
+def is_prose(value: str) -> bool:
+    """Whether `value` reads as running text (a clause that happened to follow a label word such
+    as "party" or "term") rather than a field's value."""
+    words = [w for w in value.split() if w[:1].isalpha()]
+    if len(words) < PROSE_MIN_WORDS:
+        return False
+    return sum(1 for w in words if w[0].islower()) / len(words) >= PROSE_LOWER_SHARE
+
+
 def validate(spec: FieldSpec, value: object) -> bool | None:
     """Whether `value` passes the field's validator; None when the field has none."""
     if spec.part is not None:

@@ -36,7 +36,7 @@ from tests.unit.extraction.doc_builders import DocBuilder
 pytestmark = pytest.mark.unit
 
 
-def extract(doc: Document, *names: str, order: str = "MDY") -> dict[str, FieldResult]:
+def extract(doc: Document, *names: str, order: str | None = None) -> dict[str, FieldResult]:
     return extract_fields(doc, list(names), file_name="doc.pdf", date_order=order)  # type: ignore[arg-type]
 
 
@@ -240,6 +240,22 @@ def test_a_documents_own_unambiguous_dates_set_the_order() -> None:
     b.line("Date: 25/12/2018", 50, 100)
     b.line("Due date: 03/01/2019", 50, 120)
     assert extract(b.doc, "due_date")["due_date"].value == "2019-01-03"
+    # An order the request or the setting states is used as given.
+    assert extract(b.doc, "due_date", order="MDY")["due_date"].value == "2019-03-01"
+
+
+def test_a_documents_locale_sets_the_order_when_its_dates_do_not() -> None:
+    receipt = DocBuilder(612, 792)
+    receipt.line("Jalan Besar, 81300 Johor", 50, 80)
+    receipt.line("Date: 09/01/2019", 50, 100)
+    receipt.line("TOTAL RM 12.50", 50, 120)
+    assert extract(receipt.doc, "date")["date"].value == "2019-01-09"
+    assert extract(receipt.doc, "date", order="MDY")["date"].value == "2019-09-01"
+    form = DocBuilder(612, 792)
+    form.line("Springfield, IL 62704", 50, 80)
+    form.line("Date: 09/01/2019", 50, 100)
+    form.line("Copay $ 20.00", 50, 120)
+    assert extract(form.doc, "date")["date"].value == "2019-09-01"
 
 
 def test_model_dates_are_rewritten_as_iso_keeping_the_raw_text() -> None:
@@ -318,3 +334,22 @@ def test_ocr_slips_in_labels_and_emails() -> None:
     assert match_label("email", "Em ailAddress") >= 0.9
     reading = read_value("email", "washington.wei @yahoo.com")
     assert reading is not None and reading.value == "washington.wei@yahoo.com"
+
+
+def test_a_clause_after_a_label_word_is_no_value() -> None:
+    b = DocBuilder(612, 792)
+    b.line(
+        "Party: shall include both the disclosing party and the receiving party without prejudice", 50, 100
+    )
+    assert extract(b.doc, "party")["party"].value is None
+    short = DocBuilder(612, 792)
+    short.line("Party: Acme Widgets Inc.", 50, 100)
+    assert extract(short.doc, "party")["party"].value == "Acme Widgets Inc"
+
+
+def test_prose_is_told_from_values() -> None:
+    from extraction.fields.vocabulary import is_prose
+
+    assert is_prose("This Agreement may be executed in one or more counterparts, each of which")
+    assert not is_prose("No. 343, Jalan Kurau, Sungai Rengit, 81620 Pengerang, Johor.")
+    assert not is_prose("two (2) years")
