@@ -1,8 +1,13 @@
-"""The model extraction asks (prompt_mode `auto` and `model`), built from the settings.
+"""The model extraction asks (prompt_mode `auto` and `model`).
 
-A model is configured when OPENAI_API_KEY is set (docs/contract.md section 7). It is the `openai`
-provider, named by AGENTRY_DEFAULT_MODEL when that is an `openai:<name>` model, else
-`DEFAULT_EXTRACTION_MODEL`; OPENAI_BASE_URL points it at any OpenAI-compatible server.
+For a job no task causes (the /api/v2 routes), the operator's: a model is configured when
+OPENAI_API_KEY is set (docs/contract.md section 7). It is the `openai` provider, named by
+AGENTRY_DEFAULT_MODEL when that is an `openai:<name>` model, else `DEFAULT_EXTRACTION_MODEL`;
+OPENAI_BASE_URL points it at any OpenAI-compatible server.
+
+For a job a task's document tool causes, the task's own model, resolved as its steps resolve it
+(`actors.models.resolve.resolve_model`): the document goes only where the agent's model goes, and a
+task on no real model (scripted) extracts and classifies by the rules alone.
 """
 
 from __future__ import annotations
@@ -10,12 +15,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from actors.models.base import ModelError, ModelProvider, ModelRequest
-from actors.models.resolve import provider_for
+from actors.models.base import ModelConfigError, ModelError, ModelProvider, ModelRequest
+from actors.models.resolve import provider_for, resolve_model
 from actors.models.targets import operator_target
 from actors.models.templates import TemplateContext
 from core.settings import Settings
-from extraction.model import ModelCaller, ModelUnavailable, model_configured
+from extraction.model import ModelCaller, ModelUnavailable, TaskModel, model_configured
 
 #: The openai model used for extraction when AGENTRY_DEFAULT_MODEL names no openai model.
 DEFAULT_EXTRACTION_MODEL = "openai:gpt-4o-mini"
@@ -36,11 +41,31 @@ class ProviderCaller:
         return response.text or ""
 
 
-def extraction_model(settings: Settings) -> ModelCaller | None:
-    """The extraction model, or None when none is configured (prompt_mode `model` is then a 400)."""
-    if not model_configured(settings):
-        return None
-    name = (
-        settings.default_model if settings.default_model.startswith("openai:") else DEFAULT_EXTRACTION_MODEL
-    )
-    return ProviderCaller(provider_for(operator_target(settings, "openai", name.split(":", 1)[1])))
+class ExtractionModels:
+    """The `extraction.model.ModelFactory` of the runtime (a plain class, so Ray ships it by name)."""
+
+    def __call__(self, settings: Settings) -> ModelCaller | None:
+        """The operator's extraction model, or None when none is configured (prompt_mode `model` is
+        then a 400)."""
+        if not model_configured(settings):
+            return None
+        name = (
+            settings.default_model
+            if settings.default_model.startswith("openai:")
+            else DEFAULT_EXTRACTION_MODEL
+        )
+        return ProviderCaller(provider_for(operator_target(settings, "openai", name.split(":", 1)[1])))
+
+    async def for_task(self, settings: Settings, redis: Any, task_model: TaskModel) -> ModelCaller | None:
+        try:
+            resolved = await resolve_model(
+                task_model.setting, settings, redis=redis, workspace_id=task_model.workspace_id
+            )
+        except ModelConfigError as exc:
+            raise ModelUnavailable(f"the task's model cannot be used: {exc}") from None
+        if resolved.target is None:
+            return None
+        return ProviderCaller(resolved.provider)
+
+
+extraction_model = ExtractionModels()
