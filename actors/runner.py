@@ -402,7 +402,12 @@ class TaskRunner:
             settings=self.settings,
             redis=self.redis,
             injected={},
-            task_model=TaskModel(workspace_id=task.agent_workspace_id, setting=policy.model),
+            task_model=TaskModel(
+                workspace_id=task.agent_workspace_id,
+                setting=policy.model,
+                task_workspace_id=task.workspace_id,
+                task_id=task.id,
+            ),
         )
 
     async def _record_result(

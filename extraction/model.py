@@ -36,10 +36,14 @@ class ModelCaller(Protocol):
 class TaskModel(BaseModel):
     """The model of the task a job runs for: its agent's `model` setting (None: the default model)
     and the workspace that setting is read in. It names a connection or a provider, never a key:
-    a connection's key is read (sealed in the store) where the model is built, inside the pool."""
+    a connection's key is read (sealed in the store) where the model is built, inside the pool.
+    `workspace_id` is the agent's workspace, where its connections live."""
 
     workspace_id: str
     setting: str | dict[str, Any] | None = None
+    #: The task the model's calls are charged to (`usage.by_purpose.documents`).
+    task_workspace_id: str | None = None
+    task_id: str | None = None
 
 
 class ModelFactory(Protocol):
@@ -50,7 +54,8 @@ class ModelFactory(Protocol):
         ...
 
     async def for_task(self, settings: Settings, redis: Any, task_model: TaskModel) -> ModelCaller | None:
-        """The task's own model; None when the task has none (scripted: rules only). Raises
+        """The task's own model, each call charged to the task; None when the task has none
+        (scripted: rules only). Raises
         `ModelUnavailable` when its setting cannot be used (a connection deleted since, say)."""
         ...
 

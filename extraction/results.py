@@ -233,11 +233,12 @@ class _TaskModelCaller:
         from core.store import async_client, resolve_redis_url
 
         settings = get_settings()
+        # Open for the call too: the task's model charges the call to the task in the store.
         redis = async_client(resolve_redis_url(settings, start=False)[0])
         try:
             model = await self.factory.for_task(settings, redis, self.task_model)
+            if model is None:
+                raise ModelUnavailable("the task runs on no real model")
+            return await model(messages)
         finally:
             await redis.aclose()
-        if model is None:
-            raise ModelUnavailable("the task runs on no real model")
-        return await model(messages)

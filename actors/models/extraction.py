@@ -12,13 +12,17 @@ task on no real model (scripted) extracts and classifies by the rules alone.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import uuid
+from dataclasses import asdict, dataclass
 from typing import Any
 
-from actors.models.base import ModelConfigError, ModelError, ModelProvider, ModelRequest
+from actors import tree_budget
+from actors.models.base import ModelConfigError, ModelError, ModelProvider, ModelRequest, ModelResponse, Usage
 from actors.models.resolve import provider_for, resolve_model
 from actors.models.targets import operator_target
 from actors.models.templates import TemplateContext
+from core import tasks
+from core.errors import AgentryError
 from core.settings import Settings
 from extraction.model import ModelCaller, ModelUnavailable, TaskModel, model_configured
 
@@ -33,12 +37,53 @@ class ProviderCaller:
     provider: ModelProvider
 
     async def __call__(self, messages: list[dict[str, Any]]) -> str:
-        request = ModelRequest(messages=messages, tools=[], call_index=0, context=TemplateContext(query=""))
-        try:
-            response = await self.provider.complete(request)
-        except ModelError as exc:
-            raise ModelUnavailable(f"the extraction model failed: {exc.message}") from None
+        return (await _complete(self.provider, messages)).text or ""
+
+
+@dataclass(frozen=True)
+class TaskCaller:
+    """The task's model, each call charged to the task (`usage.by_purpose.documents`, the tree)."""
+
+    provider: ModelProvider
+    redis: Any
+    task_model: TaskModel
+
+    async def __call__(self, messages: list[dict[str, Any]]) -> str:
+        response = await _complete(self.provider, messages)
+        await charge_task(self.redis, self.task_model, response.usage)
         return response.text or ""
+
+
+async def _complete(provider: ModelProvider, messages: list[dict[str, Any]]) -> ModelResponse:
+    request = ModelRequest(messages=messages, tools=[], call_index=0, context=TemplateContext(query=""))
+    try:
+        return await provider.complete(request)
+    except ModelError as exc:
+        raise ModelUnavailable(f"the extraction model failed: {exc.message}") from None
+
+
+async def charge_task(redis: Any, task_model: TaskModel, usage: Usage) -> None:
+    """Add one document model call to the task's usage, once (its own step marker), and to its tree's.
+
+    A task that is no longer running (stopped while its tool waited) is not charged: its usage is final.
+    """
+    if task_model.task_id is None or task_model.task_workspace_id is None:
+        return
+    try:
+        task = await tasks.load_task(redis, task_model.task_workspace_id, task_model.task_id)
+    except AgentryError:
+        return
+    written = await tasks.record(
+        redis,
+        task,
+        f"documents:{uuid.uuid4()}",
+        {"usage": asdict(usage)},
+        increments=tasks.usage_increments(
+            "documents", usage.input_tokens, usage.output_tokens, usage.cost_usd
+        ),
+    )
+    if written >= 0:
+        await tree_budget.charge(redis, task, usage.input_tokens, usage.output_tokens, usage.cost_usd)
 
 
 class ExtractionModels:
@@ -65,7 +110,7 @@ class ExtractionModels:
             raise ModelUnavailable(f"the task's model cannot be used: {exc}") from None
         if resolved.target is None:
             return None
-        return ProviderCaller(resolved.provider)
+        return TaskCaller(resolved.provider, redis, task_model)
 
 
 extraction_model = ExtractionModels()

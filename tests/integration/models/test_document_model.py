@@ -104,7 +104,11 @@ def test_document_tools_ask_the_tasks_connection_and_never_the_operators_model(
             {"input": file_id, "classify_config": {"categories": ["alpha", "omega"], "prompt_mode": "model"}},
         )
     )
-    connection_model.push(completion(json.dumps({"category": "omega", "confidence": 0.8})))
+    connection_model.push(
+        completion(
+            json.dumps({"category": "omega", "confidence": 0.8}), prompt_tokens=40, completion_tokens=5
+        )
+    )
     connection_model.push(completion("Filed."))
     agent = create_agent(api, {"model": {"connection": "lan"}, "settings": {"max_retries": 0}})
     task_id = start(api, agent["id"], f"file this document: {file_id}")
@@ -126,6 +130,10 @@ def test_document_tools_ask_the_tasks_connection_and_never_the_operators_model(
     assert all(r.body["model"] == "llama-3.1-8b" for r in received)
     # The operator's extraction model was never asked, and its key went nowhere.
     assert operator_model.requests == []
+    # The two document calls are charged to the task, apart from its steps.
+    documents = done["usage"]["by_purpose"]["documents"]
+    assert (documents["calls"], documents["input_tokens"], documents["output_tokens"]) == (2, 90, 14)
+    assert done["usage"]["input_tokens"] >= 90
     assert all(OPERATOR_KEY not in json.dumps(r.headers) for r in received)
 
 
