@@ -146,16 +146,23 @@ class ExtractionCoordinator:
         assert self._pool is not None
         file = await files.get_file(self._redis, record.workspace_id, record.file_id)
         data = functools.partial(files.read_bytes, self._blobs, file)
-        model = self._model
-        if record.task_model is not None:
-            # The task's own model, its connection's key read from the store here: the document
-            # goes only where the task's agent sends its steps, and never to the operator's model.
-            try:
-                model = await self._model_factory.for_task(self._settings, self._redis, record.task_model)
-            except ModelUnavailable as exc:
-                raise JobFailure(exc.message) from None
+        # A task's job asks the task's own model, never the operator's: the document goes only
+        # where the task's agent sends its steps.
+        model = (
+            self._model if record.task_model is None else await self._task_model(record, record.task_model)
+        )
         spec = self._spec(record.kind, record.params, file, model=model, task_model=record.task_model)
         return await run_document(spec, data, pool=self._pool, model=model, cache=self._parsed)
+
+    async def _task_model(self, record: JobRecord, task_model: TaskModel) -> ModelCaller | None:
+        """The task's model, its connection's key read from the store here; None for a job that
+        asks no model (parse, `rules`), which so never fails for its model."""
+        if record.kind == "parse" or record.params.get("prompt_mode", "auto") == "rules":
+            return None
+        try:
+            return await self._model_factory.for_task(self._settings, self._redis, task_model)
+        except ModelUnavailable as exc:
+            raise JobFailure(exc.message) from None
 
     def _spec(
         self,
