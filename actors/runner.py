@@ -38,6 +38,7 @@ from core.settings import Settings
 from core.state_machine import TaskStatus
 from core.store import STORE_ERRORS
 from core.tasks import Task, dumps
+from extraction.model import TaskModel
 from tools.context import ToolContext
 from tools.errors import ToolError
 from tools.registry import ToolRegistry
@@ -405,6 +406,12 @@ class TaskRunner:
             settings=self.settings,
             redis=self.redis,
             injected={},
+            task_model=TaskModel(
+                workspace_id=task.agent_workspace_id,
+                setting=policy.model,
+                task_workspace_id=task.workspace_id,
+                task_id=task.id,
+            ),
         )
 
     async def _record_result(

@@ -25,7 +25,7 @@ from core.settings import Settings, get_settings
 from core.store import STORE_ERRORS, async_client, resolve_redis_url
 from extraction import job_store
 from extraction.job_models import JobRecord
-from extraction.model import ModelFactory
+from extraction.model import ModelCaller, ModelFactory, ModelUnavailable, TaskModel
 from extraction.parsed_cache import ParsedCache
 from extraction.pool import (
     INTERNAL_MESSAGE,
@@ -146,10 +146,33 @@ class ExtractionCoordinator:
         assert self._pool is not None
         file = await files.get_file(self._redis, record.workspace_id, record.file_id)
         data = functools.partial(files.read_bytes, self._blobs, file)
-        spec = self._spec(record.kind, record.params, file)
-        return await run_document(spec, data, pool=self._pool, model=self._model, cache=self._parsed)
+        # A task's job asks the task's own model, never the operator's: the document goes only
+        # where the task's agent sends its steps.
+        model = (
+            self._model if record.task_model is None else await self._task_model(record, record.task_model)
+        )
+        spec = self._spec(record.kind, record.params, file, model=model, task_model=record.task_model)
+        return await run_document(spec, data, pool=self._pool, model=model, cache=self._parsed)
 
-    def _spec(self, kind: str, params: dict[str, Any], file: files.FileRecord) -> DocumentSpec:
+    async def _task_model(self, record: JobRecord, task_model: TaskModel) -> ModelCaller | None:
+        """The task's model, its connection's key read from the store here; None for a job that
+        asks no model (parse, `rules`), which so never fails for its model."""
+        if record.kind == "parse" or record.params.get("prompt_mode", "auto") == "rules":
+            return None
+        try:
+            return await self._model_factory.for_task(self._settings, self._redis, task_model)
+        except ModelUnavailable as exc:
+            raise JobFailure(exc.message) from None
+
+    def _spec(
+        self,
+        kind: str,
+        params: dict[str, Any],
+        file: files.FileRecord,
+        *,
+        model: ModelCaller | None = None,
+        task_model: TaskModel | None = None,
+    ) -> DocumentSpec:
         return DocumentSpec(
             kind=kind,
             params=params,
@@ -157,8 +180,9 @@ class ExtractionCoordinator:
             format=file.format,
             file_size=file.file_size,
             sha256=file.sha256,
-            model_available=self._model is not None,
+            model_available=model is not None,
             model_factory=self._model_factory,
+            task_model=task_model,
         )
 
 

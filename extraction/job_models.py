@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints, model_vali
 
 from core.configs import ClassifyParams, ExtractParams, ParseParams
 from core.models import Record
+from extraction.model import TaskModel
 
 JobKind = Literal["parse", "extract", "classify"]
 JobStatus = Literal["processing", "completed", "failed"]
@@ -134,6 +135,8 @@ class JobRecord(Record):
     #: Seconds from the start of the work to its end.
     processing_time: float | None = None
     error: str | None = None
+    #: The model of the task whose tool asked for the job; None for the operator's (/api/v2 routes).
+    task_model: TaskModel | None = None
 
 
 class V2Response(BaseModel):

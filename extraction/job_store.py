@@ -24,6 +24,7 @@ from core import keys
 from core.errors import Forbidden, NotFound
 from core.ids import new_id, now_iso, parse_uuid, utcnow
 from extraction.job_models import BatchItem, BatchRecord, JobKind, JobRecord
+from extraction.model import TaskModel
 
 PENDING_KEY = keys.glob("extraction", "pending")
 #: The webhook event of a job that completed (a failed job raises none).
@@ -63,6 +64,7 @@ async def create_job(
     params: dict[str, Any],
     output_format: str,
     batch_id: str | None = None,
+    task_model: TaskModel | None = None,
 ) -> JobRecord:
     """Store a new job as `processing` and list it as pending; `file` is the file resource."""
     record = JobRecord(
@@ -80,6 +82,7 @@ async def create_job(
         format=file["format"],
         batch_id=batch_id,
         created_at=now_iso(),
+        task_model=task_model,
     )
     async with redis.pipeline(transaction=True) as pipe:
         pipe.set(keys.owner(record.id), workspace_id)

@@ -47,7 +47,7 @@ from extraction.job_models import (
     JobRequest,
     V2Response,
 )
-from extraction.model import ModelFactory, model_configured
+from extraction.model import ModelFactory, ModelUnavailable, TaskModel, model_configured
 from extraction.pool import INTERNAL_MESSAGE, JobFailure
 from extraction.urls import fetch_url
 from extraction.waiter import waiter_for
@@ -80,6 +80,17 @@ class ExtractionContext:
     settings: Settings
     blobs: BlobStore
     model_factory: ModelFactory
+    #: The model of the task whose tool submits the jobs; None: the operator's (or the rules).
+    task_model: TaskModel | None = None
+
+    async def model_available(self) -> bool:
+        """Whether the jobs may ask a model: the task's, or the operator's configured one."""
+        if self.task_model is None:
+            return model_configured(self.settings)
+        try:
+            return await self.model_factory.for_task(self.settings, self.redis, self.task_model) is not None
+        except ModelUnavailable as exc:
+            raise BadRequest(exc.message) from None
 
 
 async def resolve_input(ctx: ExtractionContext, workspace_id: str, value: str) -> files.FileRecord:
@@ -118,9 +129,10 @@ async def resolve_params(
         params = request.inline_params()
     if params is None:
         params = ParseParams()
-    if params.prompt_mode == "model" and not model_configured(ctx.settings):
+    if params.prompt_mode == "model" and not await ctx.model_available():
         raise BadRequest(
-            "prompt_mode 'model' needs an extraction model, and none is configured (OPENAI_API_KEY)"
+            "prompt_mode 'model' needs an extraction model, and none is configured"
+            + (" (OPENAI_API_KEY)" if ctx.task_model is None else " (the task runs on no real model)")
         )
     return params, config_id
 
@@ -149,6 +161,7 @@ async def _start(
         params=params.model_dump(mode="json"),
         output_format=output_format(kind, params),
         batch_id=batch_id,
+        task_model=ctx.task_model,
     )
     await hand_over(ctx, workspace_id, record.id)
     return record
@@ -268,6 +281,7 @@ async def run_job(
     body: dict[str, Any],
     *,
     model_factory: ModelFactory,
+    task_model: TaskModel | None = None,
     timeout_seconds: float | None = None,
 ) -> dict[str, Any]:
     """Run a parse, extract or classify job for an agent tool and return its `result`.
@@ -275,7 +289,8 @@ async def run_job(
     `body` is the body of `/api/v2/{kind}/sync` (`input` a `file://` id or a URL). Raises
     `Unprocessable` for an invalid body, the request's `AgentryError` (400/403/404/413/415) when it
     is refused, `JobFailed` when the job fails, and `ServiceUnavailable` when `timeout_seconds`
-    runs out first (the job goes on; `None` waits for its end).
+    runs out first (the job goes on; `None` waits for its end). `task_model`: the model of the
+    task the tool runs for, which the job asks instead of the operator's (None: no task).
     """
     try:
         request = SYNC_REQUESTS[kind].model_validate(body)
@@ -284,7 +299,7 @@ async def run_job(
             f"{'.'.join(str(p) for p in err['loc']) or 'body'}: {err['msg']}" for err in exc.errors()
         )
         raise Unprocessable(f"invalid {kind} request: {problems}") from None
-    ctx = ExtractionContext(redis, settings, BlobStore(settings.resolved_blob_url), model_factory)
+    ctx = ExtractionContext(redis, settings, BlobStore(settings.resolved_blob_url), model_factory, task_model)
     params, config_id = await resolve_params(ctx, workspace_id, kind, request)  # type: ignore[arg-type]
     record = await _start(ctx, workspace_id, kind, request.inputs()[0], params, config_id)
     final = await waiter_for(redis).wait(workspace_id, record.id, timeout_seconds) or record

@@ -7,8 +7,9 @@ from the settings, and the coordinator receives that builder when it is created.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any, Protocol
+
+from pydantic import BaseModel
 
 from core.settings import Settings
 
@@ -32,8 +33,31 @@ class ModelCaller(Protocol):
         ...
 
 
-#: Builds the extraction model from the settings; None when no model is configured.
-ModelFactory = Callable[[Settings], ModelCaller | None]
+class TaskModel(BaseModel):
+    """The model of the task a job runs for: its agent's `model` setting (None: the default model)
+    and the workspace that setting is read in. It names a connection or a provider, never a key:
+    a connection's key is read (sealed in the store) where the model is built, inside the pool.
+    `workspace_id` is the agent's workspace, where its connections live."""
+
+    workspace_id: str
+    setting: str | dict[str, Any] | None = None
+    #: The task the model's calls are charged to (`usage.by_purpose.documents`).
+    task_workspace_id: str | None = None
+    task_id: str | None = None
+
+
+class ModelFactory(Protocol):
+    """Builds the models extraction asks (`actors.models.extraction.extraction_model`)."""
+
+    def __call__(self, settings: Settings) -> ModelCaller | None:
+        """The operator's extraction model, for jobs no task causes; None when none is configured."""
+        ...
+
+    async def for_task(self, settings: Settings, redis: Any, task_model: TaskModel) -> ModelCaller | None:
+        """The task's own model, each call charged to the task; None when the task has none
+        (scripted: rules only). Raises
+        `ModelUnavailable` when its setting cannot be used (a connection deleted since, say)."""
+        ...
 
 
 def model_configured(settings: Settings) -> bool:

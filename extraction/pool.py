@@ -36,7 +36,7 @@ from ray.exceptions import (
 from core import metrics
 from extraction.document import Document
 from extraction.memory import TASK_MEMORY_BYTES, memory_cap
-from extraction.model import ModelCaller, ModelFactory, ModelReplyError, ModelUnavailable
+from extraction.model import ModelCaller, ModelFactory, ModelReplyError, ModelUnavailable, TaskModel
 from extraction.parsed_cache import ParsedCache
 
 log = logging.getLogger(__name__)
@@ -85,6 +85,8 @@ class DocumentSpec:
     model_available: bool = False
     #: Builds the model inside a worker, for steps that call it themselves (classification).
     model_factory: ModelFactory | None = None
+    #: The task's model, built by `model_factory.for_task` in place of the operator's (None: no task).
+    task_model: TaskModel | None = None
 
 
 @dataclass(frozen=True)

@@ -11,11 +11,12 @@ import asyncio
 import json
 import re
 from collections import Counter
+from dataclasses import dataclass
 from typing import Any
 
 from core.configs import ClassifyParams, ExtractParams, ParseParams
 from extraction.document import Document
-from extraction.model import ModelReplyError, ModelUnavailable
+from extraction.model import ModelCaller, ModelFactory, ModelReplyError, ModelUnavailable, TaskModel
 from extraction.normalize import DateOrder
 from extraction.pool import DocumentSpec, ModelReply, Stage
 
@@ -193,7 +194,8 @@ def classify_stage(doc: Document, params: ClassifyParams, spec: DocumentSpec) ->
 
     The classifier asks the model itself, page by page in `split` mode, whenever its rules are not
     confident; so the model is called from inside this task (`auto` and `model` alike), through a
-    model built here from the worker's settings.
+    model built here: the task's own (its connection's key read from the store here, never carried
+    in the job), else the operator's from the worker's settings.
     """
     from extraction.classify import classify_document
 
@@ -209,12 +211,18 @@ def classify_stage(doc: Document, params: ClassifyParams, spec: DocumentSpec) ->
 
 
 def _model_hook(spec: DocumentSpec) -> Any:
-    """A blocking `messages -> text` call of the configured model, or None without one."""
+    """A blocking `messages -> text` call of the job's model, or None without one."""
     if spec.model_factory is None:
         return None
     from core.settings import get_settings
 
-    model = spec.model_factory(get_settings())
+    settings = get_settings()
+    model: ModelCaller | None
+    if spec.task_model is not None:
+        # The coordinator resolved the task's model already: none there means rules only.
+        model = _TaskModelCaller(spec.model_factory, spec.task_model) if spec.model_available else None
+    else:
+        model = spec.model_factory(settings)
     if model is None:
         return None
 
@@ -225,3 +233,26 @@ def _model_hook(spec: DocumentSpec) -> Any:
             raise ModelReplyError(exc.message) from None
 
     return ask
+
+
+@dataclass(frozen=True)
+class _TaskModelCaller:
+    """The task's model, resolved at each call inside the worker (its key is never shipped here)."""
+
+    factory: ModelFactory
+    task_model: TaskModel
+
+    async def __call__(self, messages: list[dict[str, Any]]) -> str:
+        from core.settings import get_settings
+        from core.store import async_client, resolve_redis_url
+
+        settings = get_settings()
+        # Open for the call too: the task's model charges the call to the task in the store.
+        redis = async_client(resolve_redis_url(settings, start=False)[0])
+        try:
+            model = await self.factory.for_task(settings, redis, self.task_model)
+            if model is None:
+                raise ModelUnavailable("the task runs on no real model")
+            return await model(messages)
+        finally:
+            await redis.aclose()

@@ -6,6 +6,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from extraction.model import TaskModel
+
 
 @dataclass(frozen=True)
 class ToolContext:
@@ -17,6 +19,8 @@ class ToolContext:
     tool runs only against that target. `settings` is the
     process settings object and `redis` the asyncio Redis client of the store; both are typed
     loosely so that tools depend on the store's interface, not on how core builds it.
+    `task_model` is the model the task's steps run on: the document tools ask it, never the
+    operator's extraction model (None outside a task's run).
     """
 
     workspace_id: str
@@ -28,3 +32,4 @@ class ToolContext:
     redis: Any = None
     injected: Mapping[str, Any] = field(default_factory=dict)
     approved_target: Mapping[str, Any] | None = None
+    task_model: TaskModel | None = None

@@ -1,21 +1,30 @@
-"""The model extraction asks (prompt_mode `auto` and `model`), built from the settings.
+"""The model extraction asks (prompt_mode `auto` and `model`).
 
-A model is configured when OPENAI_API_KEY is set (docs/contract.md section 7). It is the `openai`
-provider, named by AGENTRY_DEFAULT_MODEL when that is an `openai:<name>` model, else
-`DEFAULT_EXTRACTION_MODEL`; OPENAI_BASE_URL points it at any OpenAI-compatible server.
+For a job no task causes (the /api/v2 routes), the operator's: a model is configured when
+OPENAI_API_KEY is set (docs/contract.md section 7). It is the `openai` provider, named by
+AGENTRY_DEFAULT_MODEL when that is an `openai:<name>` model, else `DEFAULT_EXTRACTION_MODEL`;
+OPENAI_BASE_URL points it at any OpenAI-compatible server.
+
+For a job a task's document tool causes, the task's own model, resolved as its steps resolve it
+(`actors.models.resolve.resolve_model`): the document goes only where the agent's model goes, and a
+task on no real model (scripted) extracts and classifies by the rules alone.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import uuid
+from dataclasses import asdict, dataclass
 from typing import Any
 
-from actors.models.base import ModelError, ModelProvider, ModelRequest
-from actors.models.resolve import provider_for
+from actors import tree_budget
+from actors.models.base import ModelConfigError, ModelError, ModelProvider, ModelRequest, ModelResponse, Usage
+from actors.models.resolve import provider_for, resolve_model
 from actors.models.targets import operator_target
 from actors.models.templates import TemplateContext
+from core import tasks
+from core.errors import AgentryError
 from core.settings import Settings
-from extraction.model import ModelCaller, ModelUnavailable, model_configured
+from extraction.model import ModelCaller, ModelUnavailable, TaskModel, model_configured
 
 #: The openai model used for extraction when AGENTRY_DEFAULT_MODEL names no openai model.
 DEFAULT_EXTRACTION_MODEL = "openai:gpt-4o-mini"
@@ -28,19 +37,80 @@ class ProviderCaller:
     provider: ModelProvider
 
     async def __call__(self, messages: list[dict[str, Any]]) -> str:
-        request = ModelRequest(messages=messages, tools=[], call_index=0, context=TemplateContext(query=""))
-        try:
-            response = await self.provider.complete(request)
-        except ModelError as exc:
-            raise ModelUnavailable(f"the extraction model failed: {exc.message}") from None
+        return (await _complete(self.provider, messages)).text or ""
+
+
+@dataclass(frozen=True)
+class TaskCaller:
+    """The task's model, each call charged to the task (`usage.by_purpose.documents`, the tree)."""
+
+    provider: ModelProvider
+    redis: Any
+    task_model: TaskModel
+
+    async def __call__(self, messages: list[dict[str, Any]]) -> str:
+        response = await _complete(self.provider, messages)
+        await charge_task(self.redis, self.task_model, response.usage)
         return response.text or ""
 
 
-def extraction_model(settings: Settings) -> ModelCaller | None:
-    """The extraction model, or None when none is configured (prompt_mode `model` is then a 400)."""
-    if not model_configured(settings):
-        return None
-    name = (
-        settings.default_model if settings.default_model.startswith("openai:") else DEFAULT_EXTRACTION_MODEL
+async def _complete(provider: ModelProvider, messages: list[dict[str, Any]]) -> ModelResponse:
+    request = ModelRequest(messages=messages, tools=[], call_index=0, context=TemplateContext(query=""))
+    try:
+        return await provider.complete(request)
+    except ModelError as exc:
+        raise ModelUnavailable(f"the extraction model failed: {exc.message}") from None
+
+
+async def charge_task(redis: Any, task_model: TaskModel, usage: Usage) -> None:
+    """Add one document model call to the task's usage, once (its own step marker), and to its tree's.
+
+    A task that is no longer running (stopped while its tool waited) is not charged: its usage is final.
+    """
+    if task_model.task_id is None or task_model.task_workspace_id is None:
+        return
+    try:
+        task = await tasks.load_task(redis, task_model.task_workspace_id, task_model.task_id)
+    except AgentryError:
+        return
+    written = await tasks.record(
+        redis,
+        task,
+        f"documents:{uuid.uuid4()}",
+        {"usage": asdict(usage)},
+        increments=tasks.usage_increments(
+            "documents", usage.input_tokens, usage.output_tokens, usage.cost_usd
+        ),
     )
-    return ProviderCaller(provider_for(operator_target(settings, "openai", name.split(":", 1)[1])))
+    if written >= 0:
+        await tree_budget.charge(redis, task, usage.input_tokens, usage.output_tokens, usage.cost_usd)
+
+
+class ExtractionModels:
+    """The `extraction.model.ModelFactory` of the runtime (a plain class, so Ray ships it by name)."""
+
+    def __call__(self, settings: Settings) -> ModelCaller | None:
+        """The operator's extraction model, or None when none is configured (prompt_mode `model` is
+        then a 400)."""
+        if not model_configured(settings):
+            return None
+        name = (
+            settings.default_model
+            if settings.default_model.startswith("openai:")
+            else DEFAULT_EXTRACTION_MODEL
+        )
+        return ProviderCaller(provider_for(operator_target(settings, "openai", name.split(":", 1)[1])))
+
+    async def for_task(self, settings: Settings, redis: Any, task_model: TaskModel) -> ModelCaller | None:
+        try:
+            resolved = await resolve_model(
+                task_model.setting, settings, redis=redis, workspace_id=task_model.workspace_id
+            )
+        except ModelConfigError as exc:
+            raise ModelUnavailable(f"the task's model cannot be used: {exc}") from None
+        if resolved.target is None:
+            return None
+        return TaskCaller(resolved.provider, redis, task_model)
+
+
+extraction_model = ExtractionModels()

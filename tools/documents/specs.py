@@ -4,7 +4,8 @@ Each tool takes the body of its extraction endpoint (`/api/v2/parse/sync`, `/ext
 `/classify/sync`), where `input` may also be the file name of one of the task's attachments, and
 returns what that endpoint's `result` would be: extract's values come with their confidences and
 citations. The work runs as an extraction job on the worker pool (`extraction.jobs.run_job`), never
-in the task's own process.
+in the task's own process, and asks the task's own model (`ToolContext.task_model`) where it asks
+one: the document goes where the agent's steps go, never to the operator's extraction model.
 
 Failures the model can act on (a bad body, an unknown or unsupported file, a document that cannot
 be processed) are tool errors it sees; a pool that does not answer in time is a retryable failure.
@@ -155,6 +156,7 @@ async def run_document_tool(
             kind,
             dict(arguments, input=file.file_id),
             model_factory=model_factory,
+            task_model=ctx.task_model,
             timeout_seconds=TOOL_JOB_TIMEOUT_SECONDS,
         )
     except AgentryError as exc:
