@@ -50,6 +50,9 @@ def error_envelope(ctx: Any, response: Any, case: Any) -> bool | None:
     the "safe to retry" hint of a 500: a retry of the same bad request cannot succeed."""
     if not 400 <= response.status_code < 500:
         return None
+    if any(name.lower() == "host" for name in case.headers or {}):
+        # A malformed Host header is refused by the HAProxy ingress before any route sees the request.
+        return None
     label = f"{case.operation.label} answered {response.status_code}"
     try:
         body = response.json()
