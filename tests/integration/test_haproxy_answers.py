@@ -40,6 +40,10 @@ backend replicas
 SERVE_500 = "HTTP/1.1 500 Internal Server Error\r\nContent-Type: text/plain\r\nContent-Length: 21\r\n\r\n"
 
 
+#: The request lines the replica received, in order.
+SEEN: list[bytes] = []
+
+
 def _replica(listener: socket.socket) -> None:
     """A replica that dies mid-request on `/dies`, answers a 502 itself on `/bad`, else 200."""
     while True:
@@ -49,6 +53,7 @@ def _replica(listener: socket.socket) -> None:
             return
         with conn:
             request_line = conn.recv(65536).split(b"\r\n", 1)[0]
+            SEEN.append(request_line)
             if b"/dies" in request_line:
                 continue
             bad = b"/bad" in request_line
@@ -111,3 +116,16 @@ def test_a_request_its_replica_dropped_is_a_503_in_the_envelope(haproxy: str, pa
 def test_a_502_the_replica_sent_passes_untouched(haproxy: str) -> None:
     response = httpx.get(haproxy + "/api/v1/bad")
     assert response.status_code == 502 and response.json() == {"error": "upstream said no"}
+
+
+def test_a_malformed_host_is_refused_at_the_http_layer(haproxy: str) -> None:
+    """RFC 9112 section 3.2: a Host with an invalid value is a 400 of the HTTP layer; the request
+    never reaches a replica (so the API's envelope is not the answer's)."""
+    port = int(haproxy.rsplit(":", 1)[1])
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as conn:
+        conn.sendall(b"GET /api/v1/agents/malformed HTTP/1.1\r\nHost: a_&?,(>\r\n\r\n")
+        answer = b""
+        while chunk := conn.recv(65536):
+            answer += chunk
+    assert answer.startswith(b"HTTP/1.1 400 "), answer[:200]
+    assert not any(b"/malformed" in line for line in SEEN)
