@@ -16,6 +16,7 @@ from typing import Any
 
 import redis.asyncio as aioredis
 
+from core.cancellation import raise_if_cancelled
 from core.locks import RELEASE_IF_HELD, RENEW_IF_HELD
 
 log = logging.getLogger(__name__)
@@ -45,6 +46,7 @@ class Lease:
         interval = self.ttl_ms / 1000 / 3
         unreachable = False
         while True:
+            raise_if_cancelled()
             # After a failed renewal, try again soon: the store may be back before the lease lapses.
             await asyncio.sleep(min(interval, RETRY_SECONDS) if unreachable else interval)
             try:

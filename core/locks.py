@@ -18,6 +18,8 @@ from types import TracebackType
 
 import redis.asyncio as aioredis
 
+from core.cancellation import raise_if_cancelled
+
 log = logging.getLogger(__name__)
 
 #: Extend a key's expiry only while it still holds our token (shared with task leases).
@@ -84,6 +86,7 @@ class RedisLock:
     async def _renew(self) -> None:
         interval = self._ttl_ms / 1000 / 3
         while True:
+            raise_if_cancelled()
             await asyncio.sleep(interval)
             try:
                 renewed = await self._redis.eval(RENEW_IF_HELD, 1, self.key, self._token, self._ttl_ms)

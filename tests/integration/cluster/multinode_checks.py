@@ -416,6 +416,9 @@ def test_task_work_fills_the_workers_evenly_then_the_head(deployed: Deployed, ap
     )
     assert {b["status"] for b in ended} == {"completed"}, ended
 
+    # Once every task is terminal, nothing stays held: no task actor, no pooled runner, no slot.
+    _wait_released()
+
     # Free workers again: dedicated actors go to them, evenly, and none to the head.
     spread = _start(api, _agent(api, "dedicated", 5), 4)
     placed.clear()
@@ -429,7 +432,11 @@ def test_task_work_fills_the_workers_evenly_then_the_head(deployed: Deployed, ap
     ended = wait_for(lambda: _ended(api, spread), timeout=180, interval=1.0, what="the burst")
     assert {b["status"] for b in ended} == {"completed"}, ended
 
-    # Once every task is terminal, nothing is held: no task actor, no pooled runner, no slot.
+    _wait_released()
+
+
+def _wait_released() -> None:
+    """Once every task is terminal, nothing stays held: no task actor, no pooled runner, no slot."""
     wait_for(
         lambda: _held() == {"actors": {}, "pooled": {}, "slots": {}},
         timeout=60,
