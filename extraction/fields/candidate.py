@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from extraction.document import ConfidenceSource
-from extraction.text_lines import TextUnit
+from extraction.fields.text_lines import TextUnit
+from extraction.formats.document import ConfidenceSource
 
 #: Prior of a heuristic value (a value no label names): below every labelled strategy
 #: (fields.PRIORS), so a label always wins when there is one.

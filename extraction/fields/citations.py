@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from extraction.document import Box, Document, Element
-from extraction.text_lines import TextUnit
+from extraction.fields.text_lines import TextUnit
+from extraction.formats.document import Box, Document, Element
 
 Citation = dict[str, Any]
 

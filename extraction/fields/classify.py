@@ -22,8 +22,8 @@ from typing import Any, Literal
 
 from rapidfuzz import fuzz
 
-from extraction.document import Document
-from extraction.grounding import parse_model_json
+from extraction.fields.grounding import parse_model_json
+from extraction.formats.document import Document
 
 Category = str | Mapping[str, Any]
 ClassifyMode = Literal["document", "split"]

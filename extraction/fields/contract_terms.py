@@ -10,9 +10,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from extraction.candidate import HEURISTIC_PRIOR, Candidate
-from extraction.normalize import find_dates
-from extraction.text_lines import TextUnit, joined_text, units_in
+from extraction.fields.candidate import HEURISTIC_PRIOR, Candidate
+from extraction.fields.normalize import find_dates
+from extraction.fields.text_lines import TextUnit, joined_text, units_in
 
 _PLACE = r"([A-Z][a-z]+(?:\s+[A-Z][a-z]+)?)"
 _JURISDICTION_RES = [

@@ -18,10 +18,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from extraction.citations import Citation, dedupe, element_citation, unit_citation, units_citations
-from extraction.document import Document, Element
 from extraction.fields import FieldResult
-from extraction.normalize import (
+from extraction.fields.citations import Citation, dedupe, element_citation, unit_citation, units_citations
+from extraction.fields.normalize import (
     find_amounts,
     find_dates,
     match_label,
@@ -29,8 +28,9 @@ from extraction.normalize import (
     parse_checkbox,
     parse_date,
 )
-from extraction.text_lines import TextUnit, cell_unit, text_units
-from extraction.value_kinds import read_value
+from extraction.fields.text_lines import TextUnit, cell_unit, text_units
+from extraction.fields.value_kinds import read_value
+from extraction.formats.document import Document, Element
 
 #: Confidence of a model value found as written, and found only after normalisation.
 GROUNDED_EXACT_CONFIDENCE = 0.9

@@ -16,11 +16,11 @@ import re
 import unicodedata
 from collections.abc import Iterator
 
-from extraction.candidate import HEURISTIC_PRIOR, Candidate
-from extraction.contract_terms import effective_date, jurisdiction, parties, term
-from extraction.normalize import concept_of, find_dates, is_label, label_tokens
-from extraction.text_lines import TextUnit
-from extraction.value_kinds import Kind, read_value
+from extraction.fields.candidate import HEURISTIC_PRIOR, Candidate
+from extraction.fields.contract_terms import effective_date, jurisdiction, parties, term
+from extraction.fields.normalize import concept_of, find_dates, is_label, label_tokens
+from extraction.fields.text_lines import TextUnit
+from extraction.fields.value_kinds import Kind, read_value
 
 #: Prior of a first-of-its-format value (email, IBAN, ...), found with no label.
 FORMAT_PRIOR = 0.55

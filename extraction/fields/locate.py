@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from extraction.document import Document
+from extraction.formats.document import Document
 
 #: A value the search accepts: the string and number leaves of a structured output.
 Value = str | int | float
@@ -18,8 +18,8 @@ Value = str | int | float
 def locate_values(doc: Document, values: list[Value], *, file_name: str) -> dict[str, Any]:
     """`{pages, citations}`: the document's `[{page, width, height}]`, and for each value (in order)
     every place it occurs as citation dicts (without `citation_id`), an empty list when nowhere."""
-    from extraction.grounding import find_citations
-    from extraction.payload import pages_payload
+    from extraction.fields.grounding import find_citations
+    from extraction.formats.payload import pages_payload
 
     return {
         "pages": pages_payload(doc),

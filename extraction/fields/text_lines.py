@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass, replace
 from typing import Any
 
-from extraction.document import Box, ConfidenceSource, Document, Element
+from extraction.formats.document import Box, ConfidenceSource, Document, Element
 
 #: Two boxes are on one visual line when their vertical overlap covers this share of the lower one.
 #: Lenient, because phone photos of receipts slant: the value right of a label sits a little lower.

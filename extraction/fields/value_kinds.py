@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-from extraction.normalize import (
+from extraction.fields.normalize import (
     DEFAULT_DATE_ORDER,
     DateOrder,
     concept_of,

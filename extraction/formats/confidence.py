@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from extraction.document import ConfidenceSource, Document, Element
+from extraction.formats.document import ConfidenceSource, Document, Element
 
 
 def weighted_confidence(elements: Iterable[Element]) -> float | None:

@@ -10,9 +10,9 @@ import io
 import re
 from typing import Any
 
-from extraction.document import Document, Element, ElementType, Page, assign_ids
-from extraction.limits import check_zip_container
-from extraction.markdown import table_markdown
+from extraction.formats.document import Document, Element, ElementType, Page, assign_ids
+from extraction.formats.limits import check_zip_container
+from extraction.formats.markdown import table_markdown
 
 _HEADING_STYLE = re.compile(r"heading\s*(\d)", re.IGNORECASE)
 

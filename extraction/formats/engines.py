@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import logging
 
-from extraction.confidence import document_confidence
-from extraction.document import Document
-from extraction.errors import DocumentError, InvalidDocument, PageRangeError
-from extraction.payload import elements_payload, pages_payload
-from extraction.sniff import sniff_format
+from extraction.formats.confidence import document_confidence
+from extraction.formats.document import Document
+from extraction.formats.errors import DocumentError, InvalidDocument, PageRangeError
+from extraction.formats.payload import elements_payload, pages_payload
+from extraction.formats.sniff import sniff_format
 
 __all__ = [
     "IMAGE_FORMATS",
@@ -59,11 +59,11 @@ def count_pages(data: bytes, fmt: str) -> int:
     """Pages of a document of format `fmt` (as `sniff_format` says), read from headers only, so
     a worker pool can plan page ranges before parsing. Formats that are not paged count 1."""
     if fmt == "pdf":
-        from extraction.pdf import pdf_page_count
+        from extraction.formats.pdf import pdf_page_count
 
         return pdf_page_count(data)
     if fmt == "tiff":
-        from extraction.limits import open_image
+        from extraction.formats.limits import open_image
 
         with open_image(data) as image:
             return int(getattr(image, "n_frames", 1))
@@ -72,26 +72,26 @@ def count_pages(data: bytes, fmt: str) -> int:
 
 def _dispatch(fmt: str, data: bytes, filename: str, first_page: int, last_page: int | None) -> Document:
     if fmt == "pdf":
-        from extraction.pdf import parse_pdf
+        from extraction.formats.pdf import parse_pdf
 
         return parse_pdf(data, filename, first_page=first_page, last_page=last_page)
     if fmt in IMAGE_FORMATS:
-        from extraction.image import parse_image
+        from extraction.formats.image import parse_image
 
         return parse_image(data, filename, fmt, first_page=first_page, last_page=last_page)
     if fmt == "docx":
-        from extraction.docx import parse_docx
+        from extraction.formats.docx import parse_docx
 
         return parse_docx(data, filename)
     if fmt == "xlsx":
-        from extraction.xlsx import parse_xlsx
+        from extraction.formats.xlsx import parse_xlsx
 
         return parse_xlsx(data, filename)
     if fmt == "pptx":
-        from extraction.pptx import parse_pptx
+        from extraction.formats.pptx import parse_pptx
 
         return parse_pptx(data, filename)
-    from extraction.text import parse_csv, parse_text
+    from extraction.formats.text import parse_csv, parse_text
 
     return parse_csv(data, filename) if fmt == "csv" else parse_text(data, filename)
 

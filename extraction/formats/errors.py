@@ -1,8 +1,8 @@
 """Why a document could not be read, in words a user can act on.
 
 Every engine failure that is the document's fault is a `DocumentError`; anything else escaping an
-engine is a bug. Each class names the HTTP status the extraction API answers with (docs/contract.md
-section 7), so the edge maps errors without a table of its own.
+engine is a bug. The classes say what is wrong, not how to answer: the HTTP status of each is the
+edge's business (`extraction.jobs.edge`, docs/contract.md section 7).
 """
 
 from __future__ import annotations
@@ -11,8 +11,6 @@ from __future__ import annotations
 class DocumentError(ValueError):
     """The document cannot be processed as it is; retrying the same bytes will not help."""
 
-    #: Status of the extraction API's reply (docs/contract.md section 7: 400 malformed).
-    status_code: int = 400
     #: Stable machine-readable reason, for logs and clients that branch on it.
     code: str = "invalid_document"
 
@@ -20,28 +18,24 @@ class DocumentError(ValueError):
 class UnsupportedFormat(DocumentError):
     """The bytes are none of the formats the engines read."""
 
-    status_code = 415
     code = "unsupported_format"
 
 
 class InvalidDocument(DocumentError):
     """The bytes claim a supported format but are damaged, truncated or empty."""
 
-    status_code = 400
     code = "invalid_document"
 
 
 class DocumentTooLarge(DocumentError):
     """The document exceeds a safety limit (pixels, pages, cells, uncompressed size)."""
 
-    status_code = 413
     code = "document_too_large"
 
 
 class PasswordProtected(DocumentError):
     """The document is encrypted and cannot be opened without its password."""
 
-    status_code = 400
     code = "password_protected"
 
 

@@ -8,13 +8,19 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from extraction.confidence import weighted_confidence
-from extraction.document import Document, Element, Page, assign_ids
-from extraction.errors import InvalidDocument, PageRangeError
 from extraction.formats.checkboxes import with_checkboxes
-from extraction.layout import ocr_elements
-from extraction.limits import MAX_IMAGE_PIXELS, MAX_PAGES, check_image_pixels, check_page_count, open_image
-from extraction.ocr import ocr_image
+from extraction.formats.confidence import weighted_confidence
+from extraction.formats.document import Document, Element, Page, assign_ids
+from extraction.formats.errors import InvalidDocument, PageRangeError
+from extraction.formats.limits import (
+    MAX_IMAGE_PIXELS,
+    MAX_PAGES,
+    check_image_pixels,
+    check_page_count,
+    open_image,
+)
+from extraction.formats.ocr import ocr_image
+from extraction.formats.reading_order import ocr_elements
 
 if TYPE_CHECKING:
     from PIL import Image

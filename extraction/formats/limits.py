@@ -13,7 +13,7 @@ import warnings
 import zipfile
 from typing import TYPE_CHECKING
 
-from extraction.errors import DocumentTooLarge, InvalidDocument
+from extraction.formats.errors import DocumentTooLarge, InvalidDocument
 
 if TYPE_CHECKING:
     from PIL import Image

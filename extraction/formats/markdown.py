@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from extraction.document import Document, Element
+from extraction.formats.document import Document, Element
 
 # Bullet glyphs seen in documents, including the private-use ones of the Symbol and Wingdings fonts.
 _BULLETS = "\u2022\u2023\u2043\u2219\u25aa\u25ab\u25cf\u25cb\u25a0\u25a1\u25e6\u2013\u2014\u00b7\uf0b7\uf0a7-"

@@ -12,7 +12,7 @@ import threading
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from extraction.document import Box
+from extraction.formats.document import Box
 
 if TYPE_CHECKING:
     from PIL import Image

@@ -8,14 +8,12 @@ aspect ratio, so a normalised box scaled to the picture lands where the citation
 
 from __future__ import annotations
 
-import asyncio
 import io
 import math
 from dataclasses import dataclass
 
-from core.errors import AgentryError
-from extraction.errors import DocumentError, InvalidDocument, UnsupportedFormat
-from extraction.limits import MAX_RENDER_PIXELS
+from extraction.formats.errors import DocumentError, InvalidDocument, UnsupportedFormat
+from extraction.formats.limits import MAX_RENDER_PIXELS
 
 #: Formats that have pages to draw; the others (Office, CSV, text) cite cells and lines, not boxes.
 RENDERABLE_FORMATS = frozenset({"pdf", "png", "jpeg", "tiff", "bmp", "webp"})
@@ -29,7 +27,6 @@ DEFAULT_WIDTH = 1000
 class PageNotInDocument(DocumentError):
     """The caller asked for a page number the document does not have."""
 
-    status_code = 400
     code = "page_out_of_range"
 
 
@@ -61,14 +58,6 @@ def render_page(data: bytes, fmt: str, page: int, width: int = DEFAULT_WIDTH) ->
     return _render_image(data, page, width)
 
 
-async def page_image(data: bytes, fmt: str, page: int, width: int = DEFAULT_WIDTH) -> PageImage:
-    """`render_page` on a worker thread, its document errors in the terms of the HTTP edge."""
-    try:
-        return await asyncio.to_thread(render_page, data, fmt, page, width)
-    except DocumentError as exc:
-        raise AgentryError(str(exc), status_code=exc.status_code) from None
-
-
 def _check_page(page: int, count: int) -> None:
     if not 1 <= page <= count:
         pages = "1 page" if count == 1 else f"{count} pages"
@@ -76,8 +65,8 @@ def _check_page(page: int, count: int) -> None:
 
 
 def _render_pdf(data: bytes, page: int, width: int) -> PageImage:
-    from extraction.pdf import open_pdf
-    from extraction.pdf_geometry import load_pymupdf
+    from extraction.formats.pdf import open_pdf
+    from extraction.formats.pdf_geometry import load_pymupdf
 
     pymupdf = load_pymupdf()
     with open_pdf(data) as doc:
@@ -99,8 +88,8 @@ def _render_pdf(data: bytes, page: int, width: int) -> PageImage:
 def _render_image(data: bytes, page: int, width: int) -> PageImage:
     from PIL import Image
 
-    from extraction.image import upright_frame
-    from extraction.limits import open_image
+    from extraction.formats.image import upright_frame
+    from extraction.formats.limits import open_image
 
     with open_image(data) as image:
         count = int(getattr(image, "n_frames", 1))

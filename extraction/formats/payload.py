@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from extraction.document import Document
+from extraction.formats.document import Document
 
 
 def elements_payload(doc: Document) -> list[dict[str, Any]]:

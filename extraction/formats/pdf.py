@@ -13,8 +13,9 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from extraction.confidence import weighted_confidence
-from extraction.document import (
+from extraction.formats.checkboxes import with_checkboxes
+from extraction.formats.confidence import weighted_confidence
+from extraction.formats.document import (
     Box,
     ConfidenceSource,
     Document,
@@ -25,15 +26,14 @@ from extraction.document import (
     Word,
     assign_ids,
 )
-from extraction.errors import InvalidDocument, PageRangeError, PasswordProtected
-from extraction.formats.checkboxes import with_checkboxes
-from extraction.layout import columns, ocr_elements, reading_order, span_words
-from extraction.limits import MAX_PAGES, MAX_RENDER_PIXELS, check_page_count
-from extraction.markdown import is_list_item, table_markdown
-from extraction.ocr import ocr_image
-from extraction.pdf_forms import form_fields
-from extraction.pdf_geometry import PdfDocument, PdfPage, center_in, load_pymupdf, to_box
-from extraction.pdf_tables import PdfTable, Span, find_tables
+from extraction.formats.errors import InvalidDocument, PageRangeError, PasswordProtected
+from extraction.formats.limits import MAX_PAGES, MAX_RENDER_PIXELS, check_page_count
+from extraction.formats.markdown import is_list_item, table_markdown
+from extraction.formats.ocr import ocr_image
+from extraction.formats.pdf_forms import form_fields
+from extraction.formats.pdf_geometry import PdfDocument, PdfPage, center_in, load_pymupdf, to_box
+from extraction.formats.pdf_tables import PdfTable, Span, find_tables
+from extraction.formats.reading_order import columns, ocr_elements, reading_order, span_words
 
 #: Resolution at which pages without a text layer are rendered for OCR.
 OCR_DPI = 200

@@ -10,8 +10,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from extraction.document import Box, Element, Line
-from extraction.pdf_geometry import PdfDocument, PdfPage, to_box
+from extraction.formats.document import Box, Element, Line
+from extraction.formats.pdf_geometry import PdfDocument, PdfPage, to_box
 
 # PyMuPDF's PDF_WIDGET_TYPE_* values.
 _BUTTON, _CHECKBOX, _RADIO, _SIGNATURE = 1, 2, 5, 6

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from extraction.document import Box
+from extraction.formats.document import Box
 
 # PyMuPDF objects (documents, pages, widgets): the library's annotations are too partial for
 # mypy's strict mode, so they are handled as Any.

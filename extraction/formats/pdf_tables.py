@@ -10,8 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from extraction.document import Box, Line
-from extraction.pdf_geometry import PdfPage, center_in, to_box
+from extraction.formats.document import Box, Line
+from extraction.formats.pdf_geometry import PdfPage, center_in, to_box
 
 #: A 2 x 2 grid needs three distinct horizontal and three distinct vertical edges; PyMuPDF's line
 #: strategy builds tables from nothing else, so pages with fewer cannot hold a table. On the

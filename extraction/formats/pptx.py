@@ -12,10 +12,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from extraction.document import Box, Document, Element, ElementType, Page, assign_ids
-from extraction.layout import reading_order
-from extraction.limits import MAX_PAGES, check_page_count, check_zip_container
-from extraction.markdown import table_markdown
+from extraction.formats.document import Box, Document, Element, ElementType, Page, assign_ids
+from extraction.formats.limits import MAX_PAGES, check_page_count, check_zip_container
+from extraction.formats.markdown import table_markdown
+from extraction.formats.reading_order import reading_order
 
 _EMU_PER_POINT = 12700
 # Placeholder types (python-pptx PP_PLACEHOLDER): titles, and bodies whose paragraphs are bulleted

@@ -12,8 +12,8 @@ import statistics
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
-from extraction.document import Box, Element, Line, Word
-from extraction.ocr import OcrLine
+from extraction.formats.document import Box, Element, Line, Word
+from extraction.formats.ocr import OcrLine
 
 T = TypeVar("T")
 

@@ -12,8 +12,8 @@ import io
 import zipfile
 from typing import Literal
 
-from extraction.errors import InvalidDocument, UnsupportedFormat
-from extraction.textcodec import decode_text
+from extraction.formats.errors import InvalidDocument, UnsupportedFormat
+from extraction.formats.textcodec import decode_text
 
 Format = Literal["pdf", "docx", "xlsx", "pptx", "png", "jpeg", "tiff", "bmp", "webp", "csv", "text"]
 

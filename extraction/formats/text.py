@@ -11,11 +11,11 @@ import csv
 import io
 import re
 
-from extraction.document import Document, Element, ElementType, Page, element_id
-from extraction.errors import InvalidDocument
-from extraction.markdown import table_markdown
-from extraction.sniff import CSV_DELIMITERS, CSV_SAMPLE_BYTES
-from extraction.textcodec import decode_text
+from extraction.formats.document import Document, Element, ElementType, Page, element_id
+from extraction.formats.errors import InvalidDocument
+from extraction.formats.markdown import table_markdown
+from extraction.formats.sniff import CSV_DELIMITERS, CSV_SAMPLE_BYTES
+from extraction.formats.textcodec import decode_text
 
 _HEADING = re.compile(r"^(#{1,6})\s+(.*\S)\s*#*\s*$")
 _LIST_ITEM = re.compile(r"^\s*(?:[-*+\u2022]|\d{1,3}[.)])\s+\S")

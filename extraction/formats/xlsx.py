@@ -13,10 +13,10 @@ import io
 import re
 from typing import Any
 
-from extraction.document import Document, Element, Page, element_id
-from extraction.errors import DocumentTooLarge
-from extraction.limits import MAX_SHEET_CELLS, check_zip_container
-from extraction.markdown import table_markdown
+from extraction.formats.document import Document, Element, Page, element_id
+from extraction.formats.errors import DocumentTooLarge
+from extraction.formats.limits import MAX_SHEET_CELLS, check_zip_container
+from extraction.formats.markdown import table_markdown
 
 _DECIMALS = re.compile(r"0\.(0+)")
 

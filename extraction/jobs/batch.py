@@ -1,9 +1,9 @@
 """Batch extraction for notebooks and the command line: many local files, one Ray cluster.
 
-`extract_many` runs the same Ray tasks as the API's jobs (`extraction.pool`), under the same time
+`extract_many` runs the same Ray tasks as the API's jobs (`extraction.jobs.pool`), under the same time
 limit and memory cap, so a file that hangs or crashes its worker fails alone. It joins the cluster
 of `RAY_ADDRESS`, else the Ray of the `agentry up` running on this data dir, else starts a private
-local Ray for the duration of the call (`extraction.ray_session`). It works from a plain script and
+local Ray for the duration of the call (`extraction.jobs.ray_session`). It works from a plain script and
 from a notebook cell, whose event loop is already running; `extract_many_async` is the same for
 `await`.
 """
@@ -16,16 +16,18 @@ import glob
 import json
 import logging
 import os
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any, TypeVar
 
 from tqdm import tqdm
 
 from core.settings import get_settings
-from extraction.model import ModelCaller
-from extraction.pool import DocumentSpec, JobFailure, WorkerPool, run_document
-from extraction.ray_session import joined_ray
+from extraction.jobs.model import ModelCaller
+from extraction.jobs.pool import JobFailure, WorkerPool, run_document
+from extraction.jobs.ray_session import joined_ray
+from extraction.jobs.stages import DocumentSpec
 
 log = logging.getLogger(__name__)
 
@@ -87,14 +89,10 @@ def extract_many(
     `timeout_seconds` bounds each document task (default: `AGENTRY_DOCUMENT_TIMEOUT_SECONDS`).
     Paths that match no file return `[]` at once, without starting Ray.
     """
-    names = field_names(fields)
-    files = expand_paths(paths)
-    if not files:
-        return []
     # Ray is joined here, in the caller's thread: ray.init installs signal handlers, which only the
     # main thread may do; the tasks' futures then work from any thread's event loop.
-    with joined_ray(get_settings()):
-        return run_blocking(lambda: _extract_to(files, names, out, workers, progress, model, timeout_seconds))
+    with _batch(paths, fields, out, workers, progress, model, timeout_seconds) as run:
+        return run_blocking(run) if run is not None else []
 
 
 async def extract_many_async(
@@ -110,12 +108,28 @@ async def extract_many_async(
     """`extract_many` for `await` (a notebook cell, an async application): the same records.
 
     Joining or starting Ray, when this process has not yet, blocks the loop for that moment."""
+    with _batch(paths, fields, out, workers, progress, model, timeout_seconds) as run:
+        return await run() if run is not None else []
+
+
+@contextmanager
+def _batch(
+    paths: list[str] | str,
+    fields: list[str],
+    out: str | None,
+    workers: int | None,
+    progress: bool,
+    model: ModelCaller | None,
+    timeout_seconds: float | None,
+) -> Iterator[Callable[[], Coroutine[Any, Any, list[dict[str, Any]]]] | None]:
+    """The batch's run, while Ray is joined; None when no file matches, and Ray is not started."""
     names = field_names(fields)
     files = expand_paths(paths)
     if not files:
-        return []
+        yield None
+        return
     with joined_ray(get_settings()):
-        return await _extract_to(files, names, out, workers, progress, model, timeout_seconds)
+        yield lambda: _extract_to(files, names, out, workers, progress, model, timeout_seconds)
 
 
 async def _extract_to(
@@ -166,8 +180,8 @@ async def _extract_all(
 async def _extract_one(
     path: str, names: list[str], pool: WorkerPool, model: ModelCaller | None
 ) -> dict[str, Any]:
-    from extraction.errors import DocumentError
-    from extraction.sniff import sniff_format
+    from extraction.formats.errors import DocumentError
+    from extraction.formats.sniff import sniff_format
 
     record: dict[str, Any] = {"path": path, "data": None, "fields": None, "error": None}
     try:

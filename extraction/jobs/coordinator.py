@@ -23,18 +23,18 @@ from core.blobs import BlobStore
 from core.errors import AgentryError
 from core.settings import Settings, get_settings
 from core.store import STORE_ERRORS, async_client, resolve_redis_url
-from extraction import job_store
-from extraction.job_models import JobRecord
-from extraction.model import ModelCaller, ModelFactory, ModelUnavailable, TaskModel
-from extraction.parsed_cache import ParsedCache
-from extraction.pool import (
+from extraction.jobs import store as job_store
+from extraction.jobs.model import ModelCaller, ModelFactory, ModelUnavailable, TaskModel
+from extraction.jobs.parsed_cache import ParsedCache
+from extraction.jobs.pool import (
     INTERNAL_MESSAGE,
-    DocumentSpec,
     JobFailure,
     WorkerPool,
     locate_document,
     run_document,
 )
+from extraction.jobs.schemas import JobRecord
+from extraction.jobs.stages import DocumentSpec
 
 log = logging.getLogger(__name__)
 
@@ -64,7 +64,7 @@ class ExtractionCoordinator:
         self._drive(workspace_id, job_id)
 
     async def locate(self, workspace_id: str, file_id: str, values: list[Any]) -> dict[str, Any]:
-        """`{pages, citations}` of `values` in the workspace's file (`extraction.locate`).
+        """`{pages, citations}` of `values` in the workspace's file (`extraction.fields.locate`).
 
         Raises the file's `AgentryError` (404 when it is gone) or `JobFailure`.
         """

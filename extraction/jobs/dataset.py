@@ -3,7 +3,7 @@
     ds = read_documents("invoices/*.pdf")              # or "s3://bucket/scans/", a folder, a list
     table = extract_dataset(ds, ["invoice_number", "total"]).to_pandas()
 
-Each document goes through the same Ray tasks as the API's jobs (`extraction.pool.run_document`):
+Each document goes through the same Ray tasks as the API's jobs (`extraction.jobs.pool.run_document`):
 the same engines, the per-task time limit (`AGENTRY_DOCUMENT_TIMEOUT_SECONDS`, or `timeout_seconds`)
 and memory cap, and a document that fails, hangs or crashes its worker fails alone: its row carries
 the `error` and the run goes on. Ray Data's operators only orchestrate (an actor per worker holding
@@ -26,7 +26,7 @@ import os
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from extraction.model import ModelFactory
+from extraction.jobs.model import ModelFactory
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -46,13 +46,13 @@ def read_documents(sources: str | Sequence[str]) -> Dataset:
     Local globs (`**` recurses) and folders are expanded here; URLs (`s3://bucket/prefix/`,
     `gs://...`, `file:///...`) are read by Ray Data through pyarrow's filesystems, a folder
     recursively and a glob in the URL's last part matched against its folder. Raises
-    `FileNotFoundError` when nothing matches. Joins Ray as `extraction.ray_session` chooses. Ray
+    `FileNotFoundError` when nothing matches. Joins Ray as `extraction.jobs.ray_session` chooses. Ray
     Data may read on any node: on a cluster, give paths every node sees (a shared mount) or URLs
     (Ray deprecates `local://`, its way of pinning reads to the driver's node).
     """
     import ray.data
 
-    from extraction.ray_session import ensure_ray
+    from extraction.jobs.ray_session import ensure_ray
 
     paths = expand_sources([sources] if isinstance(sources, str) else list(sources))
     if not paths:
@@ -168,8 +168,8 @@ def _map(
     from ray.data import ActorPoolStrategy
 
     from core.settings import get_settings
-    from extraction.pool import cluster_cpus
-    from extraction.ray_session import ensure_ray
+    from extraction.jobs.pool import cluster_cpus
+    from extraction.jobs.ray_session import ensure_ray
 
     ensure_ray()
     return ds.map_batches(
@@ -215,7 +215,7 @@ class DocumentBatch:
         return to_table(self.kind, self.params, paths, outcomes)
 
     async def _run(self, paths: list[str], blobs: list[bytes]) -> list[dict[str, Any] | str]:
-        from extraction.pool import WorkerPool
+        from extraction.jobs.pool import WorkerPool
 
         # A pool per call: its semaphore belongs to this call's event loop.
         pool = WorkerPool(1, timeout_seconds=self.timeout_seconds)
@@ -223,9 +223,10 @@ class DocumentBatch:
 
     async def _one(self, path: str, data: bytes, pool: Any) -> dict[str, Any] | str:
         """The job's result, or the words of its failure."""
-        from extraction.errors import DocumentError
-        from extraction.pool import DocumentSpec, JobFailure, run_document
-        from extraction.sniff import sniff_format
+        from extraction.formats.errors import DocumentError
+        from extraction.formats.sniff import sniff_format
+        from extraction.jobs.pool import JobFailure, run_document
+        from extraction.jobs.stages import DocumentSpec
 
         filename = os.path.basename(path)
         try:

@@ -2,9 +2,8 @@
 
 docs/contract.md section 7: http and https only; private, loopback, link-local and metadata addresses
 are refused (400) after DNS resolution and again on each redirect; size and time are capped. The
-guard itself lives in `core.url_guard` (shared with webhooks, the practice connector and model base
-URLs); its names stay importable from here. Redirects are followed by hand so every hop is checked
-and connected to the address that was checked.
+guard itself is `core.url_guard` (shared with webhooks, the practice connector and model base URLs);
+redirects are followed by hand so every hop is checked and connected to the address that was checked.
 """
 
 from __future__ import annotations
@@ -18,33 +17,7 @@ from urllib.parse import unquote
 import httpx
 
 from core.errors import BadRequest, PayloadTooLarge
-from core.url_guard import (
-    METADATA_ADDRESSES,
-    BlockedURL,
-    IPAddress,
-    address_problem,
-    check_scheme,
-    checked_address,
-    embedded_ipv4,
-    parse_url,
-    pinned,
-    resolve,
-)
-
-__all__ = [
-    "METADATA_ADDRESSES",
-    "BlockedURL",
-    "FetchedDocument",
-    "IPAddress",
-    "address_problem",
-    "check_scheme",
-    "checked_address",
-    "embedded_ipv4",
-    "fetch_url",
-    "parse_url",
-    "pinned",
-    "resolve",
-]
+from core.url_guard import BlockedURL, checked_address, parse_url, pinned
 
 #: Redirects followed before the fetch is refused.
 MAX_REDIRECTS = 3

@@ -7,7 +7,7 @@ a task's time limit starts when it can actually run. A task that blows up fails 
 - a task that runs longer than its time limit is force-cancelled, which kills its worker process;
 - a worker that dies (a crash in native code, the kernel's OOM killer) fails the task with
   `WorkerCrashedError`; Ray starts a fresh worker for the next task;
-- memory is capped inside the task (`extraction.memory`), so a bomb becomes a `MemoryError`;
+- memory is capped inside the task (`extraction.jobs.memory`), so a bomb becomes a `MemoryError`;
 - tasks are never retried (`max_retries=0`): the same bytes would blow up again;
 - every worker is replaced after `WORKER_MAX_CALLS` tasks, which bounds what native libraries
   leak or fragment over time.
@@ -22,7 +22,6 @@ import asyncio
 import logging
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from typing import Any, TypeAlias
 
 import ray
@@ -34,10 +33,12 @@ from ray.exceptions import (
 )
 
 from core import metrics
-from extraction.document import Document
-from extraction.memory import TASK_MEMORY_BYTES, memory_cap
-from extraction.model import ModelCaller, ModelFactory, ModelReplyError, ModelUnavailable, TaskModel
-from extraction.parsed_cache import ParsedCache
+from extraction.formats.document import Document
+from extraction.jobs.memory import TASK_MEMORY_BYTES, memory_cap
+from extraction.jobs.model import ModelCaller, ModelReplyError, ModelUnavailable
+from extraction.jobs.parsed_cache import ParsedCache
+from extraction.jobs.results import finish
+from extraction.jobs.stages import DocumentSpec, ModelReply, Stage
 
 log = logging.getLogger(__name__)
 
@@ -71,44 +72,9 @@ def timeout_message(seconds: float) -> str:
     return f"the document took longer than {seconds:g} s to process"
 
 
-@dataclass(frozen=True)
-class DocumentSpec:
-    """What a job asks of one document; plain data, so it travels to the workers."""
-
-    kind: str
-    params: dict[str, Any]
-    filename: str
-    format: str
-    file_size: int = 0
-    sha256: str = ""
-    #: Whether a model may be asked (prompt_mode `auto` asks it only when the rules leave gaps).
-    model_available: bool = False
-    #: Builds the model inside a worker, for steps that call it themselves (classification).
-    model_factory: ModelFactory | None = None
-    #: The task's model, built by `model_factory.for_task` in place of the operator's (None: no task).
-    task_model: TaskModel | None = None
-
-
-@dataclass(frozen=True)
-class ModelReply:
-    """The model's answer, handed back to the finishing step with what the rules found."""
-
-    text: str
-    pending: Any = None
-
-
-@dataclass
-class Stage:
-    """The outcome of a finishing step: the result, or the messages to ask the model first."""
-
-    result: dict[str, Any] | None = None
-    model_messages: list[dict[str, Any]] | None = None
-    pending: Any = None
-
-
 @ray.remote(**TASK_OPTIONS)
 def count_pages(data: bytes) -> int:
-    from extraction.pdf import pdf_page_count
+    from extraction.formats.pdf import pdf_page_count
 
     with memory_cap():
         return pdf_page_count(data)
@@ -116,8 +82,8 @@ def count_pages(data: bytes) -> int:
 
 @ray.remote(**TASK_OPTIONS)
 def parse_range(data: bytes, filename: str, first_page: int, last_page: int | None) -> Document:
-    from extraction.engines import parse_bytes
-    from extraction.ocr import set_ocr_threads
+    from extraction.formats.engines import parse_bytes
+    from extraction.formats.ocr import set_ocr_threads
 
     # One CPU per task: OCR on every core would only make parallel workers take turns.
     set_ocr_threads(int(TASK_OPTIONS["num_cpus"]))
@@ -138,16 +104,14 @@ def _record_pages(doc: Document, seconds: float) -> None:
 
 @ray.remote(**TASK_OPTIONS)
 def finish_document(spec: DocumentSpec, reply: ModelReply | None, *parts: Document) -> Stage:
-    from extraction.results import finish
-
     with memory_cap():
         return finish(spec, list(parts), reply)
 
 
 @ray.remote(**TASK_OPTIONS)
 def locate_in_document(file_name: str, values: list[Any], *parts: Document) -> dict[str, Any]:
-    from extraction.engines import merge_documents
-    from extraction.locate import locate_values
+    from extraction.fields.locate import locate_values
+    from extraction.formats.engines import merge_documents
 
     with memory_cap():
         doc = parts[0] if len(parts) == 1 else merge_documents(list(parts))
@@ -168,7 +132,7 @@ def cluster_cpus() -> int:
 
 def failure_of(exc: BaseException) -> JobFailure:
     """The job failure a task's exception means."""
-    from extraction.errors import DocumentError
+    from extraction.formats.errors import DocumentError
 
     if isinstance(exc, RayTaskError):
         cause = exc.cause
@@ -300,7 +264,7 @@ async def locate_document(
     pool: WorkerPool,
     cache: ParsedCache | None = None,
 ) -> dict[str, Any]:
-    """`extraction.locate.locate_values` on the document: its pages and each value's citations."""
+    """`extraction.fields.locate.locate_values` on the document: its pages and each value's citations."""
     parts = await parse_parts(spec, data, pool=pool, cache=cache)
     try:
         result: dict[str, Any] = await pool.run(locate_in_document, spec.filename, values, *parts)

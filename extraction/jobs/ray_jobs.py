@@ -3,8 +3,8 @@
     job_id = run_as_job(["s3://bucket/invoices/"], ["invoice_number", "total"],
                         out="s3://bucket/results/", address="http://head-node:8265")
 
-The job runs this module (`python -m extraction.ray_jobs`) on the cluster's head node: it reads the
-documents, extracts them with `extraction.dataset` (the API's engines and limits, one row per
+The job runs this module (`python -m extraction.jobs.ray_jobs`) on the cluster's head node: it reads the
+documents, extracts them with `extraction.jobs.dataset` (the API's engines and limits, one row per
 document) and writes the rows to `out` as Parquet (or JSON Lines). The cluster's nodes need the
 `agentry` package installed (cluster.yaml does) and read the sources themselves: give URLs or paths
 they can see.
@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from typing import IO, Any
 
 from core.settings import get_settings
-from extraction.ray_session import enable_token_auth, running_service_ray
+from extraction.jobs.ray_session import enable_token_auth, running_service_ray
 
 #: The Ray Job SDK's own default: the dashboard of a Ray on this machine.
 DEFAULT_DASHBOARD = "http://127.0.0.1:8265"
@@ -38,7 +38,7 @@ def entrypoint(
 ) -> str:
     """The shell command the job runs; with `ray_address`, its driver joins that Ray."""
     command = ["env", f"RAY_ADDRESS={ray_address}"] if ray_address else []
-    command += [python, "-m", "extraction.ray_jobs", "--fields", ",".join(fields), "--out", out]
+    command += [python, "-m", "extraction.jobs.ray_jobs", "--fields", ",".join(fields), "--out", out]
     command += ["--format", output_format]
     if workers:
         command += ["--workers", str(workers)]
@@ -115,7 +115,7 @@ async def follow_job_async(job_id: str, *, address: str | None = None, stream: I
 
 def follow_job(job_id: str, *, address: str | None = None, stream: IO[str] | None = None) -> str:
     """`follow_job_async` from plain code or a notebook cell."""
-    from extraction.batch import run_blocking
+    from extraction.jobs.batch import run_blocking
 
     return run_blocking(lambda: follow_job_async(job_id, address=address, stream=stream))
 
@@ -139,10 +139,10 @@ def main(argv: list[str] | None = None) -> int:
     """What the job runs: extract `sources` into `--out`, one row per document."""
     from ray.data.expressions import col
 
-    from extraction.batch import field_names
-    from extraction.dataset import ERROR_COLUMN, extract_dataset, read_documents
+    from extraction.jobs.batch import field_names
+    from extraction.jobs.dataset import ERROR_COLUMN, extract_dataset, read_documents
 
-    parser = argparse.ArgumentParser(prog="python -m extraction.ray_jobs")
+    parser = argparse.ArgumentParser(prog="python -m extraction.jobs.ray_jobs")
     parser.add_argument("sources", nargs="+")
     parser.add_argument("--fields", required=True)
     parser.add_argument("--out", required=True, help="a folder or URL the rows are written to")

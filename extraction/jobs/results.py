@@ -1,6 +1,6 @@
 """The `result` of a parse, extract or classify job, built from a parsed document.
 
-`finish` runs inside a worker task (see `extraction.pool`). When a job needs the model, the first
+`finish` runs inside a worker task (see `extraction.jobs.pool`). When a job needs the model, the first
 call returns the chat messages to send instead of a result; the pool asks the model (an I/O wait
 that holds no CPU) and calls `finish` again with the reply, which is then grounded in the document.
 """
@@ -15,16 +15,16 @@ from dataclasses import dataclass
 from typing import Any
 
 from core.configs import ClassifyParams, ExtractParams, ParseParams
-from extraction.document import Document
-from extraction.model import ModelCaller, ModelFactory, ModelReplyError, ModelUnavailable, TaskModel
-from extraction.normalize import DateOrder
-from extraction.pool import DocumentSpec, ModelReply, Stage
+from extraction.fields.normalize import DateOrder
+from extraction.formats.document import Document
+from extraction.jobs.model import ModelCaller, ModelFactory, ModelReplyError, ModelUnavailable, TaskModel
+from extraction.jobs.stages import DocumentSpec, ModelReply, Stage
 
 _PAGE_MARKER = re.compile(r"^<!-- page \d+ -->\n\n?", re.MULTILINE)
 
 
 def finish(spec: DocumentSpec, parts: list[Document], reply: ModelReply | None) -> Stage:
-    from extraction.engines import merge_documents
+    from extraction.formats.engines import merge_documents
 
     doc = parts[0] if len(parts) == 1 else merge_documents(parts)
     if spec.kind == "parse":
@@ -47,15 +47,15 @@ def _metadata(doc: Document, spec: DocumentSpec) -> dict[str, Any]:
 
 
 def _confidence(doc: Document) -> dict[str, Any]:
-    from extraction.engines import document_confidence
+    from extraction.formats.engines import document_confidence
 
     overall, pages, source = document_confidence(doc)
     return {"overall_confidence": overall, "page_confidence": pages, "confidence_source": source}
 
 
 def parse_content(doc: Document, params: ParseParams) -> str:
-    from extraction.engines import elements_payload
-    from extraction.markdown import to_markdown
+    from extraction.formats.engines import elements_payload
+    from extraction.formats.markdown import to_markdown
 
     if params.output_format == "text":
         return doc.text
@@ -68,7 +68,7 @@ def parse_content(doc: Document, params: ParseParams) -> str:
 def parse_result(doc: Document, params: ParseParams, spec: DocumentSpec) -> dict[str, Any]:
     """docs/contract.md section 7: {content, elements, pages, overall_confidence, page_confidence,
     confidence_source} (+ metadata when asked)."""
-    from extraction.engines import elements_payload, pages_payload
+    from extraction.formats.engines import elements_payload, pages_payload
 
     result: dict[str, Any] = {
         "content": parse_content(doc, params),
@@ -82,7 +82,7 @@ def parse_result(doc: Document, params: ParseParams, spec: DocumentSpec) -> dict
 
 
 def _model_text(doc: Document) -> str:
-    from extraction.markdown import to_markdown
+    from extraction.formats.markdown import to_markdown
 
     return to_markdown(doc)
 
@@ -93,7 +93,7 @@ def extract_stage(
     """Rules first (unless `model`), then the model for what they left empty (`auto`, when a model
     is configured), every model value grounded back in the document."""
     from extraction.fields import FieldResult, extract_fields, iso_dates
-    from extraction.grounding import build_model_prompt, ground_model_values, parse_model_json
+    from extraction.fields.grounding import build_model_prompt, ground_model_values, parse_model_json
 
     names = list(params.json_options)
     if params.prompt_mode == "model":
@@ -140,7 +140,7 @@ def date_order(params: ExtractParams) -> DateOrder | None:
 def _document_order(doc: Document, params: ExtractParams) -> DateOrder:
     """The order in which a model's date values are read: the stated order, else the document's."""
     from extraction.fields.date_locale import resolve_date_order
-    from extraction.text_lines import text_units
+    from extraction.fields.text_lines import text_units
 
     stated = date_order(params)
     return stated if stated is not None else resolve_date_order([u.text for u in text_units(doc)], None)
@@ -161,8 +161,8 @@ def extract_result(
     confidence_source}; an absent field has value null. `overall_confidence` is the mean of the
     fields' confidences (an absent field counts 0); `confidence_source` is where most found values
     came from (the document's own source when none was found)."""
-    from extraction.engines import pages_payload
-    from extraction.output import fields_to_csv, fields_to_json_content
+    from extraction.formats.engines import pages_payload
+    from extraction.jobs.output import fields_to_csv, fields_to_json_content
 
     names = list(params.json_options)
     data = {name: found[name].value for name in names}
@@ -197,7 +197,7 @@ def classify_stage(doc: Document, params: ClassifyParams, spec: DocumentSpec) ->
     model built here: the task's own (its connection's key read from the store here, never carried
     in the job), else the operator's from the worker's settings.
     """
-    from extraction.classify import classify_document
+    from extraction.fields.classify import classify_document
 
     categories: list[Any] = [
         {"name": c.name, "description": c.description} if c.description else c.name

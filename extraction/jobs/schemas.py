@@ -13,7 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints, model_vali
 
 from core.configs import ClassifyParams, ExtractParams, ParseParams
 from core.models import Record
-from extraction.model import TaskModel
+from extraction.jobs.model import TaskModel
 
 JobKind = Literal["parse", "extract", "classify"]
 JobStatus = Literal["processing", "completed", "failed"]

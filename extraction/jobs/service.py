@@ -3,7 +3,7 @@
 A job is accepted here (its input resolved to a stored file, its config to validated params),
 stored as `processing`, and handed to the `ExtractionCoordinator`, which drives it on the worker
 pool. Async callers get the `record_id` at once; sync callers wait for the job without holding a
-thread (`extraction.waiter`), up to a budget.
+thread (`extraction.jobs.waiter`), up to a budget.
 
 Entry points:
 - `submit(ctx, workspace_id, kind, request)`: a single input gives a `V2Response` with
@@ -34,10 +34,13 @@ from core.configs import ClassifyParams, ExtractParams, ParseParams
 from core.errors import AgentryError, BadRequest, ServiceUnavailable, Unprocessable
 from core.ids import new_id
 from core.settings import Settings
-from extraction import job_store
-from extraction.coordinator import coordinator, forget_coordinator
-from extraction.formats import sniff_upload
-from extraction.job_models import (
+from extraction.jobs import store as job_store
+from extraction.jobs.coordinator import coordinator, forget_coordinator
+from extraction.jobs.edge import sniff_upload
+from extraction.jobs.fetch import fetch_url
+from extraction.jobs.model import ModelFactory, ModelUnavailable, TaskModel, model_configured
+from extraction.jobs.pool import INTERNAL_MESSAGE, JobFailure
+from extraction.jobs.schemas import (
     SYNC_REQUESTS,
     BatchItem,
     BatchRecord,
@@ -47,10 +50,7 @@ from extraction.job_models import (
     JobRequest,
     V2Response,
 )
-from extraction.model import ModelFactory, ModelUnavailable, TaskModel, model_configured
-from extraction.pool import INTERNAL_MESSAGE, JobFailure
-from extraction.urls import fetch_url
-from extraction.waiter import waiter_for
+from extraction.jobs.waiter import waiter_for
 
 log = logging.getLogger(__name__)
 
@@ -323,7 +323,7 @@ async def locate_in_file(
     timeout_seconds: float,
 ) -> dict[str, Any]:
     """`{pages, citations}`: the file's pages and, for each value in order, every place it occurs
-    (`extraction.locate`), searched on the worker pool in the file's (cached) parse.
+    (`extraction.fields.locate`), searched on the worker pool in the file's (cached) parse.
 
     Raises the file's `AgentryError` (404 when it is gone), `JobFailed` when the document cannot
     be processed, and `ServiceUnavailable` when the pool cannot answer within `timeout_seconds`.

@@ -23,8 +23,8 @@ from redis.exceptions import WatchError
 from core import keys
 from core.errors import Forbidden, NotFound
 from core.ids import new_id, now_iso, parse_uuid, utcnow
-from extraction.job_models import BatchItem, BatchRecord, JobKind, JobRecord
-from extraction.model import TaskModel
+from extraction.jobs.model import TaskModel
+from extraction.jobs.schemas import BatchItem, BatchRecord, JobKind, JobRecord
 
 PENDING_KEY = keys.glob("extraction", "pending")
 #: The webhook event of a job that completed (a failed job raises none).

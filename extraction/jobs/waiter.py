@@ -18,8 +18,8 @@ import weakref
 import redis.asyncio as aioredis
 from redis.exceptions import RedisError
 
-from extraction.job_models import JobRecord
-from extraction.job_store import DONE_CHANNEL, load_job
+from extraction.jobs.schemas import JobRecord
+from extraction.jobs.store import DONE_CHANNEL, load_job
 
 log = logging.getLogger(__name__)
 
