@@ -7,7 +7,13 @@ import zipfile
 import pytest
 
 from extraction.formats.engines import parse_bytes
-from extraction.formats.errors import DocumentError, DocumentTooLarge, InvalidDocument, PasswordProtected
+from extraction.formats.errors import (
+    DocumentError,
+    DocumentTooLarge,
+    InvalidDocument,
+    PasswordProtected,
+    UnsupportedFormat,
+)
 from extraction.formats.limits import MAX_ZIP_MEMBERS, check_zip_container, open_image
 from extraction.formats.pdf import parse_pdf, pdf_page_count
 from extraction.jobs.edge import edge_error
@@ -100,8 +106,12 @@ def test_pdf_over_the_page_cap():
         parse_pdf(data, "long.pdf", max_pages=4)
 
 
-def test_every_document_error_is_a_value_error_with_a_status():
-    for error in (DocumentTooLarge("x"), InvalidDocument("x"), PasswordProtected("x")):
+def test_every_document_error_is_a_value_error_the_edge_gives_a_status():
+    expected = {DocumentTooLarge: 413, InvalidDocument: 400, PasswordProtected: 400, UnsupportedFormat: 415}
+    for kind, status in expected.items():
+        error = kind("x")
         assert isinstance(error, DocumentError)
         assert isinstance(error, ValueError)
-        assert error.status_code in (400, 413)
+        assert not hasattr(error, "status_code")
+        assert edge_error(error).status_code == status
+        assert edge_error(error).message == "x"
