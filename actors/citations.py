@@ -22,10 +22,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from core.settings import Settings
-from extraction.citations import dedupe
-from extraction.grounding import MAX_CITATIONS
-from extraction.jobs import locate_in_file
-from extraction.model import ModelFactory
+from extraction.fields.citations import dedupe
+from extraction.fields.grounding import MAX_CITATIONS
+from extraction.jobs.model import ModelFactory
+from extraction.jobs.service import locate_in_file
 from tools.documents.processed import ProcessedDocument, processed_documents
 
 log = logging.getLogger(__name__)

@@ -38,7 +38,7 @@ from core.settings import Settings
 from core.state_machine import TaskStatus
 from core.store import STORE_ERRORS
 from core.tasks import Task, dumps
-from extraction.model import TaskModel
+from extraction.jobs.model import TaskModel
 from tools.context import ToolContext
 from tools.errors import ToolError
 from tools.registry import ToolRegistry

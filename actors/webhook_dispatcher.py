@@ -31,7 +31,7 @@ from core.secretbox import SealedValueError
 from core.settings import Settings, get_settings
 from core.store import StoreOutage, async_client, resolve_redis_url
 from core.url_guard import checked_address, parse_url, pinned
-from extraction import job_store
+from extraction.jobs import store as job_store
 
 log = logging.getLogger(__name__)
 

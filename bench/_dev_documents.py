@@ -3,7 +3,7 @@
 - receipts (`NNN.jpg` with `NNN.csv` beside it): the corpus's own OCR lines
   (`x1,y1,...,x4,y4,text`), one element per line, page size from the image;
 - PDFs: PyMuPDF text lines with boxes (`page.get_text("dict")`) and form widgets.
-`corpus_quality.py --in-process` uses this only when `extraction.engines` is not importable (or
+`corpus_quality.py --in-process` uses this only when `extraction.formats.engines` is not importable (or
 with `--dev-loader`); the figures it gives are not the product's figures.
 """
 
@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from extraction.document import Box, Document, Element, Line, Page
+from extraction.formats.document import Box, Document, Element, Line, Page
 
 
 def load_document(path: Path) -> Document:

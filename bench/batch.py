@@ -4,7 +4,7 @@
 
 Without a glob, the documents of the corpus's manifest (149). In-process is what one Python loop
 does with no Ray at all: sniff, parse and extract each file in turn, with OCR on one thread as in a
-worker task. Ray Data is `extraction.dataset.extract_dataset` on a private local Ray with two CPUs:
+worker task. Ray Data is `extraction.jobs.dataset.extract_dataset` on a private local Ray with two CPUs:
 the same tasks, time limit and memory cap as the API's jobs, one document per worker at a time.
 Every set-up is warmed up first (imports, OCR models, Ray's workers and actors), so the figures are
 steady-state throughput; Ray's start-up is left out. The Ray set-ups run alternately, best of
@@ -43,12 +43,12 @@ def corpus_files(corpus: Path) -> list[str]:
 def in_process(files: list[str], fields: list[str]) -> tuple[float, int]:
     """Seconds for every file in this process, and how many failed."""
     from core.configs import ExtractParams
-    from extraction.engines import parse_bytes
-    from extraction.errors import DocumentError
-    from extraction.ocr import set_ocr_threads
-    from extraction.pool import DocumentSpec
-    from extraction.results import finish
-    from extraction.sniff import sniff_format
+    from extraction.formats.engines import parse_bytes
+    from extraction.formats.errors import DocumentError
+    from extraction.formats.ocr import set_ocr_threads
+    from extraction.formats.sniff import sniff_format
+    from extraction.jobs.results import finish
+    from extraction.jobs.stages import DocumentSpec
 
     set_ocr_threads(1)
     params = ExtractParams(json_options=fields).model_dump(mode="json")
@@ -68,7 +68,7 @@ def in_process(files: list[str], fields: list[str]) -> tuple[float, int]:
 def on_ray_data(files: list[str], fields: list[str], workers: int) -> tuple[float, int]:
     from ray.data.expressions import col
 
-    from extraction.dataset import extract_dataset, read_documents
+    from extraction.jobs.dataset import extract_dataset, read_documents
 
     start = time.perf_counter()
     rows = extract_dataset(read_documents(files), fields, workers=workers).materialize()

@@ -5,7 +5,7 @@ Two ways to get predictions for every manifest document:
   --url URL --api-key KEY   through the HTTP API, as corpus/README.md describes: upload with
                             POST /api/v2/files, then POST /api/v2/extract/sync with prompt_mode
                             "rules"; a failed call predicts null for every field.
-  --in-process              extraction.engines.parse_bytes, then extraction.fields.extract_fields.
+  --in-process              extraction.formats.engines.parse_bytes, then extraction.fields.extract_fields.
                             Without the engines (or with --dev-loader) documents come from the
                             DEV-ONLY bench/_dev_documents.py, and the report says so.
 
@@ -142,12 +142,12 @@ def in_process_predictor(force_dev_loader: bool, parse_cache: Path | None = None
     try:
         if force_dev_loader:
             raise ImportError("--dev-loader")
-        from extraction.engines import parse_bytes  # type: ignore[import-not-found, unused-ignore]
+        from extraction.formats.engines import parse_bytes  # type: ignore[import-not-found, unused-ignore]
 
         def parse(path: Path) -> Any:
             return parse_bytes(path.read_bytes(), path.name)
 
-        label = "engines (extraction.engines.parse_bytes)"
+        label = "engines (extraction.formats.engines.parse_bytes)"
     except ImportError:
         from bench._dev_documents import load_document
 

@@ -51,8 +51,8 @@ def fit(pairs: list[tuple[str, bool]]) -> dict[str, float]:
 
 
 def collect(manifest: list[dict[str, Any]], corpus: Path, parse_cache: Path | None) -> list[tuple[str, bool]]:
-    from extraction.engines import parse_bytes
     from extraction.fields import extract_fields
+    from extraction.formats.engines import parse_bytes
 
     def parse(path: Path) -> Any:
         return parse_bytes(path.read_bytes(), path.name)

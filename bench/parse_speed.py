@@ -40,8 +40,8 @@ Timing = tuple[float, float]
 
 def parse_units(files: dict[int, tuple[str, bytes]], units: Units, threads: int) -> tuple[list[Any], float]:
     """The documents of `units`, and the CPU seconds this worker spent on them."""
-    from extraction.engines import parse_bytes
-    from extraction.ocr import set_ocr_threads
+    from extraction.formats.engines import parse_bytes
+    from extraction.formats.ocr import set_ocr_threads
 
     # OCR uses as many threads as the task has CPUs, as the worker pool configures it.
     set_ocr_threads(threads)
@@ -69,8 +69,8 @@ def plan(files: Files, task_pages: int) -> list[Units]:
 
 
 def run_ours_inline(files: Files) -> Timing:
-    from extraction.engines import parse_bytes
-    from extraction.markdown import to_markdown
+    from extraction.formats.engines import parse_bytes
+    from extraction.formats.markdown import to_markdown
 
     start, cpu = time.perf_counter(), time.process_time()
     for name, data, _ in files:
@@ -81,8 +81,8 @@ def run_ours_inline(files: Files) -> Timing:
 def run_ours_ray(files: Files, tasks: list[Units], cpus_per_task: int) -> Timing:
     import ray
 
-    from extraction.engines import merge_documents
-    from extraction.markdown import to_markdown
+    from extraction.formats.engines import merge_documents
+    from extraction.formats.markdown import to_markdown
 
     remote = ray.remote(num_cpus=cpus_per_task)(parse_units)
     start, cpu = time.perf_counter(), time.process_time()
@@ -104,7 +104,7 @@ def run_ours_ray(files: Files, tasks: list[Units], cpus_per_task: int) -> Timing
 def run_pymupdf4llm(files: Files) -> Timing:
     import pymupdf4llm
 
-    from extraction.pdf_geometry import load_pymupdf
+    from extraction.formats.pdf_geometry import load_pymupdf
 
     pymupdf = load_pymupdf()
     start, cpu = time.perf_counter(), time.process_time()
@@ -150,7 +150,7 @@ def main() -> None:
 
     import ray
 
-    from extraction.pdf_geometry import load_pymupdf
+    from extraction.formats.pdf_geometry import load_pymupdf
 
     pymupdf = load_pymupdf()
     files: Files = []

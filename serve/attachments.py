@@ -9,7 +9,7 @@ from starlette.datastructures import UploadFile
 
 from core import files
 from core.errors import BadRequest
-from extraction.formats import sniff_upload
+from extraction.jobs.edge import sniff_upload
 from serve.state import EdgeState
 
 #: Bytes read from an upload per chunk while streaming it to the blob store.

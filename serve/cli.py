@@ -171,7 +171,7 @@ def cmd_extract(settings: Settings, args: argparse.Namespace) -> int:
     import json
 
     from actors.models.extraction import extraction_model
-    from extraction.batch import extract_many
+    from extraction.jobs.batch import extract_many
 
     fields = [name for name in args.fields.split(",") if name.strip()]
     if not fields:

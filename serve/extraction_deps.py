@@ -9,7 +9,7 @@ from fastapi import Depends
 from actors.models.extraction import extraction_model
 from core.apikeys import Principal
 from core.blobs import BlobStore
-from extraction.jobs import ExtractionContext
+from extraction.jobs.service import ExtractionContext
 from serve.deps import EdgeDep, RedisDep, SettingsDep, agents_principal
 
 #: docs/contract.md section 7: /api/v2 answers 429 under the same per-key limit as /api/v1. The one

@@ -1,6 +1,6 @@
 """Bodies and replies of the extraction API that only the HTTP edge uses.
 
-Job bodies and `V2Response` live in `extraction.job_models` (agent tools submit the same bodies);
+Job bodies and `V2Response` live in `extraction.jobs.schemas` (agent tools submit the same bodies);
 config params in `core.configs`.
 """
 

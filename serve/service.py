@@ -23,7 +23,7 @@ from core.embedded_redis import EmbeddedRedis
 from core.persistence import warn_unless_durable
 from core.settings import Settings
 from core.store import async_client, resolve_redis_url
-from extraction.ray_session import forget_running_ray, record_running_ray
+from extraction.jobs.ray_session import forget_running_ray, record_running_ray
 from serve.deployment import APP_NAME, deploy
 from serve.ray_start import start_local_ray
 from serve.waiters import request_drain
@@ -134,7 +134,7 @@ def start_service(settings: Settings, *, dashboard: bool = True) -> RunningServi
             if dashboard and dashboard_address:
                 dashboard_url = f"http://{dashboard_address}"
             # Batch runs on this machine (`agentry extract`, notebooks) join this Ray instead of
-            # starting a second one beside it (extraction.ray_session).
+            # starting a second one beside it (extraction.jobs.ray_session).
             record_running_ray(
                 settings.data_dir, f"http://{dashboard_address}" if dashboard_address else None
             )

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from extraction.model import ModelFactory
+from extraction.jobs.model import ModelFactory
 from tools.ask_user import ASK_USER
 from tools.delegate import DELEGATE_TASKS
 from tools.documents.specs import document_tools

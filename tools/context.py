@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from extraction.model import TaskModel
+from extraction.jobs.model import TaskModel
 
 
 @dataclass(frozen=True)

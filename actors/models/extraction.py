@@ -24,7 +24,7 @@ from actors.models.templates import TemplateContext
 from core import tasks
 from core.errors import AgentryError
 from core.settings import Settings
-from extraction.model import ModelCaller, ModelUnavailable, TaskModel, model_configured
+from extraction.jobs.model import ModelCaller, ModelUnavailable, TaskModel, model_configured
 
 #: The openai model used for extraction when AGENTRY_DEFAULT_MODEL names no openai model.
 DEFAULT_EXTRACTION_MODEL = "openai:gpt-4o-mini"
@@ -87,7 +87,7 @@ async def charge_task(redis: Any, task_model: TaskModel, usage: Usage) -> None:
 
 
 class ExtractionModels:
-    """The `extraction.model.ModelFactory` of the runtime (a plain class, so Ray ships it by name)."""
+    """The `extraction.jobs.model.ModelFactory` of the runtime (a plain class, so Ray ships it by name)."""
 
     def __call__(self, settings: Settings) -> ModelCaller | None:
         """The operator's extraction model, or None when none is configured (prompt_mode `model` is

@@ -17,7 +17,7 @@ import httpx
 from core.errors import BadRequest
 from core.model_connections import PROVIDER_HOME, ModelConnection, Price
 from core.settings import Settings
-from extraction.urls import checked_address, parse_url
+from core.url_guard import checked_address, parse_url
 
 Provider = Literal["openai", "anthropic"]
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import re
 
+from extraction.fields.normalize import DEFAULT_DATE_ORDER, DateOrder, document_date_order
 from extraction.fields.vocabulary import US_STATES
-from extraction.normalize import DEFAULT_DATE_ORDER, DateOrder, document_date_order
 
 #: Evidence of a place that writes dates day first: currencies and tax words of such places, their
 #: names, and the shape of their postcodes.

@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from extraction.normalize import DateOrder, find_dates
-from extraction.value_kinds import kind_of
+from extraction.fields.normalize import DateOrder, find_dates
+from extraction.fields.value_kinds import kind_of
 
 if TYPE_CHECKING:
     from extraction.fields.extract import FieldResult

@@ -23,26 +23,15 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
-from extraction.candidate import Candidate
-from extraction.citations import Citation, element_citation, units_citations
-from extraction.document import Box, ConfidenceSource, Document, Element
 from extraction.fields.calibration import LOW_TEXT_CONFIDENCE, calibrated_confidence, evidence_key
+from extraction.fields.candidate import Candidate
 from extraction.fields.choices import marked_option
+from extraction.fields.citations import Citation, element_citation, units_citations
 from extraction.fields.date_locale import resolve_date_order
+from extraction.fields.heuristics import heuristic_candidates
 from extraction.fields.layout import cell_units, other_party_units, widget_labels
 from extraction.fields.names import split_name
-from extraction.fields.vocabulary import (
-    GENDER_OPTIONS,
-    FieldSpec,
-    address_part,
-    field_spec,
-    is_other_party,
-    is_prose,
-    read_gender,
-    validate,
-)
-from extraction.heuristics import heuristic_candidates
-from extraction.normalize import (
+from extraction.fields.normalize import (
     SYNONYM_SCORE,
     DateOrder,
     concept_of,
@@ -57,8 +46,19 @@ from extraction.normalize import (
     total_rank,
     vocabulary_words,
 )
-from extraction.text_lines import TextUnit, below, cell_unit, page_skews, right_of, text_units
-from extraction.value_kinds import Kind, Reading, kind_of, read_value
+from extraction.fields.text_lines import TextUnit, below, cell_unit, page_skews, right_of, text_units
+from extraction.fields.value_kinds import Kind, Reading, kind_of, read_value
+from extraction.fields.vocabulary import (
+    GENDER_OPTIONS,
+    FieldSpec,
+    address_part,
+    field_spec,
+    is_other_party,
+    is_prose,
+    read_gender,
+    validate,
+)
+from extraction.formats.document import Box, ConfidenceSource, Document, Element
 
 #: A label must score at least this against the field name (normalize.match_label) to be used.
 LABEL_THRESHOLD = 0.75

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from extraction.document import Box, Document, Word
+from extraction.fields.normalize import label_tokens
+from extraction.fields.text_lines import TextUnit, text_units
 from extraction.fields.vocabulary import is_other_party
-from extraction.normalize import label_tokens
-from extraction.text_lines import TextUnit, text_units
+from extraction.formats.document import Box, Document, Word
 
 #: Words further apart than this many line heights stand in different cells.
 CELL_GAP_HEIGHTS = 1.2

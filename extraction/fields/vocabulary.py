@@ -16,7 +16,7 @@ from datetime import date
 from functools import lru_cache
 
 from extraction.fields.names import NamePart, split_name
-from extraction.normalize import concept_of, label_tokens
+from extraction.fields.normalize import concept_of, label_tokens
 
 #: Words that make a label, a section heading or a field name someone else's than the patient's.
 OTHER_PARTY_WORDS = frozenset(

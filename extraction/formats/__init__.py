@@ -1,17 +1,5 @@
-"""Format detection for uploads, in the terms of the HTTP edge (415 unsupported, 400 damaged)."""
+"""Format engines: pure functions from a document's bytes to the document model (`formats.document`).
 
-from __future__ import annotations
-
-from core.errors import AgentryError
-
-
-def sniff_upload(data: bytes, filename: str | None) -> tuple[str, str]:
-    """(format, content type) of an upload judged from its bytes; the `core.files.Sniffer`."""
-    from extraction.errors import DocumentError
-    from extraction.sniff import content_type, sniff_format
-
-    try:
-        fmt = sniff_format(data, filename)
-    except DocumentError as exc:
-        raise AgentryError(str(exc), status_code=exc.status_code) from None
-    return fmt, content_type(fmt)
+Nothing here knows of jobs, fields or HTTP: a document the engines refuse raises a plain
+`errors.DocumentError`, which `extraction.jobs.edge` maps to the API's status.
+"""

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from extraction.ocr import OcrLine
+from extraction.formats.ocr import OcrLine
 
 if TYPE_CHECKING:
     from PIL import Image
@@ -36,7 +36,7 @@ def with_checkboxes(image: Image.Image, lines: list[OcrLine]) -> list[OcrLine]:
     spans the box, or as a line of its own."""
     from dataclasses import replace
 
-    from extraction.document import Box
+    from extraction.formats.document import Box
 
     out = list(lines)
     for x, y, w, h, ticked in find_checkboxes(image, lines):

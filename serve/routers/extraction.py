@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from extraction import jobs
-from extraction.job_models import (
+from extraction.jobs import service as jobs
+from extraction.jobs.schemas import (
     BatchResponse,
     ClassifyRequest,
     ClassifySyncRequest,

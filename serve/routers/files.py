@@ -11,8 +11,8 @@ from fastapi.responses import Response, StreamingResponse
 from core import files
 from core.errors import NotFound, Unauthorized, UnsupportedMediaType
 from core.file_filter import check_tag
-from extraction.formats import sniff_upload
-from extraction.page_images import DEFAULT_WIDTH, MAX_WIDTH, MIN_WIDTH, RENDERABLE_FORMATS, page_image
+from extraction.formats.page_images import DEFAULT_WIDTH, MAX_WIDTH, MIN_WIDTH, RENDERABLE_FORMATS
+from extraction.jobs.edge import page_image, sniff_upload
 from serve.deps import AuthorizationDep, EdgeDep, RedisDep, SettingsDep, agents_principal
 from serve.extraction_deps import BlobsDep, ExtractionPrincipalDep
 from serve.extraction_schemas import DeletedFile, UploadedFile

@@ -11,7 +11,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from extraction.pool import CRASHED_MESSAGE
+from extraction.jobs.pool import CRASHED_MESSAGE
 from tests.support.documents import pdf_text
 from tests.support.service import wait_for
 from tests.support.session_service import Service

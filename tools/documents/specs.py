@@ -3,7 +3,7 @@
 Each tool takes the body of its extraction endpoint (`/api/v2/parse/sync`, `/extract/sync`,
 `/classify/sync`), where `input` may also be the file name of one of the task's attachments, and
 returns what that endpoint's `result` would be: extract's values come with their confidences and
-citations. The work runs as an extraction job on the worker pool (`extraction.jobs.run_job`), never
+citations. The work runs as an extraction job on the worker pool (`extraction.jobs.service.run_job`), never
 in the task's own process, and asks the task's own model (`ToolContext.task_model`) where it asks
 one: the document goes where the agent's steps go, never to the operator's extraction model.
 
@@ -19,9 +19,9 @@ from typing import Any
 from core import files
 from core.configs import MAX_CATEGORIES, MAX_FIELDS
 from core.errors import AgentryError
-from extraction.job_models import JobKind
-from extraction.jobs import JobFailed, run_job
-from extraction.model import ModelFactory
+from extraction.jobs.model import ModelFactory
+from extraction.jobs.schemas import JobKind
+from extraction.jobs.service import JobFailed, run_job
 from tools.context import ToolContext
 from tools.documents.attachments import resolve_input, task_attachments
 from tools.documents.processed import record_processed

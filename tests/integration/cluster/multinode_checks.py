@@ -53,7 +53,7 @@ POOLED_TASKS = 40
 POOLED_SECONDS = 90
 #: How long a test task's one model call takes: long enough to remove a node under it.
 TASK_SECONDS = 15
-#: Pages of each test PDF: three ranges of extraction.pool.PAGES_PER_RANGE parsed in parallel.
+#: Pages of each test PDF: three ranges of extraction.jobs.pool.PAGES_PER_RANGE parsed in parallel.
 PDF_PAGES = 60
 
 

@@ -30,7 +30,7 @@ def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_extract_dataset_gives_one_row_per_document_with_confidence_and_citations(
     service: Service, folder: Path, tmp_path: Path
 ) -> None:
-    from extraction.dataset import extract_dataset, read_documents
+    from extraction.jobs.dataset import extract_dataset, read_documents
 
     results = extract_dataset(read_documents(str(folder)), FIELDS, workers=2)
     frame = results.to_pandas().set_index("path")
@@ -57,7 +57,7 @@ def test_extract_dataset_gives_one_row_per_document_with_confidence_and_citation
 
 
 def test_parse_and_classify_datasets(service: Service, folder: Path) -> None:
-    from extraction.dataset import classify_dataset, parse_dataset, read_documents
+    from extraction.jobs.dataset import classify_dataset, parse_dataset, read_documents
 
     documents_ = read_documents([str(folder / "*.pdf"), f"file://{folder}/*.docx"])
     parsed = parse_dataset(documents_, output_format="text").to_pandas().set_index("path")
@@ -76,7 +76,7 @@ def test_parse_and_classify_datasets(service: Service, folder: Path) -> None:
 
 async def test_extract_many_inside_a_running_event_loop(service: Service, folder: Path) -> None:
     """A notebook cell runs in an event loop: the blocking call and the awaited one both work."""
-    from extraction.batch import extract_many, extract_many_async
+    from extraction.jobs.batch import extract_many, extract_many_async
 
     pattern = str(folder / "*")
     blocking = extract_many(pattern, FIELDS, progress=False)
@@ -89,7 +89,7 @@ async def test_extract_many_inside_a_running_event_loop(service: Service, folder
 
 
 def test_per_document_time_limit_is_an_argument(service: Service, folder: Path) -> None:
-    from extraction.batch import extract_many
+    from extraction.jobs.batch import extract_many
 
     records = extract_many(str(folder / "a.pdf"), FIELDS, progress=False, timeout_seconds=0.001)
     assert records[0]["data"] is None

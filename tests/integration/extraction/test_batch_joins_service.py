@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from extraction.ray_session import read_record
+from extraction.jobs.ray_session import read_record
 from tests.integration.conftest import Service
 from tests.support import documents
 
@@ -71,10 +71,10 @@ def test_empty_glob_returns_at_once_without_ray(tmp_path: Path) -> None:
 
 
 def test_the_ray_job_entrypoint_writes_one_parquet_row_per_document(service: Service, tmp_path: Path) -> None:
-    """What `extraction.ray_jobs.submit_extraction` has the cluster run, run here as a job driver."""
+    """What `extraction.jobs.ray_jobs.submit_extraction` has the cluster run, run here as a job driver."""
     import pyarrow.parquet as pq
 
-    from extraction.ray_jobs import entrypoint
+    from extraction.jobs.ray_jobs import entrypoint
 
     (tmp_path / "in").mkdir()
     (tmp_path / "in" / "a.pdf").write_bytes(documents.pdf_text([["Invoice Number: INV-8", "Total: 8.00"]]))

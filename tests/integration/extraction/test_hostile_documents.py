@@ -18,9 +18,9 @@ import httpx
 import pytest
 import ray
 
-from extraction.coordinator import COORDINATOR_NAME, RAY_NAMESPACE
-from extraction.memory import memory_cap
-from extraction.pool import (
+from extraction.jobs.coordinator import COORDINATOR_NAME, RAY_NAMESPACE
+from extraction.jobs.memory import memory_cap
+from extraction.jobs.pool import (
     CRASHED_MESSAGE,
     OUT_OF_MEMORY_MESSAGE,
     TASK_OPTIONS,

@@ -17,10 +17,10 @@ from actors.models.extraction import DEFAULT_EXTRACTION_MODEL, ProviderCaller, e
 from actors.models.openai import OpenAIProvider
 from actors.models.targets import ModelTarget
 from core.settings import Settings
-from extraction.engines import parse_bytes
-from extraction.model import ModelReplyError
-from extraction.pool import DocumentSpec, ModelReply
-from extraction.results import finish
+from extraction.formats.engines import parse_bytes
+from extraction.jobs.model import ModelReplyError
+from extraction.jobs.results import finish
+from extraction.jobs.stages import DocumentSpec, ModelReply
 from tests.support import documents
 from tests.support.openai_server import OpenAICompatibleServer, completion
 

@@ -1,4 +1,4 @@
-"""`extraction.jobs.run_job`, the entry point of the agent tools, called from outside the HTTP edge
+"""`extraction.jobs.service.run_job`, the entry point of the agent tools, called from outside the HTTP edge
 (as a task actor does): same validation, same jobs, the result or a clear error."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from actors.models.extraction import extraction_model
 from core import keys
 from core.errors import BadRequest, Forbidden, NotFound, Unprocessable
 from core.files import parse_file_id
-from extraction.jobs import JobFailed, run_job
+from extraction.jobs.service import JobFailed, run_job
 from tests.integration.conftest import Service
 from tests.integration.extraction.conftest import upload
 from tests.support import documents

@@ -12,7 +12,7 @@ import httpx
 import pytest
 
 from core.errors import BadRequest, PayloadTooLarge
-from extraction.urls import fetch_url
+from extraction.jobs.fetch import fetch_url
 from tests.integration.extraction.conftest import LocalSite, settle
 from tests.support import documents
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from extraction.document import Box, Document, Element, Line, Page
+from extraction.formats.document import Box, Document, Element, Line, Page
 
 
 class DocBuilder:

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from core.settings import Settings
-from extraction import batch, dataset, ray_session
-from extraction.ray_session import RayRecord, choose_address, read_record
+from extraction.jobs import batch, dataset, ray_session
+from extraction.jobs.ray_session import RayRecord, choose_address, read_record
 
 pytestmark = pytest.mark.unit
 
@@ -168,20 +168,20 @@ def test_classify_rows_carry_the_category_and_the_whole_classification() -> None
 
 
 def test_the_job_entrypoint_quotes_what_the_shell_would_split() -> None:
-    from extraction.ray_jobs import entrypoint
+    from extraction.jobs.ray_jobs import entrypoint
 
     command = entrypoint(["s3://b/in dir/*.pdf", "x.pdf"], ["total", "date"], "s3://b/out", workers=4)
     assert command == (
-        "python -m extraction.ray_jobs --fields total,date --out s3://b/out --format parquet"
+        "python -m extraction.jobs.ray_jobs --fields total,date --out s3://b/out --format parquet"
         " --workers 4 -- 's3://b/in dir/*.pdf' x.pdf"
     )
 
 
 def test_a_job_for_the_local_service_names_its_ray_and_interpreter() -> None:
-    from extraction.ray_jobs import entrypoint
+    from extraction.jobs.ray_jobs import entrypoint
 
     command = entrypoint(["a.pdf"], ["total"], "out", python="/venv/bin/python", ray_address="10.0.0.1:6379")
-    assert command.startswith("env RAY_ADDRESS=10.0.0.1:6379 /venv/bin/python -m extraction.ray_jobs ")
+    assert command.startswith("env RAY_ADDRESS=10.0.0.1:6379 /venv/bin/python -m extraction.jobs.ray_jobs ")
 
 
 def test_extract_command_takes_the_time_limit_as_a_flag(capsys: pytest.CaptureFixture[str]) -> None:
@@ -202,7 +202,7 @@ def test_the_time_limit_is_a_setting() -> None:
 
 def test_the_worker_pool_defaults_to_the_setting(monkeypatch: pytest.MonkeyPatch) -> None:
     from core.settings import get_settings
-    from extraction.pool import WorkerPool
+    from extraction.jobs.pool import WorkerPool
 
     monkeypatch.setenv("AGENTRY_DOCUMENT_TIMEOUT_SECONDS", "45")
     get_settings.cache_clear()

@@ -2,8 +2,8 @@ from __future__ import annotations
 
 import pytest
 
-from extraction.classify import RULES_CONFIDENT, Category, classify_document
-from extraction.document import Document
+from extraction.fields.classify import RULES_CONFIDENT, Category, classify_document
+from extraction.formats.document import Document
 from tests.unit.extraction.doc_builders import DocBuilder
 
 pytestmark = pytest.mark.unit

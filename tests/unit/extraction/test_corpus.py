@@ -5,8 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from extraction.engines import document_confidence, elements_payload, parse_bytes
-from extraction.markdown import to_markdown
+from extraction.formats.engines import document_confidence, elements_payload, parse_bytes
+from extraction.formats.markdown import to_markdown
 
 pytestmark = pytest.mark.unit
 

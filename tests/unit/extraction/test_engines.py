@@ -1,7 +1,7 @@
 import pytest
 
-from extraction.document import Box, Document, Element, Page
-from extraction.engines import (
+from extraction.formats.document import Box, Document, Element, Page
+from extraction.formats.engines import (
     count_pages,
     document_confidence,
     elements_payload,
@@ -9,7 +9,7 @@ from extraction.engines import (
     pages_payload,
     parse_bytes,
 )
-from extraction.errors import InvalidDocument
+from extraction.formats.errors import InvalidDocument
 
 pytestmark = pytest.mark.unit
 
@@ -98,12 +98,12 @@ def test_merge_orders_pages_and_drops_repeated_pages():
 
 
 def test_library_failures_become_invalid_document(monkeypatch):
-    import extraction.text
+    import extraction.formats.text
 
     def explode(data, filename):
         raise KeyError("internal detail")
 
-    monkeypatch.setattr(extraction.text, "parse_text", explode)
+    monkeypatch.setattr(extraction.formats.text, "parse_text", explode)
     with pytest.raises(InvalidDocument, match="TEXT file could not be read") as caught:
         parse_bytes(b"plain words", "a.txt")
     assert isinstance(caught.value.__cause__, KeyError)

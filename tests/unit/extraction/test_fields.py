@@ -2,8 +2,8 @@ from __future__ import annotations
 
 import pytest
 
-from extraction.document import Box, Document, Element, Page
 from extraction.fields import FieldResult, extract_fields
+from extraction.formats.document import Box, Document, Element, Page
 from tests.unit.extraction.doc_builders import DocBuilder, sheet_document, text_document
 
 pytestmark = pytest.mark.unit

@@ -4,8 +4,7 @@ from typing import Any
 
 import pytest
 
-from extraction.document import Box
-from extraction.grounding import (
+from extraction.fields.grounding import (
     GROUNDED_EXACT_CONFIDENCE,
     UNGROUNDED_CONFIDENCE,
     build_model_prompt,
@@ -13,6 +12,7 @@ from extraction.grounding import (
     ground_model_values,
     parse_model_json,
 )
+from extraction.formats.document import Box
 from tests.unit.extraction.doc_builders import DocBuilder, sheet_document, text_document
 
 pytestmark = pytest.mark.unit

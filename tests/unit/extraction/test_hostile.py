@@ -6,10 +6,17 @@ import zipfile
 
 import pytest
 
-from extraction.engines import parse_bytes
-from extraction.errors import DocumentError, DocumentTooLarge, InvalidDocument, PasswordProtected
-from extraction.limits import MAX_ZIP_MEMBERS, check_zip_container, open_image
-from extraction.pdf import parse_pdf, pdf_page_count
+from extraction.formats.engines import parse_bytes
+from extraction.formats.errors import (
+    DocumentError,
+    DocumentTooLarge,
+    InvalidDocument,
+    PasswordProtected,
+    UnsupportedFormat,
+)
+from extraction.formats.limits import MAX_ZIP_MEMBERS, check_zip_container, open_image
+from extraction.formats.pdf import parse_pdf, pdf_page_count
+from extraction.jobs.edge import edge_error
 from tests.unit.extraction import builders
 
 pytestmark = pytest.mark.unit
@@ -18,7 +25,7 @@ pytestmark = pytest.mark.unit
 def test_decompression_bomb_png_is_refused_from_its_header():
     with pytest.raises(DocumentTooLarge, match="pixels") as caught:
         parse_bytes(builders.png_bomb(), "bomb.png")
-    assert caught.value.status_code == 413
+    assert edge_error(caught.value).status_code == 413
 
 
 def test_image_over_a_lowered_pixel_cap_is_refused():
@@ -68,7 +75,7 @@ def test_office_file_with_a_broken_part_is_invalid_not_a_crash():
 def test_garbage_pdf_is_invalid(data):
     with pytest.raises(InvalidDocument) as caught:
         parse_bytes(data, "bad.pdf")
-    assert caught.value.status_code == 400
+    assert edge_error(caught.value).status_code == 400
 
 
 def test_truncated_pdf_is_invalid_when_nothing_can_be_recovered():
@@ -99,8 +106,12 @@ def test_pdf_over_the_page_cap():
         parse_pdf(data, "long.pdf", max_pages=4)
 
 
-def test_every_document_error_is_a_value_error_with_a_status():
-    for error in (DocumentTooLarge("x"), InvalidDocument("x"), PasswordProtected("x")):
+def test_every_document_error_is_a_value_error_the_edge_gives_a_status():
+    expected = {DocumentTooLarge: 413, InvalidDocument: 400, PasswordProtected: 400, UnsupportedFormat: 415}
+    for kind, status in expected.items():
+        error = kind("x")
         assert isinstance(error, DocumentError)
         assert isinstance(error, ValueError)
-        assert error.status_code in (400, 413)
+        assert not hasattr(error, "status_code")
+        assert edge_error(error).status_code == status
+        assert edge_error(error).message == "x"

@@ -1,9 +1,9 @@
 import pytest
 
-from extraction.document import Document
-from extraction.engines import document_confidence, parse_bytes
-from extraction.errors import InvalidDocument
-from extraction.image import parse_image
+from extraction.formats.document import Document
+from extraction.formats.engines import document_confidence, parse_bytes
+from extraction.formats.errors import InvalidDocument
+from extraction.formats.image import parse_image
 from tests.unit.extraction import builders
 
 pytestmark = pytest.mark.unit

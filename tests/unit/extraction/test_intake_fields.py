@@ -8,7 +8,6 @@ from datetime import date
 import pytest
 
 from bench.fit_calibration import fit, levels
-from extraction.document import Box, Document, Element, Line, Word
 from extraction.fields import FieldResult, extract_fields, iso_dates
 from extraction.fields.calibration import (
     INVALID_CAP,
@@ -20,6 +19,7 @@ from extraction.fields.calibration import (
 from extraction.fields.choices import marked_option
 from extraction.fields.layout import cells
 from extraction.fields.names import split_name
+from extraction.fields.normalize import match_label
 from extraction.fields.vocabulary import (
     GENDER_OPTIONS,
     address_part,
@@ -30,7 +30,7 @@ from extraction.fields.vocabulary import (
     valid_state,
     valid_zip,
 )
-from extraction.normalize import match_label
+from extraction.formats.document import Box, Document, Element, Line, Word
 from tests.unit.extraction.doc_builders import DocBuilder
 
 pytestmark = pytest.mark.unit
@@ -304,7 +304,7 @@ def test_check_boxes_are_read_from_pixels_and_join_their_line() -> None:
     from PIL import Image, ImageDraw
 
     from extraction.formats.checkboxes import EMPTY, TICKED, with_checkboxes
-    from extraction.ocr import OcrLine
+    from extraction.formats.ocr import OcrLine
 
     image = Image.new("RGB", (400, 60), "white")
     draw = ImageDraw.Draw(image)
@@ -328,7 +328,7 @@ def test_check_boxes_are_read_from_pixels_and_join_their_line() -> None:
 
 
 def test_ocr_slips_in_labels_and_emails() -> None:
-    from extraction.value_kinds import read_value
+    from extraction.fields.value_kinds import read_value
 
     assert match_label("dob", "D ate of Birth") >= 0.9
     assert match_label("email", "Em ailAddress") >= 0.9

@@ -11,24 +11,24 @@ from ray.exceptions import RayTaskError, WorkerCrashedError
 
 from core.configs import ClassifyParams, ExtractParams, ParseParams, parse_config_id
 from core.errors import BadRequest
-from extraction.errors import DocumentTooLarge
-from extraction.job_models import (
-    MAX_BATCH_INPUTS,
-    ClassifyRequest,
-    ExtractRequest,
-    ExtractSyncRequest,
-    ParseRequest,
-    ParseSyncRequest,
-)
-from extraction.memory import memory_cap
-from extraction.model import ModelReplyError
-from extraction.pool import (
+from extraction.formats.errors import DocumentTooLarge
+from extraction.jobs.memory import memory_cap
+from extraction.jobs.model import ModelReplyError
+from extraction.jobs.pool import (
     CRASHED_MESSAGE,
     INTERNAL_MESSAGE,
     OUT_OF_MEMORY_MESSAGE,
     failure_of,
     page_ranges,
     timeout_message,
+)
+from extraction.jobs.schemas import (
+    MAX_BATCH_INPUTS,
+    ClassifyRequest,
+    ExtractRequest,
+    ExtractSyncRequest,
+    ParseRequest,
+    ParseSyncRequest,
 )
 
 pytestmark = pytest.mark.unit

@@ -1,8 +1,8 @@
 import pytest
 
-from extraction.document import Box
-from extraction.layout import ocr_blocks, ocr_elements, reading_order
-from extraction.ocr import OcrLine
+from extraction.formats.document import Box
+from extraction.formats.ocr import OcrLine
+from extraction.formats.reading_order import ocr_blocks, ocr_elements, reading_order
 
 pytestmark = pytest.mark.unit
 

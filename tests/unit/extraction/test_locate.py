@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from extraction.locate import locate_values
-from extraction.parsed_cache import ParsedCache
+from extraction.fields.locate import locate_values
+from extraction.jobs.parsed_cache import ParsedCache
 from tests.unit.extraction.doc_builders import DocBuilder, sheet_document, text_document
 
 pytestmark = pytest.mark.unit

@@ -1,7 +1,7 @@
 import pytest
 
-from extraction.document import Box, Document, Element, Page
-from extraction.markdown import is_list_item, table_markdown, to_markdown
+from extraction.formats.document import Box, Document, Element, Page
+from extraction.formats.markdown import is_list_item, table_markdown, to_markdown
 
 pytestmark = pytest.mark.unit
 

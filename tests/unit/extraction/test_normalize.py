@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from extraction.normalize import (
+from extraction.fields.normalize import (
     concept_of,
     document_date_order,
     find_amounts,

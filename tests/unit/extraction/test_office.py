@@ -1,9 +1,9 @@
 import pytest
 
-from extraction.engines import document_confidence, elements_payload, pages_payload, parse_bytes
-from extraction.errors import DocumentTooLarge
-from extraction.markdown import to_markdown
-from extraction.xlsx import format_cell, parse_xlsx
+from extraction.formats.engines import document_confidence, elements_payload, pages_payload, parse_bytes
+from extraction.formats.errors import DocumentTooLarge
+from extraction.formats.markdown import to_markdown
+from extraction.formats.xlsx import format_cell, parse_xlsx
 from tests.unit.extraction import builders
 
 pytestmark = pytest.mark.unit

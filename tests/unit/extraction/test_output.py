@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from extraction.output import fields_to_csv, fields_to_json_content
+from extraction.jobs.output import fields_to_csv, fields_to_json_content
 
 pytestmark = pytest.mark.unit
 

@@ -2,9 +2,9 @@ import io
 
 import pytest
 
-from extraction.errors import UnsupportedFormat
-from extraction.limits import MAX_RENDER_PIXELS
-from extraction.page_images import PageNotInDocument, fitted_size, render_page
+from extraction.formats.errors import UnsupportedFormat
+from extraction.formats.limits import MAX_RENDER_PIXELS
+from extraction.formats.page_images import PageNotInDocument, fitted_size, render_page
 from tests.support import documents
 
 pytestmark = pytest.mark.unit

@@ -1,11 +1,11 @@
 import pytest
 
-from extraction.document import Document, Element
-from extraction.engines import document_confidence, merge_documents, parse_bytes
-from extraction.errors import PageRangeError
-from extraction.markdown import to_markdown
-from extraction.pdf import parse_pdf, pdf_page_count, text_quality
-from extraction.pdf_geometry import load_pymupdf
+from extraction.formats.document import Document, Element
+from extraction.formats.engines import document_confidence, merge_documents, parse_bytes
+from extraction.formats.errors import PageRangeError
+from extraction.formats.markdown import to_markdown
+from extraction.formats.pdf import parse_pdf, pdf_page_count, text_quality
+from extraction.formats.pdf_geometry import load_pymupdf
 from tests.unit.extraction import builders
 
 pytestmark = pytest.mark.unit
@@ -171,12 +171,12 @@ def test_text_quality_counts_unmapped_glyphs():
 
 
 def test_blank_page_with_a_rule_is_not_sent_to_ocr(monkeypatch):
-    import extraction.pdf
+    import extraction.formats.pdf
 
     def no_ocr(*args):
         raise AssertionError("a blank page must not be OCR'd")
 
-    monkeypatch.setattr(extraction.pdf, "_ocr_page", no_ocr)
+    monkeypatch.setattr(extraction.formats.pdf, "_ocr_page", no_ocr)
     doc = load_pymupdf().open()
     page = doc.new_page()
     page.draw_line((72, 400), (520, 400))

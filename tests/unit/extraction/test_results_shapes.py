@@ -8,9 +8,9 @@ import json
 
 import pytest
 
-from extraction.engines import parse_bytes
-from extraction.pool import DocumentSpec
-from extraction.results import finish
+from extraction.formats.engines import parse_bytes
+from extraction.jobs.results import finish
+from extraction.jobs.stages import DocumentSpec
 from tests.support import documents
 
 pytestmark = pytest.mark.unit

@@ -3,8 +3,9 @@ import zipfile
 
 import pytest
 
-from extraction.errors import InvalidDocument, UnsupportedFormat
-from extraction.sniff import CONTENT_TYPES, content_type, sniff_format
+from extraction.formats.errors import InvalidDocument, UnsupportedFormat
+from extraction.formats.sniff import CONTENT_TYPES, content_type, sniff_format
+from extraction.jobs.edge import edge_error
 from tests.unit.extraction import builders
 
 pytestmark = pytest.mark.unit
@@ -53,7 +54,7 @@ def test_pdf_header_after_leading_junk():
 def test_binary_formats_we_do_not_read_are_unsupported(data):
     with pytest.raises(UnsupportedFormat) as caught:
         sniff_format(data, "thing.bin")
-    assert caught.value.status_code == 415
+    assert edge_error(caught.value).status_code == 415
     assert "thing.bin" in str(caught.value)
 
 

@@ -1,7 +1,7 @@
 import pytest
 
-from extraction.engines import elements_payload, pages_payload, parse_bytes
-from extraction.markdown import to_markdown
+from extraction.formats.engines import elements_payload, pages_payload, parse_bytes
+from extraction.formats.markdown import to_markdown
 
 pytestmark = pytest.mark.unit
 

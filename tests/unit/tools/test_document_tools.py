@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from core.errors import BadRequest, NotFound, ServiceUnavailable, UnsupportedMediaType
-from extraction.jobs import JobFailed
+from extraction.jobs.service import JobFailed
 from tools.documents.attachments import resolve_input
 from tools.documents.processed import known_values
 from tools.documents.specs import document_tools, job_tool_error

@@ -1,0 +1,165 @@
+"""Contract fields no label names: governing law, term, effective date and parties.
+
+Contracts state these in sentences, so each is read from the document's running text by the
+phrases lawyers use ("governed by the laws of the State of Oregon", "shall terminate two (2) years
+from the date hereof", "effective as of February 10, 2017", "by and between X and Y").
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from extraction.fields.candidate import HEURISTIC_PRIOR, Candidate
+from extraction.fields.normalize import find_dates
+from extraction.fields.text_lines import TextUnit, joined_text, units_in
+
+_PLACE = r"([A-Z][a-z]+(?:\s+[A-Z][a-z]+)?)"
+_JURISDICTION_RES = [
+    re.compile(
+        r"(?i:laws?|courts?)\b[^.;]{0,40}?\b(?i:of)\s+(?i:the\s+)?(?i:state|commonwealth|province)\s+of\s+"
+        + _PLACE
+    ),
+    re.compile(
+        r"(?i:governed|construed|interpreted)\b[^.;]{0,120}?\b(?i:laws?)\s+of\s+"
+        r"(?!(?i:the\s+)?(?i:state|commonwealth|province|united|any)\b)(?i:the\s+)?" + _PLACE
+    ),
+]
+
+
+def jurisdiction(units: list[TextUnit]) -> Iterator[Candidate]:
+    """The place whose laws govern the contract ("governed by the laws of the State of Oregon")."""
+    text, spans = joined_text(units)
+    for pattern in _JURISDICTION_RES:
+        m = pattern.search(text)
+        if m is not None:
+            found = units_in(spans, m.start(1), m.end(1))
+            yield Candidate.of(m.group(1), HEURISTIC_PRIOR, found, m.group(0), "governing_law")
+            return
+
+
+_NUMBER_WORDS = {
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "eleven": 11,
+    "twelve": 12,
+    "thirteen": 13,
+    "fourteen": 14,
+    "fifteen": 15,
+    "sixteen": 16,
+    "seventeen": 17,
+    "eighteen": 18,
+    "nineteen": 19,
+    "twenty": 20,
+    "twenty-four": 24,
+    "thirty": 30,
+    "thirty-six": 36,
+    "forty-five": 45,
+    "sixty": 60,
+    "ninety": 90,
+}
+_DURATION_RE = re.compile(
+    r"\b(?:([a-z]+(?:-[a-z]+)?)\s*\(\s*(\d+)\s*\)|(\d+)|([a-z]+(?:-[a-z]+)?))[\s-]+(year|month|day)s?\b",
+    re.IGNORECASE,
+)
+_TERM_CUE_RE = re.compile(r"(?i:terminat|expir|surviv|term\b|in\s+effect|in\s+force|remain|continue)")
+_TERM_ANCHOR_RE = re.compile(r"^\s*(?i:from|after|following|of\s+the\s+date|commencing)")
+_NOT_TERM_RE = re.compile(
+    r"^\s*(?i:\(?written\)?\s+notice|prior|notice|business|before|of\s+(?:receipt|disclosure))"
+)
+#: How far before a duration a word such as "terminate" is looked for.
+TERM_CUE_WINDOW = 120
+#: Evidence a duration needs to be the term: a cue word before it counts 2, "from/after" a date
+#: after it 1, "period of" before it 1. Durations with less are notice periods and the like.
+MIN_TERM_EVIDENCE = 3
+
+
+def _duration(m: re.Match[str]) -> str | None:
+    words, digits, bare, word = m.group(1), m.group(2), m.group(3), m.group(4)
+    number = int(digits or bare) if (digits or bare) else _NUMBER_WORDS.get((word or words or "").lower())
+    if not number:
+        return None
+    unit = m.group(5).lower()
+    return f"{number} {unit}" if number == 1 else f"{number} {unit}s"
+
+
+def term(units: list[TextUnit]) -> Iterator[Candidate]:
+    """How long the contract or its obligations last: a duration near "terminate", "expire",
+    "survive" or "term", counted from a date ("two (2) years from the date hereof")."""
+    text, spans = joined_text(units)
+    best: tuple[int, re.Match[str], str] | None = None
+    for m in _DURATION_RE.finditer(text):
+        value = _duration(m)
+        after = text[m.end() : m.end() + 40]
+        if value is None or _NOT_TERM_RE.match(after):
+            continue
+        before = text[max(0, m.start() - TERM_CUE_WINDOW) : m.start()]
+        strength = 2 * bool(_TERM_CUE_RE.search(before)) + bool(_TERM_ANCHOR_RE.match(after))
+        strength += bool(re.search(r"(?i:period\s+of)\s*$", before))
+        if strength >= MIN_TERM_EVIDENCE and (best is None or strength > best[0]):
+            best = (strength, m, value)
+    if best is not None:
+        _, m, value = best
+        yield Candidate.of(value, HEURISTIC_PRIOR, units_in(spans, m.start(), m.end()), m.group(0), "term")
+
+
+_EFFECTIVE_RE = re.compile(
+    r"\b(?:effective|dated|made|entered\s+into|executed|signed|as\s+of)\b(?:\s+(?:as\s+of|on|this|date))?",
+    re.IGNORECASE,
+)
+_DATE_LABEL_RE = re.compile(r"\bdate[d:]?\s*:?\s*$", re.IGNORECASE)
+#: Characters between an "effective as of" phrase and its date.
+EFFECTIVE_DATE_WINDOW = 40
+
+
+def effective_date(units: list[TextUnit]) -> Iterator[Candidate]:
+    """The date a contract takes effect: after "effective", "dated", "made", "entered into" or
+    "as of"; else the date a signature block labels "Date"; else the first date."""
+    text, spans = joined_text(units)
+    dates = find_dates(text)
+    if not dates:
+        return
+    phrases = [m.end() for m in _EFFECTIVE_RE.finditer(text)]
+    labelled = [d for d in dates if _DATE_LABEL_RE.search(text[max(0, d.start - 12) : d.start])]
+    after_phrase = [d for d in dates if any(0 <= d.start - end <= EFFECTIVE_DATE_WINDOW for end in phrases)]
+    for found, prior, strategy in (
+        (after_phrase, HEURISTIC_PRIOR, "effective_as_of"),
+        (labelled, HEURISTIC_PRIOR * 0.8, "date_label"),
+        (dates, HEURISTIC_PRIOR * 0.6, "first_date"),
+    ):
+        if found:
+            first = found[0]
+            yield Candidate.of(
+                first.value, prior, units_in(spans, first.start, first.end), first.raw, strategy
+            )
+            return
+
+
+_ENTITY = "([A-Z0-9][\\w.&'\u2019-]*(?:,?\\s+(?:[A-Z0-9&][\\w.&'\u2019-]*|of|and|de|du|the))*)"
+_BETWEEN_RE = re.compile(r"\bbetween\s+(?:and\s+among\s+)?" + _ENTITY + r"[^;]{0,300}?\band\s+" + _ENTITY)
+
+
+def _clean_party(text: str) -> str:
+    return re.sub(r"\s+(?:and|of|the)$", "", text.strip(" ,.;:")).strip(" ,")
+
+
+def parties(units: list[TextUnit]) -> Iterator[Candidate]:
+    """The contracting parties, as named after "between" ("by and between X, a Delaware
+    corporation, and Y")."""
+    text, spans = joined_text(units)
+    m = _BETWEEN_RE.search(text)
+    if m is None:
+        return
+    parties = [_clean_party(m.group(1)), _clean_party(m.group(2))]
+    parties = [p for p in parties if len(p) > 1 and p.lower() not in {"the", "company"}]
+    if parties:
+        found = units_in(spans, m.start(1), m.end(2))
+        yield Candidate.of(parties, HEURISTIC_PRIOR, found, m.group(0), "between")

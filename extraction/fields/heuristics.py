@@ -1,0 +1,310 @@
+"""Field heuristics for values no label names: general document conventions, never per document.
+
+- the document's date: the first valid date that no label claims for something else;
+- a company (issuer, merchant, vendor): the first line at the top of the first page that carries a
+  company-form word (SDN BHD, Ltd, Inc, GmbH, Trading, ...), else the most prominent top line;
+- an address: the lines after that company line, up to a telephone, tax or registration line;
+- kinds with a distinctive format (email, web address, IBAN, telephone, currency): the first value
+  of that format (not BIC: any eight capitals look like one);
+- contract fields (`contract_terms.py`): governing law, term, effective date, parties.
+Each heuristic scores below any labelled value, so a label always wins when there is one.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterator
+
+from extraction.fields.candidate import HEURISTIC_PRIOR, Candidate
+from extraction.fields.contract_terms import effective_date, jurisdiction, parties, term
+from extraction.fields.normalize import concept_of, find_dates, is_label, label_tokens
+from extraction.fields.text_lines import TextUnit
+from extraction.fields.value_kinds import Kind, read_value
+
+#: Prior of a first-of-its-format value (email, IBAN, ...), found with no label.
+FORMAT_PRIOR = 0.55
+#: Share of the first page's height searched for the issuer's name.
+TOP_REGION = 0.3
+#: Lines searched for the issuer's name when the engine gave no boxes.
+TOP_LINES = 8
+#: Longest address, in lines.
+MAX_ADDRESS_LINES = 6
+#: An address ends at a blank gap taller than this many of its line heights.
+ADDRESS_GAP_LINES = 1.5
+
+#: Words of company names that say what kind of business it is, rather than which one.
+_BUSINESS_WORDS = frozenset(
+    [
+        "enterprise",
+        "enterprises",
+        "trading",
+        "traders",
+        "group",
+        "holdings",
+        "industries",
+        "restaurant",
+        "restaurants",
+        "restoran",
+        "store",
+        "stores",
+        "mart",
+        "supermarket",
+        "hardware",
+        "bakery",
+        "cafe",
+        "pharmacy",
+        "services",
+        "solutions",
+        "international",
+        "company",
+        "corporation",
+        "sdn",
+        "bhd",
+    ]
+)
+#: Legal forms that end a company's name.
+_LEGAL_FORM_RE = re.compile(
+    r"\b(?:sdn\.?\s*bhd|sdn|bhd|berhad|s/b|ltd|limited|llc|l\.l\.c|llp|inc|incorporated|corp|corporation|"
+    r"co(?=[.\s]|$)|gmbh|ag|plc|pte|pvt|sarl|sas|s\.a|b\.v|n\.v|kg|srl|s\.r\.l|spa|oy|ab)\b\.?",
+    re.IGNORECASE,
+)
+#: Words that start or fill address lines, in the languages of the documents seen so far.
+_STREET_WORDS = frozenset(
+    [
+        "jalan",
+        "jln",
+        "lorong",
+        "persiaran",
+        "taman",
+        "street",
+        "st",
+        "road",
+        "rd",
+        "avenue",
+        "ave",
+        "lane",
+        "boulevard",
+        "blvd",
+        "drive",
+        "way",
+        "plaza",
+        "floor",
+        "flr",
+        "block",
+        "blk",
+        "lot",
+        "level",
+        "suite",
+        "unit",
+        "rue",
+        "avenida",
+        "strasse",
+        "str",
+        "via",
+        "calle",
+        "building",
+    ]
+)
+_ADDRESS_START_RE = re.compile(r"^(?:no\b|no\.|no\d|lot\b|level\b|unit\b|suite\b|block\b|\d)", re.IGNORECASE)
+_POSTCODE_RE = re.compile(r"\b\d{5}\b")
+_ADDRESS_STOP_RE = re.compile(
+    r"\b(tel|tele?phone|phone|fax|h/?p|mobile|e-?mail|www|http|gst|vat|tax|invoice|receipt|cashier|date|"
+    r"reg|registration|roc|co\.?\s*no|company|bill|table|order|doc|document)\b",
+    re.IGNORECASE,
+)
+#: Company registration numbers printed under a shop's name ("(867388-U)", "JM0325955-V").
+_REGISTRATION_RE = re.compile(r"^\(?\s*[A-Z]{0,3}\s*\d[\d\s]{3,}\s*-?\s*[A-Z]?\s*\)?$", re.IGNORECASE)
+_TRAILING_REGISTRATION_RE = re.compile(r"\s*\(\s*[A-Z]{0,3}\d{4,}\s*-?\s*[A-Z]?\s*\)\s*$", re.IGNORECASE)
+_HEADING_WORDS = frozenset({"receipt", "invoice", "tax", "bill", "cash", "statement", "quotation", "order"})
+
+
+def heuristic_candidates(units: list[TextUnit], name: str, kind: Kind) -> Iterator[Candidate]:
+    """Values for field `name` (of `kind`) by the document conventions above, best first."""
+    concept = concept_of(name)
+    if concept == "company":
+        yield from _company(units)
+    elif concept == "address":
+        yield from _address(units)
+    elif concept == "jurisdiction":
+        yield from jurisdiction(units)
+    elif concept == "term":
+        yield from term(units)
+    elif concept == "party":
+        yield from parties(units)
+    elif concept == "effective_date":
+        yield from effective_date(units)
+    elif concept == "date" and kind == "date":
+        yield from _first_date(units)
+    elif kind in ("email", "url", "iban", "currency", "currency_symbol") or concept == "phone":
+        # Mobile and fax numbers look like any telephone number: only "phone" takes the first one.
+        yield from _first_of_format(units, kind)
+
+
+def _first_date(units: list[TextUnit]) -> Iterator[Candidate]:
+    """The first date that no label claims for something else (a due date, a birth date)."""
+    for unit in units:
+        for found in find_dates(unit.text):
+            # The nearest words before a date are its label, if it has one.
+            claimed_by = concept_of(" ".join(unit.text[: found.start].split()[-2:]))
+            if claimed_by in (None, "date"):
+                yield Candidate.of(found.value, HEURISTIC_PRIOR, [unit], found.raw, "first_date")
+                return
+
+
+def _first_of_format(units: list[TextUnit], kind: Kind) -> Iterator[Candidate]:
+    for unit in units:
+        reading = read_value(kind, unit.text)
+        if reading is None:
+            continue
+        if kind == "phone" and not re.search(r"[\s()+-]", reading.value):
+            # A bare run of digits is more often a reference number than a telephone.
+            continue
+        yield Candidate.of(reading.value, FORMAT_PRIOR, [unit], reading.raw, "first_of_format")
+        return
+
+
+def _letters(text: str) -> int:
+    return sum(c.isalpha() for c in text)
+
+
+def _top_units(units: list[TextUnit]) -> list[TextUnit]:
+    """The lines of the top of the first page, top to bottom."""
+    if not units:
+        return []
+    first_page = min(u.page for u in units)
+    page_units = [u for u in units if u.page == first_page]
+    if all(u.box is not None for u in page_units):
+        bottom = max(u.box.y1 for u in page_units if u.box)
+        top = min(u.box.y0 for u in page_units if u.box)
+        limit = top + TOP_REGION * (bottom - top)
+        return sorted(
+            (u for u in page_units if u.box and u.box.y0 <= limit),
+            key=lambda u: (u.box.y0 if u.box else 0.0, u.box.x0 if u.box else 0.0),
+        )
+    return page_units[:TOP_LINES]
+
+
+def _height(unit: TextUnit) -> float:
+    return unit.box.y1 - unit.box.y0 if unit.box is not None else 0.0
+
+
+def _is_registration(text: str) -> bool:
+    return bool(_REGISTRATION_RE.match(text.strip()))
+
+
+def _looks_like_name(text: str) -> bool:
+    text = _TRAILING_REGISTRATION_RE.sub("", text)
+    tokens = label_tokens(text)
+    letters = _letters(text)
+    if letters < 3 or letters < 0.5 * len(text.replace(" ", "")) or ":" in text:
+        return False
+    if find_dates(text) or _ADDRESS_STOP_RE.search(text) or _is_registration(text):
+        return False
+    return not (tokens and set(tokens) <= _HEADING_WORDS)
+
+
+def _looks_like_address(text: str) -> bool:
+    if find_dates(text) or _is_registration(text) or _letters(text) < 2 or _LEGAL_FORM_RE.search(text):
+        return False
+    tokens = set(label_tokens(text))
+    return bool(_ADDRESS_START_RE.match(text.strip()) or tokens & _STREET_WORDS or _POSTCODE_RE.search(text))
+
+
+def _address_start(top: list[TextUnit]) -> int | None:
+    """Index of the first address line: the first address-like line after a name-like one."""
+    seen_name = False
+    for index, unit in enumerate(top):
+        if seen_name and _looks_like_address(unit.text):
+            return index
+        seen_name = seen_name or _looks_like_name(unit.text)
+    return None
+
+
+def _continues(upper: str, lower: str) -> bool:
+    """Whether `lower` carries on the name begun on `upper` (a name split over two lines)."""
+    upper, lower = unicodedata.normalize("NFKC", upper).strip(), unicodedata.normalize("NFKC", lower).strip()
+    if upper.endswith(("&", ",", "-", " AND", " and")) or lower.startswith(("&", "(")):
+        return True
+    if upper.count("(") > upper.count(")") or lower.count(")") > lower.count("("):
+        return True
+    first = label_tokens(lower)[:1]
+    return bool(first and first[0] in _BUSINESS_WORDS)
+
+
+def _company_lines(units: list[TextUnit]) -> tuple[list[TextUnit], int | None, list[TextUnit]]:
+    """(the issuer's name lines, index of the address start, the top lines) of a receipt or letterhead.
+
+    The name is the first line before the address that ends in a legal form (SDN BHD, Ltd, Inc, ...),
+    else the name-like line right above the address, else the most prominent top line; a name split
+    over lines ("AIK HUAT HARDWARE" / "ENTERPRISE (SETIA" / "ALAM) SDN BHD") is joined.
+    """
+    top = _top_units(units)
+    start = _address_start(top)
+    region = top[:start] if start is not None else top
+    names = [i for i, u in enumerate(region) if _looks_like_name(u.text)]
+    if not names:
+        return [], start, top
+    legal = [i for i in names if _LEGAL_FORM_RE.search(region[i].text)]
+    if legal:
+        chosen = legal[0]
+    elif start is not None:
+        chosen = names[-1]
+    else:
+        chosen = max(names, key=lambda i: (_height(region[i]), -i))
+    first = chosen
+    while first - 1 in names and _continues(region[first - 1].text, region[first].text):
+        first -= 1
+    last = chosen
+    while last + 1 in names and _unclosed(region[last].text):
+        last += 1
+    return region[first : last + 1], start, top
+
+
+def _unclosed(text: str) -> bool:
+    text = unicodedata.normalize("NFKC", text)
+    return text.count("(") > text.count(")")
+
+
+def _company(units: list[TextUnit]) -> Iterator[Candidate]:
+    lines, _, _ = _company_lines(units)
+    if lines:
+        raw = " ".join(u.text.strip() for u in lines)
+        value = _TRAILING_REGISTRATION_RE.sub("", raw).strip(" :;,")
+        # A sender line "QualityHosting AG - Uferweg 40-42 - D-63571 Gelnhausen" names the company first.
+        head = re.split("\\s+[-\u2013|\u2022]\\s+", value)[0]
+        if head != value and _LEGAL_FORM_RE.search(head):
+            value = head
+        yield Candidate.of(value, HEURISTIC_PRIOR, lines, raw, "company_top")
+
+
+def _address(units: list[TextUnit]) -> Iterator[Candidate]:
+    company, start, top = _company_lines(units)
+    if not company or start is None:
+        return
+    lines: list[TextUnit] = []
+    for unit in top[start:] + [u for u in units if u.order > top[-1].order][:MAX_ADDRESS_LINES]:
+        text = unit.text.strip()
+        if (
+            len(lines) >= MAX_ADDRESS_LINES
+            or _ADDRESS_STOP_RE.search(text)
+            or find_dates(text)
+            or _is_registration(text)
+            or _letters(text) < 2
+            or _LEGAL_FORM_RE.search(text)
+            or is_label(text)
+            or (lines and _far_below(lines[-1], unit))
+        ):
+            break
+        lines.append(unit)
+    if lines:
+        value = " ".join(u.text.strip() for u in lines)
+        yield Candidate.of(value, HEURISTIC_PRIOR, lines, value, "address_after_company")
+
+
+def _far_below(upper: TextUnit, lower: TextUnit) -> bool:
+    """Whether a blank gap of more than `ADDRESS_GAP_LINES` line heights separates two lines."""
+    if upper.box is None or lower.box is None:
+        return False
+    height = max(upper.box.y1 - upper.box.y0, 1e-6)
+    return lower.box.y0 - upper.box.y1 > ADDRESS_GAP_LINES * height
