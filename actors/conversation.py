@@ -7,6 +7,7 @@ from typing import Any
 
 from actors.context_budget import tool_content
 from actors.models.base import TemplateContext
+from tools.read_result import result_handle
 
 
 def _user_text(item: dict[str, Any]) -> str:
@@ -50,8 +51,13 @@ def build_messages(system_prompt: str, feed: list[dict[str, Any]]) -> list[dict[
             )
         elif kind == "tool_result":
             current = None
-            body = item.get("output") if item.get("status") == "ok" else {"error": item.get("error")}
-            messages.append({"role": "tool", "tool_call_id": item["call_id"], "content": tool_content(body)})
+            ok = item.get("status") == "ok"
+            body = item.get("output") if ok else {"error": item.get("error")}
+            # A long ok result was stored when it was recorded (actors.context_budget.stored_results).
+            handle = result_handle(int(item.get("step") or 0), item["call_id"]) if ok else None
+            messages.append(
+                {"role": "tool", "tool_call_id": item["call_id"], "content": tool_content(body, handle)}
+            )
         elif kind == "message_sent" and item.get("kind") == "delegation_summary":
             current = None
             messages.append({"role": "user", "content": str(item.get("text") or "")})

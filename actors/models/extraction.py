@@ -42,7 +42,7 @@ class ProviderCaller:
 
 @dataclass(frozen=True)
 class TaskCaller:
-    """The task's model, each call charged to the task (`usage.by_purpose.documents`, the tree)."""
+    """The task's model, each call charged to the task (`usage.by_purpose`, the tree)."""
 
     provider: ModelProvider
     redis: Any
@@ -63,7 +63,8 @@ async def _complete(provider: ModelProvider, messages: list[dict[str, Any]]) -> 
 
 
 async def charge_task(redis: Any, task_model: TaskModel, usage: Usage) -> None:
-    """Add one document model call to the task's usage, once (its own step marker), and to its tree's.
+    """Add one document model call to the task's usage under its purpose, once (its own step
+    marker), and to its tree's.
 
     A task that is no longer running (stopped while its tool waited) is not charged: its usage is final.
     """
@@ -76,10 +77,10 @@ async def charge_task(redis: Any, task_model: TaskModel, usage: Usage) -> None:
     written = await tasks.record(
         redis,
         task,
-        f"documents:{uuid.uuid4()}",
+        f"{task_model.purpose}:{uuid.uuid4()}",
         {"usage": asdict(usage)},
         increments=tasks.usage_increments(
-            "documents", usage.input_tokens, usage.output_tokens, usage.cost_usd
+            task_model.purpose, usage.input_tokens, usage.output_tokens, usage.cost_usd
         ),
     )
     if written >= 0:
