@@ -18,7 +18,6 @@ from email.utils import parsedate_to_datetime
 from typing import Any
 
 from actors.models.base import ModelError
-from core.url_guard import BlockedURL
 
 #: What a provider's error type may look like to be kept: an identifier, never free text.
 _ERROR_TYPE = re.compile(r"[A-Za-z][A-Za-z0-9_.-]{0,63}")
@@ -88,9 +87,6 @@ def sdk_error(exc: Exception) -> ModelError:
     status = getattr(exc, "status_code", None)
     if isinstance(status, int) and response is not None:
         return status_error(status, response.headers, getattr(exc, "body", None))
-    if isinstance(exc.__cause__, BlockedURL):
-        # The guarded connection found the base URL's name now resolving to a refused address.
-        return ModelError(f"the model server's address is not allowed: {exc.__cause__.message}", False)
     name = type(exc).__name__
     if "Timeout" in name:
         return ModelError("the model server did not answer in time", True)

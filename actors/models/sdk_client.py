@@ -18,11 +18,12 @@ from collections.abc import AsyncIterator, Iterable
 from contextlib import asynccontextmanager
 from typing import Any
 
-import httpx
+import httpx2
 
+from actors.models.base import ModelError
 from actors.models.errors import sdk_error
 from actors.models.targets import ModelTarget
-from core.url_guard import GuardedTransport
+from core.url_guard import BlockedURL, GuardedTransport
 
 #: Longest wait for one HTTP exchange with the model server.
 DEFAULT_TIMEOUT_SECONDS = 120.0
@@ -41,9 +42,12 @@ def client_options(target: ModelTarget, *, timeout_seconds: float, max_retries: 
         "max_retries": max_retries,
     }
     if target.guarded:
-        transport = GuardedTransport(allow_private=target.allow_private, what="model base URL")
+        # Built over httpx2, whose transport base class it duck-types.
+        transport: Any = GuardedTransport(
+            allow_private=target.allow_private, what="model base URL", http=httpx2
+        )
         # No proxy from the environment: the connection must go to the checked address itself.
-        options["http_client"] = httpx.AsyncClient(
+        options["http_client"] = httpx2.AsyncClient(
             transport=transport, trust_env=False, timeout=timeout_seconds
         )
     return options
@@ -56,8 +60,13 @@ def key_headers(target: ModelTarget, names: Iterable[str], omit: Any) -> dict[st
 
 @asynccontextmanager
 async def mapped_errors(error_type: type[Exception]) -> AsyncIterator[None]:
-    """Raise an SDK's `error_type` as the runtime's `ModelError` (`actors.models.errors`)."""
+    """Raise an SDK's `error_type` as the runtime's `ModelError` (`actors.models.errors`), and a
+    base URL whose name now resolves to a refused address as a ModelError that is not retried."""
     try:
         yield
-    except error_type as exc:
+    except (BlockedURL, error_type) as exc:
+        # One SDK lets the transport's refusal through, the other wraps it as a connection error.
+        blocked = exc if isinstance(exc, BlockedURL) else exc.__cause__
+        if isinstance(blocked, BlockedURL):
+            raise ModelError(f"the model server's address is not allowed: {blocked.message}", False) from None
         raise sdk_error(exc) from None

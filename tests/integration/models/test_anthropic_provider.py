@@ -133,3 +133,17 @@ async def test_400_is_not_retried(anthropic_server: AnthropicServer) -> None:
     assert info.value.retryable is False and "HTTP 400 (invalid_request_error)" in info.value.message
     assert "canned failure" not in info.value.message
     assert len(anthropic_server.requests) == 1
+
+
+async def test_a_guarded_base_url_whose_name_resolves_to_loopback_is_refused_at_connect(
+    anthropic_server: AnthropicServer,
+) -> None:
+    url = f"http://localhost:{anthropic_server.port}"
+    target = ModelTarget(
+        "anthropic", "claude-3-5-haiku-latest", url, "sk-ant-test", True, allow_private=False
+    )
+    anthropic_server.push(message(text_block("not reached")))
+    with pytest.raises(ModelError) as info:
+        await AnthropicProvider(target, max_retries=0).complete(request())
+    assert info.value.retryable is False and "loopback" in info.value.message
+    assert anthropic_server.requests == []
