@@ -33,6 +33,7 @@ from actors.models.resolve import resolve_model
 from actors.models.structured import matching_answer
 from actors.policy import AgentPolicy
 from actors.review_binding import binding_of
+from actors.usage import record_model_call
 from core import agents, delegation, keys, metrics, tasks
 from core.settings import Settings
 from core.state_machine import TaskStatus
@@ -236,22 +237,19 @@ class TaskRunner:
         fields: dict[str, str] = {}
         if response.structured is not None:
             fields["structured"] = dumps(response.structured)
-        written = await tasks.record(
+        written = await record_model_call(
             self.redis,
             task,
             f"s{step}:model",
             _response_record(response),
+            "steps",
+            response.usage,
             fields=fields,
             items=items,
-            increments={"model_calls": 1, "decision_steps": 1}
-            | tasks.usage_increments(
-                "steps", response.usage.input_tokens, response.usage.output_tokens, response.usage.cost_usd
-            ),
+            increments={"model_calls": 1, "decision_steps": 1},
         )
         if written < 0:
             return StepOutcome.STOP
-        usage = response.usage
-        await tree_budget.charge(self.redis, task, usage.input_tokens, usage.output_tokens, usage.cost_usd)
         return response
 
     async def _run_tools(

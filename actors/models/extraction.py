@@ -16,11 +16,11 @@ import uuid
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from actors import tree_budget
 from actors.models.base import ModelConfigError, ModelError, ModelProvider, ModelRequest, ModelResponse, Usage
 from actors.models.resolve import provider_for, resolve_model
 from actors.models.targets import operator_target
 from actors.models.templates import TemplateContext
+from actors.usage import record_model_call
 from core import tasks
 from core.errors import AgentryError
 from core.settings import Settings
@@ -74,17 +74,14 @@ async def charge_task(redis: Any, task_model: TaskModel, usage: Usage) -> None:
         task = await tasks.load_task(redis, task_model.task_workspace_id, task_model.task_id)
     except AgentryError:
         return
-    written = await tasks.record(
+    await record_model_call(
         redis,
         task,
         f"{task_model.purpose}:{uuid.uuid4()}",
         {"usage": asdict(usage)},
-        increments=tasks.usage_increments(
-            task_model.purpose, usage.input_tokens, usage.output_tokens, usage.cost_usd
-        ),
+        task_model.purpose,
+        usage,
     )
-    if written >= 0:
-        await tree_budget.charge(redis, task, usage.input_tokens, usage.output_tokens, usage.cost_usd)
 
 
 class ExtractionModels:

@@ -31,16 +31,7 @@ def test_a_20_page_document_on_an_8k_window_completes(
     api: httpx.Client, openai_server: OpenAICompatibleServer
 ) -> None:
     pdf = documents.pdf_text([[f"{page}.{n} {LINE}" for n in range(38)] for page in range(1, 21)])
-    saved = api.put(
-        "/api/v1/integrations/models/small",
-        json={
-            "provider": "openai",
-            "base_url": openai_server.base_url,
-            "default_model": "llama-8k",
-            "context_window": WINDOW,
-        },
-    )
-    assert saved.status_code == 200, saved.text
+    _connect_small_model(api, openai_server)
     parse = '{"input": "packet.pdf"}'
     openai_server.push(completion(None, tool_calls=[function_call("c1", "parse_document", parse)]))
     openai_server.push(completion(None, tool_calls=[function_call("c2", "parse_document", parse)]))
