@@ -48,12 +48,19 @@ def _text(output: Any) -> str:
     return output if isinstance(output, str) else json.dumps(compact(output), ensure_ascii=False, default=str)
 
 
-def stored_results(step: int, call_id: str, output: Any) -> dict[str, str]:
+def handle_for(tool_name: str, step: int, call_id: str) -> str | None:
+    """The handle a long result of this call is stored under; None for `read_result`'s own pages,
+    which are never stored again (a page too long once escaped is cut instead)."""
+    return None if tool_name == READ_RESULT else result_handle(step, call_id)
+
+
+def stored_results(tool_name: str, step: int, call_id: str, output: Any) -> dict[str, str]:
     """The steps-hash fields that store a result too long to send whole (none for a short one)."""
+    handle = handle_for(tool_name, step, call_id)
     text = _text(output)
-    if len(text) <= MAX_TOOL_RESULT_CHARS:
+    if handle is None or len(text) <= MAX_TOOL_RESULT_CHARS:
         return {}
-    return {result_marker(result_handle(step, call_id)): text}
+    return {result_marker(handle): text}
 
 
 def _outline(output: Any) -> str:

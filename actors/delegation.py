@@ -137,7 +137,7 @@ async def resume_parent(redis: aioredis.Redis, settings: Settings, workspace_id:
         allowed=(WAITING,),
         fields={"retries_used": "0"},
         drop=["pause"],
-        markers=stored_results(step, call_id, output),
+        markers=stored_results("delegate_tasks", step, call_id, output),
         items=[
             {
                 "type": "tool_result",

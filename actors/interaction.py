@@ -57,7 +57,7 @@ async def reply(
     )
     if markers is not None and items[-1]["type"] == "tool_result":
         # A long reply reaches the model as a summary and a handle, as any long tool result does.
-        markers |= stored_results(int(pause.get("step") or 0), str(call_id), items[-1]["output"])
+        markers |= stored_results("ask_user", int(pause.get("step") or 0), str(call_id), items[-1]["output"])
     written = await tasks.record(
         redis,
         task,

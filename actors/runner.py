@@ -445,7 +445,7 @@ class TaskRunner:
             f"s{step}:tool:{call.id}",
             {"status": item["status"]},
             items=[item],
-            markers=stored_results(step, call.id, output) if error is None else None,
+            markers=stored_results(call.name, step, call.id, output) if error is None else None,
         )
         if written < 0:
             return ("stopped", None)

@@ -89,7 +89,7 @@ def test_oldest_tool_outputs_are_elided_first_to_fit_the_window() -> None:
 def test_a_long_result_is_stored_and_the_model_sees_a_summary_with_its_handle() -> None:
     output = {"content": "Ada Lovelace " * 2_000, "pages": [{"page": n} for n in range(20)]}
     handle = result_handle(3, "c1")
-    stored = stored_results(3, "c1", output)
+    stored = stored_results("parse_document", 3, "c1", output)
     assert list(stored) == [result_marker(handle)]
     text = stored[result_marker(handle)]
     assert json.loads(text)["content"] == output["content"]
@@ -97,7 +97,8 @@ def test_a_long_result_is_stored_and_the_model_sees_a_summary_with_its_handle() 
     pages = -(-len(text) // PAGE_CHARS)
     assert len(summary) < 2_000 and repr(handle) in summary and f"page from 1 to {pages}" in summary
     assert "pages (20 items)" in summary and summary.endswith(text[:1_500])
-    assert stored_results(3, "c2", {"content": "short"}) == {}
+    assert stored_results("parse_document", 3, "c2", {"content": "short"}) == {}
+    assert stored_results(READ_RESULT, 4, "c3", output) == {}  # a page is never stored again
     assert tool_content({"content": "short"}, handle) == '{"content": "short"}'
 
 
