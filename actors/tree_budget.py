@@ -58,7 +58,8 @@ if ARGV[3] == 'reserve' and mine then return tostring(mine) end
 local own = tonumber(ARGV[2])
 local budget = tonumber(ARGV[1]) or num(KEYS[2], 'tree_budget_usd')
 if not budget then
-  if own then redis.call('HSET', KEYS[1], 'tree_budget_usd', own) end
+  -- '' records that the tree had no budget when the child started, so it is not asked again.
+  redis.call('HSET', KEYS[1], 'tree_budget_usd', own or '')
   return own and tostring(own) or ''
 end
 local ended = {}
