@@ -9,13 +9,14 @@ from typing import Any
 
 import redis.asyncio as aioredis
 
-from actors import data_fields, tree_budget
+from actors import data_fields
 from actors.citations import ground_structured
 from actors.conversation import build_messages
 from actors.models.base import ModelConfigError, ModelError, ModelResponse
 from actors.models.extraction import extraction_model
 from actors.models.resolve import resolve_model
 from actors.policy import AgentPolicy
+from actors.usage import record_model_call
 from core import tasks
 from core.settings import Settings
 from core.state_machine import TaskStatus
@@ -104,16 +105,15 @@ async def extracted_fields(
     except ModelError as exc:
         log.warning("task %s: data fields could not be extracted (%s)", task.id, exc.message[:200])
         return {}
-    usage = answer.usage
-    await tasks.record(
+    await record_model_call(
         redis,
         task,
         "data_fields",
         {"values": values},
-        increments={"model_calls": 1}
-        | tasks.usage_increments("data_fields", usage.input_tokens, usage.output_tokens, usage.cost_usd),
+        "data_fields",
+        answer.usage,
+        increments={"model_calls": 1},
     )
-    await tree_budget.charge(redis, task, usage.input_tokens, usage.output_tokens, usage.cost_usd)
     return values
 
 

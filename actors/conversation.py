@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from actors.context_budget import tool_content
+from actors.context_budget import handle_for, tool_content
 from actors.models.base import TemplateContext
 
 
@@ -50,8 +50,12 @@ def build_messages(system_prompt: str, feed: list[dict[str, Any]]) -> list[dict[
             )
         elif kind == "tool_result":
             current = None
-            body = item.get("output") if item.get("status") == "ok" else {"error": item.get("error")}
-            messages.append({"role": "tool", "tool_call_id": item["call_id"], "content": tool_content(body)})
+            ok = item.get("status") == "ok"
+            body = item.get("output") if ok else {"error": item.get("error")}
+            # A long ok result was stored when it was recorded (actors.context_budget.stored_results).
+            handle = handle_for(str(item.get("tool_name")), int(item.get("step") or 0), item["call_id"])
+            content = tool_content(body, handle if ok else None)
+            messages.append({"role": "tool", "tool_call_id": item["call_id"], "content": content})
         elif kind == "message_sent" and item.get("kind") == "delegation_summary":
             current = None
             messages.append({"role": "user", "content": str(item.get("text") or "")})

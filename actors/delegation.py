@@ -15,6 +15,7 @@ from typing import Any
 import redis.asyncio as aioredis
 
 from actors.admission import admit_and_launch, drain_queue
+from actors.context_budget import stored_results
 from core import audit, delegation, keys, tasks
 from core.settings import Settings
 from core.state_machine import TaskStatus
@@ -136,6 +137,7 @@ async def resume_parent(redis: aioredis.Redis, settings: Settings, workspace_id:
         allowed=(WAITING,),
         fields={"retries_used": "0"},
         drop=["pause"],
+        markers=stored_results("delegate_tasks", step, call_id, output),
         items=[
             {
                 "type": "tool_result",

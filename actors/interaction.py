@@ -8,6 +8,7 @@ from typing import Any
 import redis.asyncio as aioredis
 
 from actors.admission import admit_and_launch, drain_queue
+from actors.context_budget import stored_results
 from actors.models.extraction import extraction_model
 from actors.review_binding import binding_of, recorded_arguments
 from core import delegation, keys, tasks
@@ -51,7 +52,12 @@ async def reply(
         items.append({"type": "user_message", "text": message, "files": files})
     # The marker is this pause's: a second reply to the same pause finds it and is refused.
     marker = f"reply:{task.raw.get('feed_seq', '0')}"
-    markers = {f"s{pause.get('step')}:tool:{call_id}": {"status": "ok"}} if call_id else None
+    markers: dict[str, Any] | None = (
+        {f"s{pause.get('step')}:tool:{call_id}": {"status": "ok"}} if call_id else None
+    )
+    if markers is not None and items[-1]["type"] == "tool_result":
+        # A long reply reaches the model as a summary and a handle, as any long tool result does.
+        markers |= stored_results("ask_user", int(pause.get("step") or 0), str(call_id), items[-1]["output"])
     written = await tasks.record(
         redis,
         task,

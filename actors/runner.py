@@ -25,7 +25,7 @@ import httpx
 import redis.asyncio as aioredis
 
 from actors import completion, tree_budget
-from actors.context_budget import fit_window
+from actors.context_budget import elision_note, fit_window, offered_tools, stored_results
 from actors.conversation import build_messages, template_context
 from actors.lease import Lease, hold_while
 from actors.models.base import ModelError, ModelRequest, ModelResponse, ToolCall, Usage
@@ -33,6 +33,7 @@ from actors.models.resolve import resolve_model
 from actors.models.structured import matching_answer
 from actors.policy import AgentPolicy
 from actors.review_binding import binding_of
+from actors.usage import record_model_call
 from core import agents, delegation, keys, metrics, tasks
 from core.settings import Settings
 from core.state_machine import TaskStatus
@@ -41,6 +42,7 @@ from core.tasks import Task, dumps
 from extraction.jobs.model import TaskModel
 from tools.context import ToolContext
 from tools.errors import ToolError
+from tools.read_result import READ_RESULT
 from tools.registry import ToolRegistry
 from tools.selection import resolve_tool_names
 from tools.signals import PauseForChildren, PauseForInput
@@ -178,19 +180,21 @@ class TaskRunner:
             policy.config, disable_delegation=task.spec.disable_delegation, available=tuple(self.registry)
         )
         schema_ctx = self._context(task, policy, step, call_id="")
+        messages = build_messages(policy.system_prompt, feed)
         request = ModelRequest(
-            messages=build_messages(policy.system_prompt, feed),
-            tools=await self.registry.model_schemas_for(tool_names, schema_ctx),
+            messages=messages,
+            tools=await self.registry.model_schemas_for(offered_tools(tool_names, messages), schema_ctx),
             call_index=task.model_calls,
             context=template_context(task.spec.query, feed),
             output_schema=policy.output_schema,
         )
+        elided: list[str] = []
         try:
             model = await resolve_model(
                 policy.model, self.settings, redis=self.redis, workspace_id=task.agent_workspace_id
             )
             if model.target is not None and model.target.context_window:
-                fitted, _ = fit_window(request.messages, model.target.context_window)
+                fitted, elided = fit_window(request.messages, model.target.context_window)
                 request = replace(request, messages=fitted)
             with metrics.timed(metrics.MODEL_CALL_SECONDS, model=model.label):
                 response = await model.provider.complete(request)
@@ -216,7 +220,8 @@ class TaskRunner:
             if wait:
                 await asyncio.sleep(wait)
             return None
-        items: list[dict[str, Any]] = []
+        note = elision_note(feed, elided, step)
+        items: list[dict[str, Any]] = [note] if note is not None else []
         if response.text is not None and (response.text or not response.tool_calls):
             items.append({"type": "assistant_message", "text": response.text, "step": step})
         items += [
@@ -232,22 +237,19 @@ class TaskRunner:
         fields: dict[str, str] = {}
         if response.structured is not None:
             fields["structured"] = dumps(response.structured)
-        written = await tasks.record(
+        written = await record_model_call(
             self.redis,
             task,
             f"s{step}:model",
             _response_record(response),
+            "steps",
+            response.usage,
             fields=fields,
             items=items,
-            increments={"model_calls": 1, "decision_steps": 1}
-            | tasks.usage_increments(
-                "steps", response.usage.input_tokens, response.usage.output_tokens, response.usage.cost_usd
-            ),
+            increments={"model_calls": 1, "decision_steps": 1},
         )
         if written < 0:
             return StepOutcome.STOP
-        usage = response.usage
-        await tree_budget.charge(self.redis, task, usage.input_tokens, usage.output_tokens, usage.cost_usd)
         return response
 
     async def _run_tools(
@@ -377,7 +379,8 @@ class TaskRunner:
         if approval.get("decision") == "approve" and approval.get("target") is not None:
             ctx = replace(ctx, approved_target=approval["target"])
         try:
-            if call.name not in resolve_tool_names(
+            # read_result only reads this task's own stored results, so every task may call it.
+            if call.name != READ_RESULT and call.name not in resolve_tool_names(
                 policy.config, disable_delegation=task.spec.disable_delegation, available=tuple(self.registry)
             ):
                 raise ToolError(f"tool {call.name!r} is not available to this agent")
@@ -437,7 +440,12 @@ class TaskRunner:
             if payload:
                 item["details"] = payload
         written = await tasks.record(
-            self.redis, task, f"s{step}:tool:{call.id}", {"status": item["status"]}, items=[item]
+            self.redis,
+            task,
+            f"s{step}:tool:{call.id}",
+            {"status": item["status"]},
+            items=[item],
+            markers=stored_results(call.name, step, call.id, output) if error is None else None,
         )
         if written < 0:
             return ("stopped", None)

@@ -1,9 +1,20 @@
 """A spend budget for a whole task tree: `settings.tree_spend_cap_usd` on the agent that starts it.
 
-Every model call a task of the tree pays for is also added to the tree's root (`tree_*` fields of
-the root's hash, shown as `usage.tree`), so the budget covers the root and every descendant however
-deep. A task whose tree is over budget pauses before its next model call, as over its own spend cap
-(reason `tree_spend_cap_exceeded`); per-task caps keep working beside it.
+Every model call a task pays for is added, in one atomic step, to the `tree_*` fields of the task
+and of each of its ancestors (shown as `usage.tree`: what a task and everything below it spent).
+
+The root's budget is its agent's cap (read at each check, so raising it applies at once). A child
+reserves its budget from what its parent has left when it starts (`tree_budget_usd` on the child's
+hash): the parent's budget, less what the parent's subtree has spent, less what its other live
+children reserved and have not spent yet; a child whose own agent sets a tree cap takes at most
+that. Reading the parent's remainder and writing the child's reservation is one Lua script, so two
+siblings starting together cannot both take the same money.
+
+A task pauses before its next model call, as over its own spend cap (reason
+`tree_spend_cap_exceeded`), when it or any of its ancestors has spent more than its budget.
+Replying to that pause resumes the task; a task that was over its own reservation then tops it up
+from what its parent has free (for example after the root's cap was raised). Per-task caps keep
+working beside it.
 """
 
 from __future__ import annotations
@@ -11,53 +22,161 @@ from __future__ import annotations
 import redis.asyncio as aioredis
 
 from actors.policy import AgentPolicy
-from core import agents, keys, tasks
+from core import agents, delegation, keys, tasks
 from core.settings import Settings
+from core.state_machine import TERMINAL_STATUSES
 from core.tasks import Task
 
 #: Parents followed at most to find a tree's root (delegation depth is bounded far below this).
 MAX_TREE_DEPTH = 64
 
 TREE_FIELDS = ("input_tokens", "output_tokens", "cost_usd")
+#: Set on a task paused for being over its own reservation: its next check (after a reply) tops it up.
+_TOP_UP_FIELD = "tree_top_up"
+
+#: KEYS: the task and its ancestors' hashes. ARGV: input tokens, output tokens, cost. A deleted
+#: task's hash is not recreated.
+_CHARGE = """
+for _, key in ipairs(KEYS) do
+  if redis.call('EXISTS', key) == 1 then
+    redis.call('HINCRBYFLOAT', key, 'tree_input_tokens', ARGV[1])
+    redis.call('HINCRBYFLOAT', key, 'tree_output_tokens', ARGV[2])
+    redis.call('HINCRBYFLOAT', key, 'tree_cost_usd', ARGV[3])
+  end
+end
+return 1
+"""
+
+#: KEYS: the child's hash, its parent's, and the parent's other children's. ARGV: the parent's
+#: budget when it is the root ('' otherwise: the parent's own reservation is read), the child's own
+#: agent's tree cap (''), mode `reserve` (once) or `top_up`, the terminal statuses (JSON).
+#: Returns the child's budget as text ('' when the tree has none).
+_RESERVE = """
+local function num(key, field) return tonumber(redis.call('HGET', key, field) or '') end
+local mine = num(KEYS[1], 'tree_budget_usd')
+if ARGV[3] == 'reserve' and mine then return tostring(mine) end
+local own = tonumber(ARGV[2])
+local budget = tonumber(ARGV[1]) or num(KEYS[2], 'tree_budget_usd')
+if not budget then
+  -- '' records that the tree had no budget when the child started, so it is not asked again.
+  redis.call('HSET', KEYS[1], 'tree_budget_usd', own or '')
+  return own and tostring(own) or ''
+end
+local ended = {}
+for _, status in ipairs(cjson.decode(ARGV[4])) do ended[status] = true end
+local free = budget - (num(KEYS[2], 'tree_cost_usd') or 0)
+for i = 3, #KEYS do
+  local held = num(KEYS[i], 'tree_budget_usd')
+  if held and not ended[redis.call('HGET', KEYS[i], 'status') or 'completed'] then
+    free = free - math.max(held - (num(KEYS[i], 'tree_cost_usd') or 0), 0)
+  end
+end
+local spent = num(KEYS[1], 'tree_cost_usd') or 0
+local granted = spent + math.max(free, 0)
+if ARGV[3] == 'top_up' and free <= 0 and mine then granted = mine end
+if own and own < granted then granted = own end
+redis.call('HSET', KEYS[1], 'tree_budget_usd', granted)
+return tostring(granted)
+"""
+
+
+async def lineage(redis: aioredis.Redis, task: Task) -> list[Task]:
+    """`task`, its parent, and so on up to the root of its tree."""
+    chain = [task]
+    for _ in range(MAX_TREE_DEPTH):
+        parent_id = chain[-1].spec.parent_task_id
+        parent = await tasks.find_task(redis, chain[-1].workspace_id, parent_id) if parent_id else None
+        if parent is None:
+            break
+        chain.append(parent)
+    return chain
 
 
 async def root_of(redis: aioredis.Redis, task: Task) -> Task:
     """The task that started `task`'s tree (`task` itself when it has no parent)."""
-    current = task
-    for _ in range(MAX_TREE_DEPTH):
-        parent_id = current.spec.parent_task_id
-        if not parent_id:
-            return current
-        parent = await tasks.find_task(redis, current.workspace_id, parent_id)
-        if parent is None:
-            return current
-        current = parent
-    return current
+    return (await lineage(redis, task))[-1]
+
+
+def _key(task: Task) -> str:
+    return keys.task(task.workspace_id, task.id)
 
 
 async def charge(
     redis: aioredis.Redis, task: Task, input_tokens: int, output_tokens: int, cost_usd: float
 ) -> None:
-    """Add one model call of `task` to its tree's totals, kept on the root."""
-    root = await root_of(redis, task)
-    key = keys.task(root.workspace_id, root.id)
-    async with redis.pipeline(transaction=True) as pipe:
-        pipe.hincrbyfloat(key, "tree_input_tokens", input_tokens)
-        pipe.hincrbyfloat(key, "tree_output_tokens", output_tokens)
-        pipe.hincrbyfloat(key, "tree_cost_usd", cost_usd)
-        await pipe.execute()
+    """Add one model call of `task` to its own and every ancestor's tree totals, atomically."""
+    chain = [_key(t) for t in await lineage(redis, task)]
+    await redis.eval(_CHARGE, len(chain), *chain, input_tokens, output_tokens, cost_usd)
+
+
+async def _agent_cap(redis: aioredis.Redis, settings: Settings, task: Task) -> float | None:
+    """The tree cap of `task`'s agent, as its latest version sets it."""
+    try:
+        group = await agents.load_group(redis, task.agent_workspace_id, task.spec.agent_group_id)
+        latest = await agents.latest(redis, task.agent_workspace_id, group)
+    except Exception:
+        return None
+    return AgentPolicy.of(latest.config, None, settings).tree_spend_cap_usd
+
+
+async def _reserve(
+    redis: aioredis.Redis, settings: Settings, chain: list[Task], root_cap: float | None, mode: str
+) -> None:
+    """Reserve (or top up) the budget of `chain[0]` from its parent `chain[1]`."""
+    child, parent = chain[0], chain[1]
+    siblings = [
+        keys.task(parent.workspace_id, sibling)
+        for sibling in await delegation.children_of(redis, parent.workspace_id, parent.id)
+        if sibling != child.id
+    ]
+    own = await _agent_cap(redis, settings, child)
+    parent_budget = root_cap if parent is chain[-1] else None
+    ended = tasks.dumps(sorted(s.value for s in TERMINAL_STATUSES))
+    script_keys = [_key(child), _key(parent), *siblings]
+    await redis.eval(
+        _RESERVE,
+        len(script_keys),
+        *script_keys,
+        "" if parent_budget is None else parent_budget,
+        "" if own is None else own,
+        mode,
+        ended,
+    )
+
+
+def _budget(task: Task, root_cap: float | None, is_root: bool) -> float | None:
+    if is_root:
+        return root_cap
+    raw = task.raw.get("tree_budget_usd")
+    return float(raw) if raw not in (None, "") else None
+
+
+def _spent(task: Task) -> float:
+    return float(task.raw.get("tree_cost_usd") or 0.0)
 
 
 async def over_budget(redis: aioredis.Redis, settings: Settings, task: Task) -> bool:
-    """Whether the tree `task` belongs to has spent more than its root agent's tree budget."""
-    root = await root_of(redis, task)
-    try:
-        group = await agents.load_group(redis, root.agent_workspace_id, root.spec.agent_group_id)
-        latest = await agents.latest(redis, root.agent_workspace_id, group)
-    except Exception:
-        return False
-    cap = AgentPolicy.of(latest.config, None, settings).tree_spend_cap_usd
-    if cap is None:
-        return False
-    spent = await redis.hget(keys.task(root.workspace_id, root.id), "tree_cost_usd")
-    return float(spent or 0.0) > cap
+    """Whether `task` or one of its ancestors has spent more than its tree budget; reserves the
+    task's budget from its parent on its first check."""
+    chain = await lineage(redis, task)
+    root_cap = await _agent_cap(redis, settings, chain[-1])
+    if len(chain) > 1 and "tree_budget_usd" not in chain[0].raw:
+        await _reserve(redis, settings, chain, root_cap, "reserve")
+        chain[0] = await tasks.find_task(redis, task.workspace_id, task.id) or chain[0]
+    own_budget = _budget(chain[0], root_cap, len(chain) == 1)
+    if len(chain) > 1 and own_budget is not None and _spent(chain[0]) > own_budget:
+        if chain[0].raw.get(_TOP_UP_FIELD):
+            # Resumed after pausing here: take what the parent has free now.
+            await _reserve(redis, settings, chain, root_cap, "top_up")
+            await redis.hdel(_key(task), _TOP_UP_FIELD)
+            chain[0] = await tasks.find_task(redis, task.workspace_id, task.id) or chain[0]
+            own_budget = _budget(chain[0], root_cap, False)
+        if own_budget is not None and _spent(chain[0]) > own_budget:
+            await redis.hset(_key(task), _TOP_UP_FIELD, "1")
+            return True
+    # A root is checked against its agent's cap; a child (checked above) also against each ancestor's.
+    for member in chain[1:] if len(chain) > 1 else chain:
+        budget = _budget(member, root_cap, member is chain[-1])
+        if budget is not None and _spent(member) > budget:
+            return True
+    return False

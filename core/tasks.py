@@ -167,12 +167,16 @@ def usage_by_purpose(raw: dict[str, str]) -> dict[str, dict[str, float | int]]:
 
 
 def tree_usage(raw: dict[str, str]) -> dict[str, float | int]:
-    """`usage.tree` of a tree's root: what it and every descendant spent (actors.tree_budget)."""
-    return {
+    """`usage.tree`: what the task and every task below it spent, and (a delegated child in a tree
+    with a budget) `budget_usd`, what it reserved from its parent (actors.tree_budget)."""
+    usage: dict[str, float | int] = {
         "input_tokens": int(float(raw.get("tree_input_tokens", 0))),
         "output_tokens": int(float(raw.get("tree_output_tokens", 0))),
         "cost_usd": round(float(raw.get("tree_cost_usd", 0.0)), 6),
     }
+    if raw.get("tree_budget_usd"):
+        usage["budget_usd"] = round(float(raw["tree_budget_usd"]), 6)
+    return usage
 
 
 def _loads(raw: str | None) -> Any:

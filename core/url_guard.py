@@ -10,7 +10,8 @@ IPv4-mapped (or otherwise embedded) inner addresses are refused. `allow_private`
 The connection then goes to the address that was checked, with the original name kept in the Host
 header and in TLS SNI (so certificates still verify). Connecting by name instead would let a DNS
 server answer differently the second time (DNS rebinding). `GuardedTransport` does this for every
-request an httpx client sends, redirect hops included, since each hop is a new request.
+request an httpx client sends, redirect hops included, since each hop is a new request (the model
+SDKs' clients are `httpx2`'s, the same interface: the transport is built over either library).
 """
 
 from __future__ import annotations
@@ -18,6 +19,8 @@ from __future__ import annotations
 import asyncio
 import ipaddress
 import socket
+from types import ModuleType
+from typing import Any
 
 import httpx
 
@@ -150,8 +153,9 @@ class GuardedTransport(httpx.AsyncBaseTransport):
 
     Every request (so every redirect hop a client follows) is resolved and checked, then connected
     to the checked address with the name's Host header and SNI. A refused host raises BlockedURL
-    before any connection is made; a host that does not resolve is an `httpx.ConnectError`, as an
-    unreachable one would be.
+    before any connection is made; a host that does not resolve is a `ConnectError`, as an
+    unreachable one would be. `http` is the client library the transport serves (`httpx` or
+    `httpx2`): its requests, headers, errors and inner transport are that library's.
     """
 
     def __init__(
@@ -159,23 +163,25 @@ class GuardedTransport(httpx.AsyncBaseTransport):
         *,
         allow_private: bool,
         what: str,
-        inner: httpx.AsyncBaseTransport | None = None,
+        inner: Any = None,
+        http: ModuleType = httpx,
     ) -> None:
         self._allow_private = allow_private
         self._what = what
-        self._inner = inner or httpx.AsyncHTTPTransport()
+        self._http = http
+        self._inner = inner or http.AsyncHTTPTransport()
 
-    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+    async def handle_async_request(self, request: Any) -> Any:
         try:
             ip = await checked_address(request.url, allow_private=self._allow_private, what=self._what)
         except BlockedURL:
             raise
         except BadRequest as exc:
-            raise httpx.ConnectError(exc.message, request=request) from None
+            raise self._http.ConnectError(exc.message, request=request) from None
         target, pin_headers, extensions = pinned(request.url, ip)
-        headers = httpx.Headers(request.headers)
+        headers = self._http.Headers(request.headers)
         headers["Host"] = pin_headers["Host"]
-        pinned_request = httpx.Request(
+        pinned_request = self._http.Request(
             request.method,
             target,
             headers=headers,

@@ -7,6 +7,7 @@ from tools.ask_user import ASK_USER
 from tools.delegate import DELEGATE_TASKS
 from tools.documents.specs import document_tools
 from tools.practice.patient_tools import PRACTICE_GET_PATIENT, PRACTICE_SAVE_PATIENT
+from tools.read_result import READ_RESULT_TOOL
 from tools.registry import ToolRegistry, ToolSpec
 
 
@@ -18,6 +19,7 @@ def native_tools(model_factory: ModelFactory) -> list[ToolSpec]:
         *document_tools(model_factory),
         PRACTICE_SAVE_PATIENT,
         PRACTICE_GET_PATIENT,
+        READ_RESULT_TOOL,
     ]
 
 

@@ -5,9 +5,7 @@ form here: system messages become `system`, an assistant's tool calls become `to
 `tool` results become `tool_result` blocks of the next user turn (consecutive user turns merged, as
 the API wants turns to alternate). The Messages API has no JSON-schema reply format to mix with
 tools, so an output schema is asked for through a final-answer tool whose input is the answer.
-
-The key is always passed explicitly: without one the SDK would read ANTHROPIC_API_KEY from the
-environment and send the operator's key to whatever base URL this provider was given.
+How the client is built (the key, the guarded connection) is `actors.models.sdk_client`'s.
 """
 
 from __future__ import annotations
@@ -16,7 +14,6 @@ import json
 from typing import Any
 
 from actors.models.base import ModelError, ModelRequest, ModelResponse, ToolCall, Usage
-from actors.models.errors import sdk_error
 from actors.models.openai import (
     FINAL_ANSWER_DESCRIPTION,
     FINAL_ANSWER_TOOL,
@@ -25,13 +22,17 @@ from actors.models.openai import (
     unwrapped,
 )
 from actors.models.pricing import cost_usd
+from actors.models.sdk_client import (
+    DEFAULT_SDK_RETRIES,
+    DEFAULT_TIMEOUT_SECONDS,
+    client_options,
+    key_headers,
+    mapped_errors,
+)
 from actors.models.targets import ModelTarget
 
-DEFAULT_TIMEOUT_SECONDS = 120.0
-DEFAULT_SDK_RETRIES = 3
 #: The Messages API needs a reply length; long enough for a structured answer.
 DEFAULT_MAX_TOKENS = 4096
-_NO_KEY = "no-key"
 
 
 class AnthropicProvider:
@@ -57,20 +58,10 @@ class AnthropicProvider:
     async def complete(self, request: ModelRequest) -> ModelResponse:
         import anthropic
 
-        headers: dict[str, Any] = (
-            {} if self.target.api_key else {"Authorization": anthropic.Omit(), "X-Api-Key": anthropic.Omit()}
-        )
-        client = anthropic.AsyncAnthropic(
-            api_key=self.target.api_key or _NO_KEY,
-            base_url=self.target.base_url,
-            timeout=self._timeout,
-            max_retries=self._max_retries,
-        )
-        try:
-            async with client:
-                message = await client.messages.create(**self.payload(request), extra_headers=headers)
-        except anthropic.AnthropicError as exc:
-            raise sdk_error(exc) from None
+        headers = key_headers(self.target, ["Authorization", "X-Api-Key"], anthropic.Omit())
+        options = client_options(self.target, timeout_seconds=self._timeout, max_retries=self._max_retries)
+        async with mapped_errors(anthropic.AnthropicError), anthropic.AsyncAnthropic(**options) as client:
+            message = await client.messages.create(**self.payload(request), extra_headers=headers)
         return self._parse(message.model_dump(), request)
 
     def payload(self, request: ModelRequest) -> dict[str, Any]:

@@ -3,13 +3,15 @@
 The SDKs already retried transient failures (honouring Retry-After) before raising. What is left:
 a rate limit, an overloaded or failing server, a timeout or a broken connection may succeed later
 (retryable, after the provider's Retry-After when it sent one); any other 4xx is a request the
-provider will never accept (not retryable). Only the status and the provider's own short message are
-kept: a server's error text never quotes the key, and the request body is never logged.
+provider will never accept (not retryable). Only the status and the provider's error type (a short
+identifier such as `rate_limit_error`) are kept: a server's error text may echo the prompt, the
+document or part of the key, and it ends up in the task's `error`, so it is dropped.
 """
 
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
@@ -17,8 +19,8 @@ from typing import Any
 
 from actors.models.base import ModelError
 
-#: How much of a provider's error text is kept in the error message.
-_ERROR_DETAIL_CHARS = 300
+#: What a provider's error type may look like to be kept: an identifier, never free text.
+_ERROR_TYPE = re.compile(r"[A-Za-z][A-Za-z0-9_.-]{0,63}")
 #: A provider's Retry-After is honoured up to this long; longer waits are capped.
 MAX_RETRY_AFTER_SECONDS = 60.0
 
@@ -52,16 +54,24 @@ def _seconds(text: str | None) -> float | None:
     return max(number, 0.0) if math.isfinite(number) else None
 
 
-def _detail(body: Any, fallback: str) -> str:
-    error = body.get("error") if isinstance(body, dict) else None
-    message = error.get("message") if isinstance(error, dict) else error
-    return str(message or fallback or "").strip()[:_ERROR_DETAIL_CHARS]
+def error_type(body: Any) -> str | None:
+    """The provider's error type from an error body (OpenAI: `{error: {type, code}}`, the OpenAI SDK
+    passes the inner object; Anthropic: `{type: error, error: {type}}`), when it is an identifier."""
+    if not isinstance(body, dict):
+        return None
+    inner = body.get("error")
+    error = inner if isinstance(inner, dict) else body
+    for key in ("type", "code"):
+        value = error.get(key)
+        if isinstance(value, str) and value != "error" and _ERROR_TYPE.fullmatch(value):
+            return value
+    return None
 
 
-def status_error(status: int, headers: Mapping[str, str], body: Any, text: str) -> ModelError:
-    """The ModelError for an HTTP error answer of a provider."""
-    detail = _detail(body, text)
-    described = f"HTTP {status}: {detail}" if detail else f"HTTP {status}"
+def status_error(status: int, headers: Mapping[str, str], body: Any) -> ModelError:
+    """The ModelError for an HTTP error answer of a provider: its status and error type only."""
+    kind = error_type(body)
+    described = f"HTTP {status} ({kind})" if kind else f"HTTP {status}"
     # 408 and 409 are what the SDKs themselves retry; 529 is Anthropic's "overloaded".
     if status in (408, 409, 429) or status >= 500:
         wait = retry_after_seconds(headers)
@@ -76,11 +86,7 @@ def sdk_error(exc: Exception) -> ModelError:
     response = getattr(exc, "response", None)
     status = getattr(exc, "status_code", None)
     if isinstance(status, int) and response is not None:
-        try:
-            text = response.text
-        except Exception:
-            text = ""
-        return status_error(status, response.headers, getattr(exc, "body", None), text)
+        return status_error(status, response.headers, getattr(exc, "body", None))
     name = type(exc).__name__
     if "Timeout" in name:
         return ModelError("the model server did not answer in time", True)

@@ -16,11 +16,11 @@ import uuid
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from actors import tree_budget
 from actors.models.base import ModelConfigError, ModelError, ModelProvider, ModelRequest, ModelResponse, Usage
 from actors.models.resolve import provider_for, resolve_model
 from actors.models.targets import operator_target
 from actors.models.templates import TemplateContext
+from actors.usage import record_model_call
 from core import tasks
 from core.errors import AgentryError
 from core.settings import Settings
@@ -42,7 +42,7 @@ class ProviderCaller:
 
 @dataclass(frozen=True)
 class TaskCaller:
-    """The task's model, each call charged to the task (`usage.by_purpose.documents`, the tree)."""
+    """The task's model, each call charged to the task (`usage.by_purpose`, the tree)."""
 
     provider: ModelProvider
     redis: Any
@@ -63,7 +63,8 @@ async def _complete(provider: ModelProvider, messages: list[dict[str, Any]]) -> 
 
 
 async def charge_task(redis: Any, task_model: TaskModel, usage: Usage) -> None:
-    """Add one document model call to the task's usage, once (its own step marker), and to its tree's.
+    """Add one document model call to the task's usage under its purpose, once (its own step
+    marker), and to its tree's.
 
     A task that is no longer running (stopped while its tool waited) is not charged: its usage is final.
     """
@@ -73,17 +74,14 @@ async def charge_task(redis: Any, task_model: TaskModel, usage: Usage) -> None:
         task = await tasks.load_task(redis, task_model.task_workspace_id, task_model.task_id)
     except AgentryError:
         return
-    written = await tasks.record(
+    await record_model_call(
         redis,
         task,
-        f"documents:{uuid.uuid4()}",
+        f"{task_model.purpose}:{uuid.uuid4()}",
         {"usage": asdict(usage)},
-        increments=tasks.usage_increments(
-            "documents", usage.input_tokens, usage.output_tokens, usage.cost_usd
-        ),
+        task_model.purpose,
+        usage,
     )
-    if written >= 0:
-        await tree_budget.charge(redis, task, usage.input_tokens, usage.output_tokens, usage.cost_usd)
 
 
 class ExtractionModels:

@@ -2,10 +2,8 @@
 
 Messages are sent as the runtime stores them (OpenAI-style dicts, see `actors.models.base`). The SDK
 retries rate limits, server errors and broken connections itself, honouring the server's
-Retry-After; what still fails is mapped onto the failure policy by `actors.models.errors`.
-
-The key is always passed explicitly: without one the SDK would read OPENAI_API_KEY from the
-environment and send the operator's key to whatever base URL this provider was given.
+Retry-After; what still fails is mapped onto the failure policy by `actors.models.errors`. How the
+client is built (the key, the guarded connection) is `actors.models.sdk_client`'s.
 """
 
 from __future__ import annotations
@@ -14,19 +12,19 @@ import json
 from typing import Any
 
 from actors.models.base import ModelError, ModelRequest, ModelResponse, ToolCall, Usage
-from actors.models.errors import sdk_error
 from actors.models.pricing import cost_usd
+from actors.models.sdk_client import (
+    DEFAULT_SDK_RETRIES,
+    DEFAULT_TIMEOUT_SECONDS,
+    client_options,
+    key_headers,
+    mapped_errors,
+)
 from actors.models.targets import ModelTarget
 
-#: Longest wait for one HTTP exchange with the model server.
-DEFAULT_TIMEOUT_SECONDS = 120.0
-#: Retries the SDK makes on its own (429, 5xx, timeouts) before the runtime's failure policy sees it.
-DEFAULT_SDK_RETRIES = 3
 #: The tool through which a structured answer is given when tools are offered too.
 FINAL_ANSWER_TOOL = "final_answer"
 FINAL_ANSWER_DESCRIPTION = "Give the final answer, matching this schema. Call it once, last."
-#: Sent as the key when there is none: the SDK insists on one, and the header is then removed.
-_NO_KEY = "no-key"
 
 
 class OpenAIProvider:
@@ -50,20 +48,10 @@ class OpenAIProvider:
     async def complete(self, request: ModelRequest) -> ModelResponse:
         import openai
 
-        headers: dict[str, Any] = {} if self.target.api_key else {"Authorization": openai.Omit()}
-        client = openai.AsyncOpenAI(
-            api_key=self.target.api_key or _NO_KEY,
-            base_url=self.target.base_url,
-            timeout=self._timeout,
-            max_retries=self._max_retries,
-        )
-        try:
-            async with client:
-                completion = await client.chat.completions.create(
-                    **self._payload(request), extra_headers=headers
-                )
-        except openai.OpenAIError as exc:
-            raise sdk_error(exc) from None
+        headers = key_headers(self.target, ["Authorization"], openai.Omit())
+        options = client_options(self.target, timeout_seconds=self._timeout, max_retries=self._max_retries)
+        async with mapped_errors(openai.OpenAIError), openai.AsyncOpenAI(**options) as client:
+            completion = await client.chat.completions.create(**self._payload(request), extra_headers=headers)
         return self._parse(completion.model_dump(), request)
 
     def _payload(self, request: ModelRequest) -> dict[str, Any]:

@@ -25,7 +25,8 @@ Provider = Literal["openai", "anthropic"]
 @dataclass(frozen=True)
 class ModelTarget:
     """One provider endpoint and model. `guarded`: the base URL came from a workspace, so every call
-    checks it against the URL guard first."""
+    checks it against the URL guard first and connects only to the checked address; `allow_private`
+    is AGENTRY_ALLOW_PRIVATE_URLS for that check."""
 
     provider: Provider
     model: str
@@ -36,6 +37,7 @@ class ModelTarget:
     price: Price | None = None
     context_window: int | None = None
     connection: str | None = None
+    allow_private: bool = False
 
     @property
     def label(self) -> str:
@@ -77,7 +79,15 @@ def agent_target(
     operator_url, operator_key = operator_endpoint(settings, provider)
     if same_origin(base_url, operator_url):
         return ModelTarget(provider, model, operator_url.rstrip("/"), operator_key, False, temperature)
-    return ModelTarget(provider, model, base_url.rstrip("/"), None, True, temperature)
+    return ModelTarget(
+        provider,
+        model,
+        base_url.rstrip("/"),
+        None,
+        True,
+        temperature,
+        allow_private=settings.allow_private_urls,
+    )
 
 
 def connection_target(
@@ -97,6 +107,7 @@ def connection_target(
         price=connection.price,
         context_window=connection.context_window,
         connection=connection.name,
+        allow_private=settings.allow_private_urls,
     )
 
 

@@ -41,9 +41,11 @@ class TaskModel(BaseModel):
 
     workspace_id: str
     setting: str | dict[str, Any] | None = None
-    #: The task the model's calls are charged to (`usage.by_purpose.documents`).
+    #: The task the model's calls are charged to, under `usage.by_purpose.<purpose>`.
     task_workspace_id: str | None = None
     task_id: str | None = None
+    #: `documents` (parse and extract) or `classification`.
+    purpose: str = "documents"
 
 
 class ModelFactory(Protocol):

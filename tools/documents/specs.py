@@ -19,7 +19,7 @@ from typing import Any
 from core import files
 from core.configs import MAX_CATEGORIES, MAX_FIELDS
 from core.errors import AgentryError
-from extraction.jobs.model import ModelFactory
+from extraction.jobs.model import ModelFactory, TaskModel
 from extraction.jobs.schemas import JobKind
 from extraction.jobs.service import JobFailed, run_job
 from tools.context import ToolContext
@@ -156,13 +156,20 @@ async def run_document_tool(
             kind,
             dict(arguments, input=file.file_id),
             model_factory=model_factory,
-            task_model=ctx.task_model,
+            task_model=_charged_as(kind, ctx.task_model),
             timeout_seconds=TOOL_JOB_TIMEOUT_SECONDS,
         )
     except AgentryError as exc:
         raise job_tool_error(exc) from None
     await record_processed(ctx.redis, ctx.workspace_id, ctx.task_id, ctx.call_id, file, result)
     return result
+
+
+def _charged_as(kind: JobKind, task_model: TaskModel | None) -> TaskModel | None:
+    """The task's model with the purpose its calls are charged under (`usage.by_purpose`)."""
+    if task_model is None or kind != "classify":
+        return task_model
+    return task_model.model_copy(update={"purpose": "classification"})
 
 
 def _handler(

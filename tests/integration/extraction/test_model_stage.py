@@ -39,7 +39,10 @@ def server() -> Iterator[OpenAICompatibleServer]:
 def model(server: OpenAICompatibleServer) -> ProviderCaller:
     server.reset()
     return ProviderCaller(
-        OpenAIProvider(ModelTarget("openai", "test-model", server.base_url, "sk-test", True), max_retries=0)
+        OpenAIProvider(
+            ModelTarget("openai", "test-model", server.base_url, "sk-test", True, allow_private=True),
+            max_retries=0,
+        )
     )
 
 
@@ -100,7 +103,10 @@ def test_a_reply_without_json_fails_clearly(server, model, doc) -> None:
 def test_classification_asks_the_model_when_the_rules_are_unsure(server, doc) -> None:
     server.reset()
     caller = ProviderCaller(
-        OpenAIProvider(ModelTarget("openai", "test-model", server.base_url, "sk-test", True), max_retries=0)
+        OpenAIProvider(
+            ModelTarget("openai", "test-model", server.base_url, "sk-test", True, allow_private=True),
+            max_retries=0,
+        )
     )
     job = spec(
         {"categories": ["memo", "letter"], "prompt_mode": "auto"},

@@ -24,7 +24,9 @@ TOOL = {
 def provider(
     server: AnthropicServer, *, api_key: str | None = "sk-ant-test", **kwargs: Any
 ) -> AnthropicProvider:
-    target = ModelTarget("anthropic", "claude-3-5-haiku-latest", server.base_url, api_key, True)
+    target = ModelTarget(
+        "anthropic", "claude-3-5-haiku-latest", server.base_url, api_key, True, allow_private=True
+    )
     return AnthropicProvider(target, **kwargs)
 
 
@@ -127,5 +129,21 @@ async def test_400_is_not_retried(anthropic_server: AnthropicServer) -> None:
     anthropic_server.fail_next(400)
     with pytest.raises(ModelError) as info:
         await provider(anthropic_server).complete(request())
-    assert info.value.retryable is False and "canned failure 400" in info.value.message
+    # The status and the provider's error type, never the provider's text (it may echo the prompt).
+    assert info.value.retryable is False and "HTTP 400 (invalid_request_error)" in info.value.message
+    assert "canned failure" not in info.value.message
     assert len(anthropic_server.requests) == 1
+
+
+async def test_a_guarded_base_url_whose_name_resolves_to_loopback_is_refused_at_connect(
+    anthropic_server: AnthropicServer,
+) -> None:
+    url = f"http://localhost:{anthropic_server.port}"
+    target = ModelTarget(
+        "anthropic", "claude-3-5-haiku-latest", url, "sk-ant-test", True, allow_private=False
+    )
+    anthropic_server.push(message(text_block("not reached")))
+    with pytest.raises(ModelError) as info:
+        await AnthropicProvider(target, max_retries=0).complete(request())
+    assert info.value.retryable is False and "loopback" in info.value.message
+    assert anthropic_server.requests == []

@@ -130,10 +130,17 @@ def test_document_tools_ask_the_tasks_connection_and_never_the_operators_model(
     assert all(r.body["model"] == "llama-3.1-8b" for r in received)
     # The operator's extraction model was never asked, and its key went nowhere.
     assert operator_model.requests == []
-    # The two document calls are charged to the task, apart from its steps.
-    documents = done["usage"]["by_purpose"]["documents"]
-    assert (documents["calls"], documents["input_tokens"], documents["output_tokens"]) == (2, 90, 14)
-    assert done["usage"]["input_tokens"] >= 90
+    # The extraction's and the classifier's calls are charged to the task, each under its purpose.
+    by_purpose = done["usage"]["by_purpose"]
+    documents, classification = by_purpose["documents"], by_purpose["classification"]
+    assert (documents["calls"], documents["input_tokens"], documents["output_tokens"]) == (1, 50, 9)
+    assert (classification["calls"], classification["input_tokens"], classification["output_tokens"]) == (
+        1,
+        40,
+        5,
+    )
+    assert set(by_purpose) == {"steps", "documents", "classification"}
+    assert done["usage"]["input_tokens"] == sum(split["input_tokens"] for split in by_purpose.values())
     assert all(OPERATOR_KEY not in json.dumps(r.headers) for r in received)
 
 

@@ -38,7 +38,7 @@ def provider(
     **kwargs: Any,
 ) -> OpenAIProvider:
     base_url = server if isinstance(server, str) else server.base_url
-    target = ModelTarget("openai", model, base_url, api_key, True, temperature, price)
+    target = ModelTarget("openai", model, base_url, api_key, True, temperature, price, allow_private=True)
     return OpenAIProvider(target, **kwargs)
 
 
@@ -155,7 +155,7 @@ async def test_5xx_beyond_the_retries_is_a_retryable_error(openai_server: OpenAI
     with pytest.raises(ModelError) as info:
         await provider(openai_server, max_retries=1).complete(request())
     assert info.value.retryable is True
-    assert "HTTP 503" in info.value.message and "canned failure 503" in info.value.message
+    assert "HTTP 503 (server_error)" in info.value.message and "canned failure" not in info.value.message
 
 
 async def test_400_is_not_retried(openai_server: OpenAICompatibleServer) -> None:
@@ -164,7 +164,7 @@ async def test_400_is_not_retried(openai_server: OpenAICompatibleServer) -> None
     with pytest.raises(ModelError) as info:
         await provider(openai_server).complete(request())
     assert info.value.retryable is False
-    assert "HTTP 400" in info.value.message and "canned failure 400" in info.value.message
+    assert "HTTP 400 (server_error)" in info.value.message and "canned failure" not in info.value.message
     assert len(openai_server.requests) == 1
 
 
@@ -250,3 +250,28 @@ async def test_messages_are_sent_unchanged(openai_server: OpenAICompatibleServer
         ModelRequest(messages=transcript, tools=[], call_index=0, context=TemplateContext())
     )
     assert openai_server.requests[0].body["messages"] == transcript
+
+
+async def test_a_guarded_base_url_whose_name_resolves_to_loopback_is_refused_at_connect(
+    openai_server: OpenAICompatibleServer,
+) -> None:
+    # Resolving the model checked nothing here: the SDK's own connection refuses the address.
+    url = f"http://localhost:{openai_server.port}/v1"
+    target = ModelTarget("openai", "m", url, "sk-test", True, allow_private=False)
+    openai_server.push(completion("not reached"))
+    with pytest.raises(ModelError) as info:
+        await OpenAIProvider(target, max_retries=0).complete(request())
+    assert info.value.retryable is False
+    assert "not allowed" in info.value.message and "loopback" in info.value.message
+    assert openai_server.requests == []
+
+
+async def test_a_guarded_base_url_is_connected_by_its_checked_address_with_the_name_as_host(
+    openai_server: OpenAICompatibleServer,
+) -> None:
+    url = f"http://localhost:{openai_server.port}/v1"
+    openai_server.push(completion("pinned"))
+    target = ModelTarget("openai", "m", url, "sk-test", True, allow_private=True)
+    response = await OpenAIProvider(target, max_retries=0).complete(request())
+    assert response.text == "pinned"
+    assert openai_server.requests[0].headers["host"] == f"localhost:{openai_server.port}"

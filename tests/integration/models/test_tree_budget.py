@@ -52,3 +52,40 @@ def test_a_child_that_takes_the_tree_over_budget_pauses_and_usage_rolls_up(api: 
     api.post(f"/api/v1/tasks/{kid['task_id']}/message", json={"message": "go on"})
     assert wait_status(api, kid["task_id"], timeout=90)["status"] == "completed"
     assert wait_status(api, root_id, timeout=90)["status"] == "completed"
+
+
+def test_each_child_reserves_from_what_its_parent_has_left(api: httpx.Client) -> None:
+    # Each child asks the user a question (costing 0.1), so it stays live, holding its reservation.
+    worker = create_agent(
+        api,
+        scripted(
+            {
+                "tool_calls": [{"name": "ask_user", "arguments": {"question": "which?"}}],
+                "usage": {"cost_usd": 0.1},
+            },
+            settings={"tree_spend_cap_usd": 0.25},
+        )
+        | {"delegation_profile": {"description": "Works", "example_input": "x"}},
+    )
+    two = [{"agent_group_id": worker["agent_group_id"], "prompt": f"go {n}"} for n in (1, 2)]
+    delegate = {
+        "tool_calls": [{"name": "delegate_tasks", "arguments": {"tasks": two}}],
+        "usage": {"input_tokens": 1, "cost_usd": 0.2},
+    }
+    lead = create_agent(api, scripted(delegate, {"answer": "done"}, settings={"tree_spend_cap_usd": 0.5}))
+    root_id = start(api, lead["id"])
+    wait_status(api, root_id, "waiting_for_input", timeout=90)
+    kids = [
+        wait_status(api, kid["task_id"], "waiting_for_input", timeout=90)
+        for kid in api.get(f"/api/v1/tasks/{root_id}/children").json()["data"]
+    ]
+    # The first to start takes its own agent's cap (0.25) of the 0.3 left; the second, the 0.05 rest.
+    kids.sort(key=lambda kid: kid["usage"]["tree"]["budget_usd"])
+    assert [kid["usage"]["tree"]["budget_usd"] for kid in kids] == [pytest.approx(0.05), pytest.approx(0.25)]
+    short, funded = kids
+    assert short["pause"]["kind"] == "failure_pause" and short["pause"]["reason"] == "tree_spend_cap_exceeded"
+    assert funded["pause"]["kind"] == "ask_user"
+    assert short["usage"]["tree"]["cost_usd"] == pytest.approx(0.1)
+    root = task(api, root_id)
+    assert root["usage"]["tree"]["cost_usd"] == pytest.approx(0.4)
+    assert "budget_usd" not in root["usage"]["tree"]  # the root's budget is its agent's cap

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 
 import pytest
 
@@ -11,10 +12,8 @@ from core.cancellation import raise_if_cancelled
 
 async def _swallowing() -> None:
     # What redis-py's asyncio client sometimes does with a cancel thrown into a command in flight.
-    try:
+    with contextlib.suppress(asyncio.CancelledError):
         await asyncio.sleep(10)
-    except asyncio.CancelledError:
-        pass
 
 
 async def test_a_swallowed_cancel_still_stops_a_checking_loop() -> None:

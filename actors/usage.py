@@ -1,0 +1,45 @@
+"""Charging a model call to the task that caused it: one recorded piece, and its tree's totals.
+
+Every model call a task causes goes through here (its steps, data fields, document tools,
+classification), so `usage`, `usage.by_purpose` and `usage.tree` count it once each.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import redis.asyncio as aioredis
+
+from actors import tree_budget
+from actors.models.base import Usage
+from core import tasks
+from core.tasks import Task
+
+
+async def record_model_call(
+    redis: aioredis.Redis,
+    task: Task,
+    marker: str,
+    value: Any,
+    purpose: str,
+    usage: Usage,
+    *,
+    fields: dict[str, str] | None = None,
+    items: list[dict[str, Any]] | None = None,
+    increments: dict[str, float] | None = None,
+) -> int:
+    """Record `value` under `marker` with the call's usage added to the task's (under `purpose`),
+    then to its tree's when the record was written now. Returns `tasks.record`'s code."""
+    written = await tasks.record(
+        redis,
+        task,
+        marker,
+        value,
+        fields=fields,
+        items=items,
+        increments=(increments or {})
+        | tasks.usage_increments(purpose, usage.input_tokens, usage.output_tokens, usage.cost_usd),
+    )
+    if written > 0:
+        await tree_budget.charge(redis, task, usage.input_tokens, usage.output_tokens, usage.cost_usd)
+    return written
