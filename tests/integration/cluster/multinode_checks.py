@@ -380,11 +380,6 @@ def _held() -> dict[str, Any]:
     }
 
 
-@pytest.mark.xfail(
-    strict=False,
-    reason="the even spread held on the cluster branch but not on the merged tree (issue 20 stays open); "
-    "tests/unit/actors/test_placement.py asserts the placement rule itself",
-)
 def test_task_work_fills_the_workers_evenly_then_the_head(deployed: Deployed, api: httpx.Client) -> None:
     pooled = _start(api, _agent(api, "pooled", POOLED_SECONDS), POOLED_TASKS)
 

@@ -57,5 +57,4 @@ def test_two_node_cluster(tmp_path: Path) -> None:
     )
     report = child.stdout[-12000:] + child.stderr[-4000:]
     assert child.returncode == 0, report
-    # The even-spread check is an expected failure for now (multinode_checks.py says why).
-    assert "4 passed" in child.stdout or "5 passed" in child.stdout, report
+    assert "5 passed" in child.stdout, report
