@@ -31,10 +31,10 @@ import httpx
 import psutil
 import ray
 
-from actors.launcher import TASK_SLOT_RESOURCE
+from actors.placement import TASK_SLOT_RESOURCE
+from core import apikeys
 from core.settings import load_settings
 from serve.service import start_service, stop_service
-from tests.support.service import new_key
 
 
 class PeakMemory:
@@ -202,7 +202,7 @@ def main() -> None:
     load_start = os.getloadavg()
     service = start_service(settings, dashboard=False)
     try:
-        key = new_key(service.redis_url, "bench").key
+        key = apikeys.issue_key_at(service.redis_url, "bench", label="bench").key
         bare = _bare_ceiling(args.tasks)
         rows = [asyncio.run(_run_tasks(service.url, key, p, args.tasks)) for p in ("dedicated", "pooled")]
         sync = {
