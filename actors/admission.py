@@ -1,4 +1,5 @@
-"""Admission control per agent: a running-slot limit, a FIFO queue, and starting what was admitted."""
+"""Admission control per agent: a running-slot limit and a FIFO queue. It decides; `actors.launcher`
+starts what it admitted."""
 
 from __future__ import annotations
 
@@ -26,32 +27,25 @@ async def concurrency_limit(redis: aioredis.Redis, settings: Settings, task: Tas
     return limit_of(version, settings)
 
 
-async def admit_and_launch(
+async def admit(
     redis: aioredis.Redis, settings: Settings, task: Task, *, from_status: str, limit: int | None = None
 ) -> str:
-    """Admit the task (running) or queue it; a running task gets its runner started.
+    """Admit the task (`running`) or queue it; returns its status.
 
     `limit`: the agent's limit when the caller has just read its latest version (saves reading it again).
     """
-    from actors.launcher import launch
-
     if limit is None:
         limit = await concurrency_limit(redis, settings, task)
-    status = await tasks.admit(redis, task, limit=limit, from_status=from_status)
-    if status == TaskStatus.RUNNING.value:
-        await launch(redis, settings, task)
-    return status
+    return await tasks.admit(redis, task, limit=limit, from_status=from_status)
 
 
-async def drain_queue(redis: aioredis.Redis, settings: Settings, workspace_id: str, group_id: str) -> None:
-    """Admit queued tasks of the agent, oldest first, while it has free slots."""
+async def next_queued(redis: aioredis.Redis, workspace_id: str, group_id: str) -> Task | None:
+    """The agent's oldest queued task; heads that are no longer queued are dropped from the queue."""
     while True:
         heads = await tasks.queued_heads(redis, workspace_id, group_id, 1)
         if not heads:
-            return
+            return None
         task = await tasks.find_task(redis, workspace_id, heads[0])
-        if task is None or task.status != TaskStatus.QUEUED.value:
-            await redis.lrem(keys.agent_queue(workspace_id, group_id), 0, heads[0])
-            continue
-        if await admit_and_launch(redis, settings, task, from_status=TaskStatus.QUEUED.value) != "running":
-            return
+        if task is not None and task.status == TaskStatus.QUEUED.value:
+            return task
+        await redis.lrem(keys.agent_queue(workspace_id, group_id), 0, heads[0])

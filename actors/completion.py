@@ -16,6 +16,7 @@ from actors.models.base import ModelConfigError, ModelError, ModelResponse
 from actors.models.extraction import extraction_model
 from actors.models.resolve import resolve_model
 from actors.policy import AgentPolicy
+from actors.step_markers import model_step
 from actors.usage import record_model_call
 from core import tasks
 from core.settings import Settings
@@ -31,9 +32,9 @@ def data_field_values(steps: dict[str, Any]) -> dict[str, Any]:
     """Data field values written by the model over the task's steps; a later step wins."""
     values: dict[str, Any] = {}
     numbered = sorted(
-        (int(marker[1:].split(":", 1)[0]), record)
+        (step, record)
         for marker, record in steps.items()
-        if marker.endswith(":model") and isinstance(record, dict)
+        if (step := model_step(marker)) is not None and isinstance(record, dict)
     )
     for _, record in numbered:
         values |= record.get("data_fields") or {}

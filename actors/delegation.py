@@ -14,8 +14,9 @@ from typing import Any
 
 import redis.asyncio as aioredis
 
-from actors.admission import admit_and_launch, drain_queue
 from actors.context_budget import stored_results
+from actors.launcher import admit_and_launch, drain_queue
+from actors.step_markers import Piece, step_marker
 from core import audit, delegation, keys, tasks
 from core.settings import Settings
 from core.state_machine import TaskStatus
@@ -132,7 +133,7 @@ async def resume_parent(redis: aioredis.Redis, settings: Settings, workspace_id:
     written = await tasks.record(
         redis,
         parent,
-        f"s{step}:tool:{call_id}",
+        step_marker(step, Piece.TOOL, call_id),
         {"status": "ok"},
         allowed=(WAITING,),
         fields={"retries_used": "0"},

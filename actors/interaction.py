@@ -7,10 +7,11 @@ from typing import Any
 
 import redis.asyncio as aioredis
 
-from actors.admission import admit_and_launch, drain_queue
 from actors.context_budget import stored_results
+from actors.launcher import admit_and_launch, drain_queue
 from actors.models.extraction import extraction_model
 from actors.review_binding import binding_of, recorded_arguments
+from actors.step_markers import Piece, reply_marker, step_marker
 from core import delegation, keys, tasks
 from core.errors import BadRequest, Conflict
 from core.ids import now_iso
@@ -50,10 +51,8 @@ async def reply(
         )
     else:
         items.append({"type": "user_message", "text": message, "files": files})
-    # The marker is this pause's: a second reply to the same pause finds it and is refused.
-    marker = f"reply:{task.raw.get('feed_seq', '0')}"
     markers: dict[str, Any] | None = (
-        {f"s{pause.get('step')}:tool:{call_id}": {"status": "ok"}} if call_id else None
+        {step_marker(pause.get("step"), Piece.TOOL, call_id): {"status": "ok"}} if call_id else None
     )
     if markers is not None and items[-1]["type"] == "tool_result":
         # A long reply reaches the model as a summary and a handle, as any long tool result does.
@@ -61,7 +60,8 @@ async def reply(
     written = await tasks.record(
         redis,
         task,
-        marker,
+        # This pause's marker: a second reply to the same pause finds it and is refused.
+        reply_marker(task.raw.get("feed_seq", "0")),
         {"at": now_iso()},
         allowed=(WAITING,),
         fields={"retries_used": "0"},
@@ -100,7 +100,7 @@ async def review(
     written = await tasks.record(
         redis,
         task,
-        f"s{step}:review:{call_id}",
+        step_marker(step, Piece.REVIEW, call_id),
         decided,
         allowed=(REVIEW,),
         fields={"retries_used": "0"},

@@ -1,5 +1,8 @@
-"""Starting a task's runner: its own Ray actor (`dedicated`) or a coroutine in a warm host (`pooled`),
-on the node `actors.placement` picks."""
+"""The one place a task is launched from: admission decides, then its runner starts, in its own Ray
+actor (`dedicated`) or as a coroutine in a warm host (`pooled`), on the node `actors.placement` picks.
+
+Whatever starts a task (a run, a reply or review, a child's or parent's turn, the reconciler, a
+freed slot) calls `admit_and_launch`, `drain_queue` or `launch` here."""
 
 from __future__ import annotations
 
@@ -7,12 +10,14 @@ import time
 import zlib
 from typing import Any
 
-import ray
 import redis.asyncio as aioredis
 from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
-from actors.placement import TASK_SLOT_RESOURCE as TASK_SLOT_RESOURCE
+from actors import admission
+from actors.hosts import TaskActor, TaskHost
+from actors.names import NAMESPACE, actor_name, host_name
 from actors.placement import (
+    TASK_SLOT_RESOURCE,
     NodeSlots,
     RecentPlaces,
     cluster_nodes,
@@ -25,42 +30,31 @@ from core.settings import Settings
 from core.state_machine import TaskStatus
 from core.tasks import Task
 
-#: Ray namespace of every named actor of ours (Serve replicas live in "serve").
-NAMESPACE = "agentry"
 #: Coroutines one pooled host runs at once.
 HOST_MAX_CONCURRENCY = 1000
-#: Prefix of a dedicated task actor's name; the task id follows.
-TASK_ACTOR_PREFIX = "task:"
-#: Prefix of a pooled host's name; its node id and its index on the node follow.
-HOST_PREFIX = "taskhost:"
 
 _recent = RecentPlaces()
 
 
-def actor_name(task_id: str) -> str:
-    return f"{TASK_ACTOR_PREFIX}{task_id}"
+async def admit_and_launch(
+    redis: aioredis.Redis, settings: Settings, task: Task, *, from_status: str, limit: int | None = None
+) -> str:
+    """Admit the task (running) or queue it; a running task gets its runner started. Returns its status.
+
+    `limit`: the agent's limit when the caller has just read its latest version (saves reading it again).
+    """
+    status = await admission.admit(redis, settings, task, from_status=from_status, limit=limit)
+    if status == TaskStatus.RUNNING.value:
+        await launch(redis, settings, task)
+    return status
 
 
-def host_name(node_id: str, index: int) -> str:
-    return f"{HOST_PREFIX}{node_id}:{index}"
-
-
-def task_actor_names() -> list[str]:
-    """Dedicated task actors in the cluster, alive or still waiting for a task slot."""
-    named: list[dict[str, str]] = ray.util.list_named_actors(all_namespaces=True)
-    return [
-        a["name"] for a in named if a["namespace"] == NAMESPACE and a["name"].startswith(TASK_ACTOR_PREFIX)
-    ]
-
-
-def host_names() -> list[str]:
-    """The pooled hosts in the cluster."""
-    named: list[dict[str, str]] = ray.util.list_named_actors(all_namespaces=True)
-    return [a["name"] for a in named if a["namespace"] == NAMESPACE and a["name"].startswith(HOST_PREFIX)]
-
-
-def count_task_actors() -> int:
-    return len(task_actor_names())
+async def drain_queue(redis: aioredis.Redis, settings: Settings, workspace_id: str, group_id: str) -> None:
+    """Admit queued tasks of the agent, oldest first, while it has free slots."""
+    while (task := await admission.next_queued(redis, workspace_id, group_id)) is not None:
+        status = await admit_and_launch(redis, settings, task, from_status=TaskStatus.QUEUED.value)
+        if status != TaskStatus.RUNNING.value:
+            return
 
 
 def task_actor_options(task_id: str, node_id: str | None, *, slots: bool) -> dict[str, Any]:
@@ -85,8 +79,6 @@ def task_actor_options(task_id: str, node_id: str | None, *, slots: bool) -> dic
 
 def host_handle(nodes: list[NodeSlots], node_id: str | None, task_id: str) -> Any:
     """The pooled host for a task: one of its node's hosts."""
-    from actors.hosts import TaskHost
-
     options: dict[str, Any] = {
         "namespace": NAMESPACE,
         "lifetime": "detached",
@@ -122,8 +114,6 @@ def _place(nodes: list[NodeSlots], task: Task) -> str | None:
 
 async def launch(redis: aioredis.Redis, settings: Settings, task: Task) -> None:
     """Start a runner for an admitted task. Safe to repeat: the task's lease admits one runner."""
-    from actors.hosts import TaskActor
-
     nodes = cluster_nodes()
     node_id = _place(nodes, task)
     if task.spec.placement == "pooled" and node_id is not None:

@@ -15,8 +15,8 @@ from collections import Counter
 import ray
 import redis.asyncio as aioredis
 
-from actors.admission import admit_and_launch, drain_queue
-from actors.launcher import NAMESPACE, TASK_ACTOR_PREFIX, count_task_actors, launch, task_actor_names
+from actors.launcher import admit_and_launch, drain_queue, launch
+from actors.names import NAMESPACE, TASK_ACTOR_PREFIX, count_task_actors, task_actor_names
 from core import gauges, keys, metrics, tasks
 from core.ids import now_iso, parse_iso
 from core.settings import Settings

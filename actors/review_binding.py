@@ -12,6 +12,7 @@ import hashlib
 import json
 from typing import Any
 
+from actors.step_markers import Piece, step_marker
 from tools.context import ToolContext
 from tools.errors import ToolError
 from tools.registry import ToolRegistry
@@ -34,7 +35,7 @@ async def binding_of(registry: ToolRegistry, name: str, arguments: Any, ctx: Too
 
 def recorded_arguments(steps: dict[str, Any], step: Any, call_id: Any) -> Any:
     """The arguments of call `call_id` as its model step recorded them (what an approval would run)."""
-    for call in (steps.get(f"s{step}:model") or {}).get("tool_calls") or []:
+    for call in (steps.get(step_marker(step, Piece.MODEL)) or {}).get("tool_calls") or []:
         if call.get("id") == call_id:
             return call.get("arguments")
     return None

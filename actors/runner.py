@@ -1,7 +1,7 @@
 """The task runner: decision steps until the task pauses or ends.
 
 A step is one model call and then the tool calls it asked for, in parallel. Every piece of a step is
-recorded once under a marker (`s<step>:model`, `s<step>:tool:<call id>`), so a runner started again
+recorded once under a marker (`actors.step_markers`: `s<step>:model`, `s<step>:tool:<call id>`), so a runner started again
 after a crash resumes after the last recorded piece: a recorded model call or tool side effect never
 runs twice. The runner holds the task's lease while it works and exits when the task leaves
 `running`, so a paused task holds no process.
@@ -31,8 +31,10 @@ from actors.lease import Lease, hold_while
 from actors.models.base import ModelError, ModelRequest, ModelResponse, ToolCall, Usage
 from actors.models.resolve import resolve_model
 from actors.models.structured import matching_answer
+from actors.outcomes import AskUser, CallOutcome, Delegated, Failed, Recorded, StepOutcome, Stopped
 from actors.policy import AgentPolicy
 from actors.review_binding import binding_of
+from actors.step_markers import Piece, step_marker
 from actors.usage import record_model_call
 from core import agents, delegation, keys, metrics, tasks
 from core.settings import Settings
@@ -52,13 +54,6 @@ log = logging.getLogger(__name__)
 RUNNING = (TaskStatus.RUNNING.value,)
 #: A runner stops after this many steps of one task, so a model that never finishes cannot loop forever.
 MAX_STEPS = 200
-
-
-class StepOutcome:
-    CONTINUE = "continue"
-    STOP = "stop"
-    #: A tool call failed with retries left: run the same step again (its unrecorded calls rerun).
-    RETRY = "retry"
 
 
 class TaskRunner:
@@ -117,24 +112,21 @@ class TaskRunner:
             task = await tasks.find_task(self.redis, workspace_id, task_id)
             if task is None or task.status != TaskStatus.RUNNING.value:
                 return
-            if await self._step(task, policy) == StepOutcome.STOP:
+            if await self._step(task, policy) is StepOutcome.STOP:
                 return
         await self._fail(task, f"the task exceeded {MAX_STEPS} steps", policy)
 
-    async def _step(self, task: Task, policy: AgentPolicy) -> str:
+    async def _step(self, task: Task, policy: AgentPolicy) -> StepOutcome:
         latest = await self._latest_policy(task, policy)
         if await self._over_a_cap(task, latest):
             return StepOutcome.STOP
         step = task.step
         steps = await tasks.read_steps(self.redis, task.workspace_id, task.id)
-        recorded = steps.get(f"s{step}:model")
+        recorded = steps.get(step_marker(step, Piece.MODEL))
         if recorded is None:
             response = await self._call_model(task, policy, step)
-            if response is None:
-                return StepOutcome.CONTINUE
-            if response == StepOutcome.STOP:
-                return StepOutcome.STOP
-            assert isinstance(response, ModelResponse)
+            if isinstance(response, StepOutcome):
+                return response
             task = await tasks.find_task(self.redis, task.workspace_id, task.id) or task
             if await self._over_a_cap(task, latest):
                 return StepOutcome.STOP
@@ -142,12 +134,14 @@ class TaskRunner:
             response = _response_from_record(recorded)
         steps = await tasks.read_steps(self.redis, task.workspace_id, task.id)
         outcome = await self._run_tools(task, policy, step, response.tool_calls, steps)
-        if outcome != StepOutcome.CONTINUE:
+        if outcome is not StepOutcome.CONTINUE:
             return outcome
         if response.final:
             await completion.complete(self.redis, self.settings, task, policy, response, steps)
             return StepOutcome.STOP
-        written = await tasks.record(self.redis, task, f"s{step}:done", True, fields={"step": str(step + 1)})
+        written = await tasks.record(
+            self.redis, task, step_marker(step, Piece.DONE), True, fields={"step": str(step + 1)}
+        )
         return StepOutcome.CONTINUE if written >= 0 else StepOutcome.STOP
 
     async def _latest_policy(self, task: Task, policy: AgentPolicy) -> AgentPolicy:
@@ -173,8 +167,8 @@ class TaskRunner:
         await self._pause_failure(task, text, reason=reason)
         return True
 
-    async def _call_model(self, task: Task, policy: AgentPolicy, step: int) -> ModelResponse | str | None:
-        """One model call. Returns the response, None to try again, or STOP when the task left running."""
+    async def _call_model(self, task: Task, policy: AgentPolicy, step: int) -> ModelResponse | StepOutcome:
+        """One model call. Returns the response, CONTINUE to try again, or STOP when the task left running."""
         feed = await tasks.read_feed(self.redis, task.workspace_id, task.id)
         tool_names = resolve_tool_names(
             policy.config, disable_delegation=task.spec.disable_delegation, available=tuple(self.registry)
@@ -206,7 +200,7 @@ class TaskRunner:
             written = await tasks.record(
                 self.redis,
                 task,
-                f"s{step}:model-error:{task.model_calls}",
+                step_marker(step, Piece.MODEL_ERROR, task.model_calls),
                 message,
                 increments={"model_calls": 1, "retries_used": 1},
             )
@@ -219,7 +213,7 @@ class TaskRunner:
             wait = getattr(exc, "retry_after_seconds", None)
             if wait:
                 await asyncio.sleep(wait)
-            return None
+            return StepOutcome.CONTINUE
         note = elision_note(feed, elided, step)
         items: list[dict[str, Any]] = [note] if note is not None else []
         if response.text is not None and (response.text or not response.tool_calls):
@@ -240,7 +234,7 @@ class TaskRunner:
         written = await record_model_call(
             self.redis,
             task,
-            f"s{step}:model",
+            step_marker(step, Piece.MODEL),
             _response_record(response),
             "steps",
             response.usage,
@@ -254,32 +248,35 @@ class TaskRunner:
 
     async def _run_tools(
         self, task: Task, policy: AgentPolicy, step: int, calls: list[ToolCall], steps: dict[str, Any]
-    ) -> str:
-        todo = [c for c in calls if f"s{step}:tool:{c.id}" not in steps]
+    ) -> StepOutcome:
+        todo = [c for c in calls if step_marker(step, Piece.TOOL, c.id) not in steps]
         if not todo:
             return StepOutcome.CONTINUE
         awaiting_review = [
-            c for c in todo if c.name in policy.review_tools and f"s{step}:review:{c.id}" not in steps
+            c
+            for c in todo
+            if c.name in policy.review_tools and step_marker(step, Piece.REVIEW, c.id) not in steps
         ]
         runnable = [c for c in todo if c not in awaiting_review]
         rejected = {
-            c.id for c in runnable if (steps.get(f"s{step}:review:{c.id}") or {}).get("decision") == "reject"
+            c.id
+            for c in runnable
+            if (steps.get(step_marker(step, Piece.REVIEW, c.id)) or {}).get("decision") == "reject"
         }
         results = await asyncio.gather(
             *(self._run_one(task, policy, step, c, c.id in rejected, steps) for c in runnable)
         )
-        failures = [(c, err) for c, (kind, err) in zip(runnable, results, strict=True) if kind == "failed"]
-        pauses = [(c, err) for c, (kind, err) in zip(runnable, results, strict=True) if kind == "ask_user"]
-        waits = [
-            (c, group) for c, (kind, group) in zip(runnable, results, strict=True) if kind == "delegation"
-        ]
-        if any(kind == "stopped" for kind, _ in results):
+        outcomes = list(zip(runnable, results, strict=True))
+        failures = [(c, r.error) for c, r in outcomes if isinstance(r, Failed)]
+        pauses = [(c, r.question) for c, r in outcomes if isinstance(r, AskUser)]
+        waits = [(c, r.group_id) for c, r in outcomes if isinstance(r, Delegated)]
+        if any(isinstance(r, Stopped) for r in results):
             return StepOutcome.STOP
         if failures:
             written = await tasks.record(
                 self.redis,
                 task,
-                f"s{step}:tool-failure:{task.retries_used}",
+                step_marker(step, Piece.TOOL_FAILURE, task.retries_used),
                 [c.id for c, _ in failures],
                 increments={"retries_used": 1},
             )
@@ -368,16 +365,16 @@ class TaskRunner:
         call: ToolCall,
         rejected: bool,
         steps: dict[str, Any],
-    ) -> tuple[str, Any]:
-        """Run one call and record its result. Returns (kind, detail): ok, error, failed, ask_user, stopped."""
+    ) -> CallOutcome:
+        """Run one call and record its result (or say why it was not recorded)."""
+        review = steps.get(step_marker(step, Piece.REVIEW, call.id)) or {}
         if rejected:
-            comment = (steps.get(f"s{step}:review:{call.id}") or {}).get("comment")
+            comment = review.get("comment")
             note = f": {comment}" if comment else ""
             return await self._record_result(task, step, call, error=f"a reviewer rejected this call{note}")
         ctx = self._context(task, policy, step, call_id=call.id)
-        approval = steps.get(f"s{step}:review:{call.id}") or {}
-        if approval.get("decision") == "approve" and approval.get("target") is not None:
-            ctx = replace(ctx, approved_target=approval["target"])
+        if review.get("decision") == "approve" and review.get("target") is not None:
+            ctx = replace(ctx, approved_target=review["target"])
         try:
             # read_result only reads this task's own stored results, so every task may call it.
             if call.name != READ_RESULT and call.name not in resolve_tool_names(
@@ -387,16 +384,16 @@ class TaskRunner:
             with metrics.timed(metrics.TOOL_CALL_SECONDS, tool=call.name):
                 output = await self.registry.call(call.name, call.arguments, ctx)
         except PauseForInput as signal:
-            return ("ask_user", signal.question)
+            return AskUser(signal.question)
         except PauseForChildren as signal:
-            return ("delegation", signal.group_id)
+            return Delegated(signal.group_id)
         except ToolError as exc:
             if exc.retryable:
-                return ("failed", exc.message)
+                return Failed(exc.message)
             return await self._record_result(task, step, call, error=exc.message, payload=exc.payload)
         except Exception as exc:
             log.warning("tool %s of task %s crashed: %s", call.name, task.id, type(exc).__name__)
-            return ("failed", f"{type(exc).__name__}")
+            return Failed(type(exc).__name__)
         return await self._record_result(task, step, call, output=output)
 
     def _context(self, task: Task, policy: AgentPolicy, step: int, *, call_id: str) -> ToolContext:
@@ -426,7 +423,7 @@ class TaskRunner:
         output: Any = None,
         error: str | None = None,
         payload: dict[str, Any] | None = None,
-    ) -> tuple[str, Any]:
+    ) -> Recorded | Stopped:
         item: dict[str, Any] = {
             "type": "tool_result",
             "call_id": call.id,
@@ -442,14 +439,12 @@ class TaskRunner:
         written = await tasks.record(
             self.redis,
             task,
-            f"s{step}:tool:{call.id}",
+            step_marker(step, Piece.TOOL, call.id),
             {"status": item["status"]},
             items=[item],
             markers=stored_results(call.name, step, call.id, output) if error is None else None,
         )
-        if written < 0:
-            return ("stopped", None)
-        return ("ok", output) if error is None else ("error", error)
+        return Stopped() if written < 0 else Recorded()
 
     async def _handle_failure(
         self,

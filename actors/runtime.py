@@ -3,19 +3,16 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import httpx
 import redis.asyncio as aioredis
 
 from actors.models.extraction import extraction_model
+from actors.runner import TaskRunner
 from core.settings import Settings, get_settings
 from core.store import async_client, resolve_redis_url
 from tools.builtin import build_registry
 from tools.registry import ToolRegistry
-
-if TYPE_CHECKING:
-    from actors.runner import TaskRunner
 
 
 @dataclass
@@ -33,8 +30,6 @@ _runtime: Runtime | None = None
 def runtime() -> Runtime:
     global _runtime
     if _runtime is None:
-        from actors.runner import TaskRunner
-
         settings = get_settings()
         url, _ = resolve_redis_url(settings)
         redis = async_client(url)

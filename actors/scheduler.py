@@ -18,7 +18,7 @@ import ray
 from redis.exceptions import ResponseError
 
 from actors.delegation import check_timers, handle_event
-from actors.launcher import NAMESPACE
+from actors.names import NAMESPACE
 from actors.reconciler import reap_task_actors, reconcile_once
 from core import keys
 from core.persistence import warn_unless_durable

@@ -10,7 +10,8 @@ from typing import Any
 
 import redis.asyncio as aioredis
 
-from actors.admission import admit_and_launch, limit_of
+from actors.admission import limit_of
+from actors.launcher import admit_and_launch
 from core import agents, tasks
 from core.errors import BadRequest
 from core.ids import new_id

@@ -23,7 +23,7 @@ from typing import Any
 import httpx
 import ray
 
-from actors.launcher import NAMESPACE
+from actors.names import NAMESPACE
 from core import keys, tasks, webhook_delivery, webhooks
 from core.errors import AgentryError
 from core.ids import utcnow
@@ -49,6 +49,27 @@ BACKLOG_SECONDS = 30.0
 USER_AGENT = "Agentry-Webhooks/1"
 
 
+def task_data(task: tasks.Task, fields: dict[str, str]) -> dict[str, Any]:
+    """The task as the task list shows it (`serve.task_views.list_item`, in the same order), at the
+    transition the event reports, with its `error` and `pause`."""
+    s = task.spec
+    return {
+        "task_id": s.task_id,
+        "agent_id": s.agent_id,
+        "status": fields["type"].removeprefix("task."),
+        "title": s.title,
+        "agent_name": s.agent_name,
+        "created_at": s.created_at,
+        "updated_at": fields["at"],
+        "source": s.source,
+        "parent_task_id": s.parent_task_id,
+        "parent_step_id": s.parent_step_id,
+        "spawn_depth": s.spawn_depth,
+        "error": fields.get("error") or None,
+        "pause": json.loads(fields["pause"]) if fields.get("pause") else None,
+    }
+
+
 async def event_data(redis: Any, fields: dict[str, str]) -> dict[str, Any] | None:
     """The `data` of an outbox event: the task or job as the API shows it (None when it is gone).
 
@@ -61,12 +82,7 @@ async def event_data(redis: Any, fields: dict[str, str]) -> dict[str, Any] | Non
         task = await tasks.find_task(redis, ws, fields["task_id"])
         if task is None:
             return None
-        return task.list_item() | {
-            "status": fields["type"].removeprefix("task."),
-            "updated_at": fields["at"],
-            "error": fields.get("error") or None,
-            "pause": json.loads(fields["pause"]) if fields.get("pause") else None,
-        }
+        return task_data(task, fields)
     job = await job_store.load_job(redis, ws, fields["job_id"])
     if job is None:
         return None

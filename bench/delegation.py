@@ -25,9 +25,9 @@ import httpx
 import ray
 
 from bench.tasks import PeakMemory, _free_port
+from core import apikeys
 from core.settings import load_settings
 from serve.service import start_service, stop_service
-from tests.support.service import new_key
 
 
 class LiveActors:
@@ -132,7 +132,7 @@ def main() -> None:
     service = start_service(settings, dashboard=False)
     rows = []
     try:
-        key = new_key(service.redis_url, "bench").key
+        key = apikeys.issue_key_at(service.redis_url, "bench", label="bench").key
         with httpx.Client(
             base_url=service.url, headers={"Authorization": f"Bearer {key}"}, timeout=120
         ) as client:

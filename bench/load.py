@@ -366,9 +366,9 @@ class Measured:
 
 
 def _measure(option: str, args: argparse.Namespace, *, plain: bool, profile_dir: Path | None) -> Measured:
+    from core.apikeys import issue_key_at
     from core.settings import load_settings
     from serve.service import start_service, stop_service
-    from tests.support.service import new_key
 
     label, env = OPTIONS[option]
     for name in ENV_NAMES:
@@ -378,7 +378,7 @@ def _measure(option: str, args: argparse.Namespace, *, plain: bool, profile_dir:
     service = start_service(settings, dashboard=False)
     extra: subprocess.Popen[bytes] | None = None
     try:
-        key = new_key(service.redis_url, "load").key
+        key = issue_key_at(service.redis_url, "load", label="bench").key
         headers = {"Authorization": f"Bearer {key}"}
         agent_id, task_ids = _prepare(service.url, key)
         processes = _service_processes(service.redis_url)

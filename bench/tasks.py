@@ -1,13 +1,15 @@
 """Task throughput and latency, per placement, beside this machine's bare Ray actor ceiling.
 
-    .venv/bin/python bench/tasks.py [--tasks 200] [--sync-runs 30]
+    .venv/bin/python bench/tasks.py [--tasks 200] [--sync-runs 30] [--resumes 20] [--resumes-only]
 
 Starts its own service (embedded Redis in a temp dir, local Ray, Serve on a free port), then:
 - submits N trivial scripted tasks through HTTP for each placement and reports tasks per second
   (first submit to last completion), p50/p95 from submit to completed, and peak memory growth;
 - measures the bare ceiling: N Ray actors (the same task-slot resource, num_cpus=0) that each make
   one call and are killed, with the ratio dedicated/bare;
-- measures the p50 of a trivial `async=false` run for each placement.
+- measures the p50 of a trivial `async=false` run for each placement;
+- resumes paused tasks: a scripted task asks the user, and its reply (POST /tasks/{id}/message)
+  runs it to its end; p50 from the reply to the end, beside the p50 from the run to the pause.
 """
 
 from __future__ import annotations
@@ -31,10 +33,10 @@ import httpx
 import psutil
 import ray
 
-from actors.launcher import TASK_SLOT_RESOURCE
+from actors.placement import TASK_SLOT_RESOURCE
+from core import apikeys
 from core.settings import load_settings
 from serve.service import start_service, stop_service
-from tests.support.service import new_key
 
 
 class PeakMemory:
@@ -152,6 +154,48 @@ async def _sync_p50(url: str, key: str, placement: str, runs: int) -> float:
     return statistics.median(timings)
 
 
+#: Polling a task's status: the figures below are this much coarser at most.
+POLL_SECONDS = 0.01
+
+
+async def _until(client: httpx.AsyncClient, task_id: str, status: str) -> None:
+    while True:
+        now = (await client.get(f"/api/v1/tasks/{task_id}")).json()["status"]
+        if now == status:
+            return
+        if now in ("completed", "failed", "stopped"):
+            raise RuntimeError(f"task {task_id} ended {now} while waiting for {status}")
+        await asyncio.sleep(POLL_SECONDS)
+
+
+async def _resume_p50(url: str, key: str, placement: str, runs: int) -> dict[str, float]:
+    """p50 ms of a paused task's resume (reply -> completed) beside its new run (run -> paused)."""
+    headers = {"Authorization": f"Bearer {key}"}
+    async with httpx.AsyncClient(base_url=url, headers=headers, timeout=300) as client:
+        turns = [
+            {"tool_calls": [{"name": "ask_user", "arguments": {"question": "go on?"}}]},
+            {"answer": "ok"},
+        ]
+        config = {
+            "model": {"provider": "scripted", "turns": turns},
+            "settings": {"placement": placement, "max_concurrent_tasks": runs},
+        }
+        agent_id = (await client.post("/api/v1/agents", json={"config": config})).json()["id"]
+        new_run, resume = [], []
+        for i in range(runs):
+            started = time.perf_counter()
+            response = await client.post(f"/api/v1/agents/{agent_id}/run", json={"query": f"r{i}"})
+            task_id = response.json()["task_id"]
+            await _until(client, task_id, "waiting_for_input")
+            paused = time.perf_counter()
+            reply = await client.post(f"/api/v1/tasks/{task_id}/message", json={"message": "yes"})
+            assert reply.status_code == 200, reply.text
+            await _until(client, task_id, "completed")
+            new_run.append((paused - started) * 1000)
+            resume.append((time.perf_counter() - paused) * 1000)
+    return {"new_run": statistics.median(new_run), "resume": statistics.median(resume)}
+
+
 @ray.remote(num_cpus=0)
 class _BareActor:
     def call(self) -> int:
@@ -189,6 +233,8 @@ def main() -> None:
     )
     parser.add_argument("--tasks", type=int, default=200)
     parser.add_argument("--sync-runs", type=int, default=30)
+    parser.add_argument("--resumes", type=int, default=20)
+    parser.add_argument("--resumes-only", action="store_true", help="only the resume figures")
     args = parser.parse_args()
     data_dir = tempfile.mkdtemp(prefix="agentry-bench-")
     os.environ.update(
@@ -202,19 +248,38 @@ def main() -> None:
     load_start = os.getloadavg()
     service = start_service(settings, dashboard=False)
     try:
-        key = new_key(service.redis_url, "bench").key
-        bare = _bare_ceiling(args.tasks)
-        rows = [asyncio.run(_run_tasks(service.url, key, p, args.tasks)) for p in ("dedicated", "pooled")]
-        sync = {
-            p: asyncio.run(_sync_p50(service.url, key, p, args.sync_runs)) for p in ("dedicated", "pooled")
+        key = apikeys.issue_key_at(service.redis_url, "bench", label="bench").key
+        if not args.resumes_only:
+            throughput = _throughput(service.url, key, args)
+        resumes = {
+            p: asyncio.run(_resume_p50(service.url, key, p, args.resumes)) for p in ("dedicated", "pooled")
         }
     finally:
         stop_service(service, settings)
     load_end = os.getloadavg()
     print(
-        f"\n{args.tasks} trivial scripted tasks through HTTP ({os.cpu_count()} cores, load average "
-        f"{load_start[0]:.1f} before, {load_end[0]:.1f} after), side by side:\n"
+        f"\ntrivial scripted tasks through HTTP ({os.cpu_count()} cores, load average "
+        f"{load_start[0]:.1f} before, {load_end[0]:.1f} after):\n"
     )
+    if not args.resumes_only:
+        _print_throughput(*throughput)
+    for placement, figures in resumes.items():
+        print(
+            f"paused task, reply -> completed p50 ({placement}): {figures['resume']:.0f} ms (aim < 1000 ms); "
+            f"new run -> paused p50: {figures['new_run']:.0f} ms"
+        )
+
+
+def _throughput(
+    url: str, key: str, args: argparse.Namespace
+) -> tuple[dict[str, Any], list[dict[str, Any]], dict[str, float]]:
+    bare = _bare_ceiling(args.tasks)
+    rows = [asyncio.run(_run_tasks(url, key, p, args.tasks)) for p in ("dedicated", "pooled")]
+    sync = {p: asyncio.run(_sync_p50(url, key, p, args.sync_runs)) for p in ("dedicated", "pooled")}
+    return bare, rows, sync
+
+
+def _print_throughput(bare: dict[str, Any], rows: list[dict[str, Any]], sync: dict[str, float]) -> None:
     print(f"{'what':<34}{'tasks/s':>10}{'p50 ms':>10}{'p95 ms':>10}{'peak MiB':>10}{'failed':>8}")
     print(
         f"{'bare Ray actors (1 call, killed)':<34}{bare['tasks_per_s']:>10.1f}{'':>10}{'':>10}{bare['peak_mib']:>10.0f}{'':>8}"

@@ -7,6 +7,7 @@ by `key_id`, and the hash comparison is constant-time.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import hmac
 import re
@@ -19,6 +20,7 @@ from core import keys
 from core.errors import NotFound, Unauthorized
 from core.ids import new_id, now_iso
 from core.models import ApiKeyRecord, Workspace
+from core.store import async_client
 
 KEY_PREFIX = "agk"
 _KEY_RE = re.compile(r"^agk_([0-9a-f]{16})_([A-Za-z0-9_-]{32,128})$")
@@ -83,6 +85,27 @@ async def create_key(
         pipe.zadd(keys.workspace_keys(workspace_id), {key_id: 0})
         await pipe.execute()
     return IssuedKey(key=f"{KEY_PREFIX}_{key_id}_{secret}", record=record)
+
+
+async def issue_key(
+    redis: aioredis.Redis, workspace_name: str, *, label: str = "", rate_limit: str | None = None
+) -> IssuedKey:
+    """A new key of the workspace named `workspace_name`, created with it when it is new."""
+    workspace = await get_or_create_workspace(redis, workspace_name)
+    return await create_key(redis, workspace.id, label=label, rate_limit=rate_limit)
+
+
+def issue_key_at(redis_url: str, workspace_name: str, *, label: str = "") -> IssuedKey:
+    """`issue_key` from a script outside any event loop (a benchmark that starts its own service)."""
+
+    async def issue() -> IssuedKey:
+        client = async_client(redis_url)
+        try:
+            return await issue_key(client, workspace_name, label=label)
+        finally:
+            await client.aclose()
+
+    return asyncio.run(issue())
 
 
 async def list_keys(redis: aioredis.Redis, workspace_id: str) -> list[ApiKeyRecord]:

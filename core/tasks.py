@@ -90,46 +90,6 @@ class Task:
     def terminal(self) -> bool:
         return self.status in TERMINAL_STATUSES
 
-    def usage(self) -> dict[str, Any]:
-        return {
-            "input_tokens": self.input_tokens,
-            "output_tokens": self.output_tokens,
-            "cost_usd": round(self.cost_usd, 6),
-            "steps": self.decision_steps,
-            "by_purpose": usage_by_purpose(self.raw),
-            **({"tree": tree_usage(self.raw)} if "tree_cost_usd" in self.raw else {}),
-        }
-
-    def list_item(self) -> dict[str, Any]:
-        s = self.spec
-        return {
-            "task_id": s.task_id,
-            "agent_id": s.agent_id,
-            "status": self.status,
-            "title": s.title,
-            "agent_name": s.agent_name,
-            "created_at": s.created_at,
-            "updated_at": self.updated_at,
-            "source": s.source,
-            "parent_task_id": s.parent_task_id,
-            "parent_step_id": s.parent_step_id,
-            "spawn_depth": s.spawn_depth,
-        }
-
-    def record(self) -> dict[str, Any]:
-        """The full record of `GET /api/v1/tasks/{task_id}` (docs/contract.md section 3)."""
-        s = self.spec
-        return self.list_item() | {
-            "agent_group_id": s.agent_group_id,
-            "version_number": s.version_number,
-            "query": s.query,
-            "files": s.files,
-            "item_key": s.item_key,
-            "pause": self.pause,
-            "usage": self.usage(),
-            "error": self.error,
-        }
-
 
 #: Prefix of the per-purpose usage counters in a task's hash: `usage:<purpose>:<metric>`.
 _PURPOSE_PREFIX = "usage:"

@@ -137,9 +137,8 @@ def cmd_keys(settings: Settings, args: argparse.Namespace) -> int:
     if args.keys_command == "create":
 
         async def create(redis: aioredis.Redis) -> apikeys.IssuedKey:
-            workspace = await apikeys.get_or_create_workspace(redis, args.workspace)
-            return await apikeys.create_key(
-                redis, workspace.id, label=args.label or "", rate_limit=args.rate_limit
+            return await apikeys.issue_key(
+                redis, args.workspace, label=args.label or "", rate_limit=args.rate_limit
             )
 
         issued = _with_store(settings, create)

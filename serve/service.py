@@ -15,7 +15,8 @@ from dataclasses import dataclass
 import ray
 from ray import serve
 
-from actors.launcher import NAMESPACE, TASK_SLOT_RESOURCE
+from actors.names import NAMESPACE
+from actors.placement import TASK_SLOT_RESOURCE
 from actors.scheduler import start_scheduler
 from actors.webhook_dispatcher import start_webhook_dispatcher
 from core.bootstrap import ensure_dev_key

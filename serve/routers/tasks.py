@@ -15,6 +15,7 @@ from core.errors import NotFound, ServiceUnavailable
 from core.models import PageOf
 from core.pagination import check_limit, member_id, newest_first
 from core.task_queries import TaskFilter, list_tasks
+from serve import task_views
 from serve.attachments import attach_files
 from serve.deps import EdgeDep, PrincipalDep, RedisDep, SettingsDep
 from serve.event_stream import stream_seconds, task_event_stream
@@ -89,7 +90,7 @@ async def list_workspace_tasks(
     page = await list_tasks(redis, principal.workspace_id, flt, cursor=paging.cursor, limit=paging.limit)
     data: list[dict[str, Any]] = []
     for task in page.tasks:
-        item = task.list_item()
+        item = task_views.list_item(task)
         if include_data_fields:
             item["data_fields"] = task.data_fields or []
         data.append(item)
@@ -109,7 +110,7 @@ async def get_task(task_id: TaskIdPath, principal: PrincipalDep, redis: RedisDep
     """The full task record; the endpoint to poll until `status` is terminal."""
     # The hottest route (clients poll it): the record, built of JSON values, is encoded once as is,
     # not walked again by FastAPI's encoder first.
-    return JSONResponse((await tasks.load_task(redis, principal.workspace_id, task_id)).record())
+    return JSONResponse(task_views.record(await tasks.load_task(redis, principal.workspace_id, task_id)))
 
 
 @router.get("/{task_id}/summary", response_model=None, responses=_reply(SummaryReply))
@@ -195,7 +196,7 @@ async def reply_to_task(
     body = await read_run_body(request, text_field="message")
     files = await attach_files(edge, principal.workspace_id, body.uploads, body.file_ids)
     updated = await interaction.reply(edge.redis, edge.settings, task, body.run.query, files)
-    return updated.record()
+    return task_views.record(updated)
 
 
 @router.post("/{task_id}/review", response_model=None, responses=_reply(TaskRecord, 409))
@@ -205,7 +206,7 @@ async def review_task(
     """Approve or reject the tool call a task is waiting on."""
     task = await tasks.load_task(edge.redis, principal.workspace_id, task_id)
     updated = await interaction.review(edge.redis, edge.settings, task, body.decision, body.comment)
-    return updated.record()
+    return task_views.record(updated)
 
 
 @router.post(
@@ -220,7 +221,7 @@ async def cancel_task(
     """Stop a task; idempotent on a terminal task."""
     cascade = strict_bool(request, "cascade", False)
     task = await tasks.load_task(edge.redis, principal.workspace_id, task_id)
-    return (await interaction.cancel(edge.redis, edge.settings, task, cascade=cascade)).record()
+    return task_views.record(await interaction.cancel(edge.redis, edge.settings, task, cascade=cascade))
 
 
 @router.delete(
@@ -265,6 +266,8 @@ async def list_children(
     )
     children = [await tasks.find_task(redis, task.workspace_id, member_id(m)) for m in page.members]
     data = [
-        c.list_item() | {"item_key": c.spec.item_key} for c in children if c is not None and not c.deleted_at
+        task_views.list_item(c) | {"item_key": c.spec.item_key}
+        for c in children
+        if c is not None and not c.deleted_at
     ]
     return paging.signed(PageOf(data=data, has_more=page.has_more, next_cursor=page.next_cursor))

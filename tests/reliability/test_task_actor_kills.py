@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 import ray
 
-from actors.launcher import NAMESPACE, TASK_ACTOR_PREFIX, actor_name
+from actors.names import NAMESPACE, TASK_ACTOR_PREFIX, actor_name
 from core import tasks
 from tests.reliability.conftest import FULL, scaled
 from tests.support.agents import TERMINAL, create_agent, feed, of_type, scripted, start

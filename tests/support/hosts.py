@@ -6,7 +6,7 @@ from typing import Any
 
 import ray
 
-from actors.launcher import NAMESPACE, host_names
+from actors.names import NAMESPACE, host_names
 
 
 def host_tasks() -> dict[str, list[str]]:

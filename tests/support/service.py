@@ -42,8 +42,7 @@ def run_async(redis_url: str, work: Callable[[Any], Any]) -> Any:
 
 def new_key(redis_url: str, workspace: str, *, rate_limit: str | None = None) -> apikeys.IssuedKey:
     async def work(redis: Any) -> apikeys.IssuedKey:
-        ws = await apikeys.get_or_create_workspace(redis, workspace)
-        return await apikeys.create_key(redis, ws.id, label="test", rate_limit=rate_limit)
+        return await apikeys.issue_key(redis, workspace, label="test", rate_limit=rate_limit)
 
     result: apikeys.IssuedKey = run_async(redis_url, work)
     return result

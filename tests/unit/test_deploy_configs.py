@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 import yaml
 
-from actors.launcher import TASK_SLOT_RESOURCE
+from actors.placement import TASK_SLOT_RESOURCE
 from core.settings import Settings
 from serve.deployment import BACKPRESSURE, MAX_QUEUED_REQUESTS
 from serve.service import PROXY_READY_ENV, PROXY_READY_SECONDS

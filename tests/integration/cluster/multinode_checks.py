@@ -32,7 +32,8 @@ import pytest
 import ray
 import yaml
 
-from actors.launcher import HOST_PREFIX, NAMESPACE, TASK_ACTOR_PREFIX, TASK_SLOT_RESOURCE
+from actors.names import HOST_PREFIX, NAMESPACE, TASK_ACTOR_PREFIX
+from actors.placement import TASK_SLOT_RESOURCE
 from actors.scheduler import SCHEDULER_NAME
 from core.settings import load_settings
 from core.store import resolve_redis_url

@@ -9,7 +9,7 @@ import httpx
 import pytest
 import ray
 
-from actors.launcher import NAMESPACE, actor_name
+from actors.names import NAMESPACE, actor_name
 from actors.scheduler import SCHEDULER_NAME
 from tests.integration.conftest import Service
 from tests.integration.delegation.test_delegation import children, delegate, profile

@@ -6,7 +6,7 @@ import httpx
 import pytest
 import ray
 
-from actors.launcher import NAMESPACE, actor_name
+from actors.names import NAMESPACE, actor_name
 from core import agents, tasks
 from core.ids import new_id
 from tests.integration.conftest import Service

@@ -15,7 +15,8 @@ import httpx
 import pytest
 import ray
 
-from actors.launcher import NAMESPACE, TASK_ACTOR_PREFIX, TASK_SLOT_RESOURCE, actor_name
+from actors.names import NAMESPACE, TASK_ACTOR_PREFIX, actor_name
+from actors.placement import TASK_SLOT_RESOURCE
 from core import keys
 from tests.support.agents import TERMINAL, create_agent, scripted, start, task
 from tests.support.hosts import host_tasks
