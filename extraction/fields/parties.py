@@ -149,7 +149,13 @@ def _trim(name: str) -> str:
     # An all-capitals run before a mixed-case name is a heading ("AGREEMENT Acme Corp").
     while len(words) > 1 and (
         words[0].rstrip(",").isdigit()
-        or (words[0].isupper() and len(words[0]) > 3 and not words[1].isupper())
+        or (
+            len(words) > 2
+            and words[0].isupper()
+            and len(words[0]) > 3
+            and not words[0].endswith(",")
+            and not words[1].isupper()
+        )
     ):
         words = words[1:]
     return " ".join(words).strip(" ,")

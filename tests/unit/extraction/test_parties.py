@@ -30,3 +30,12 @@ def test_roles_documents_and_sentences_are_not_parties() -> None:
         clean_party("Board of Directors of Northwind Traders Corporation") == "Northwind Traders Corporation"
     )
     assert clean_party("R. J. Smith Enterprises") == "R. J. Smith Enterprises"
+
+
+def test_a_contract_term_is_a_duration() -> None:
+    from extraction.fields.vocabulary import valid_duration
+
+    assert valid_duration("two (2) years")
+    assert valid_duration("18 months")
+    assert not valid_duration("and Termination")
+    assert not valid_duration("has expired")
