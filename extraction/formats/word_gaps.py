@@ -11,17 +11,25 @@ falls in.
 
 from __future__ import annotations
 
+import statistics
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from PIL import Image
 
 #: A blank band at least this share of the line box's height wide separates two words.
-SPACE_SHARE = 0.25
+SPACE_SHARE = 0.2
 #: Between two digits (or a digit and "/", "-", "." or ","), where a narrow "1" leaves a wide
 #: margin, a band must be this much of the height to part two numbers ("11/24", not "1 1/24").
 NUMERIC_SPACE_SHARE = 0.45
 _NUMERIC = frozenset("0123456789/-.,")
+#: Beside a narrow glyph ("I", "l", "1"), whose ink is a thin stroke in a wider cell, a
+#: band must be this much of the height to be a space ("INVOICE", not "I NVOICE").
+NARROW_SPACE_SHARE = 0.25
+_NARROW = frozenset("1Iil|!'")
+#: A space is also this many times the line's typical gap between letters: a receipt's monospaced
+#: type sets its letters as far apart as a proportional font sets its words.
+LETTER_GAP_SPREAD = 2.5
 #: A column is blank when fewer than this many of its pixels in the line are ink (noise specks).
 NOISE_PIXELS = 2
 
@@ -45,7 +53,7 @@ def word_pieces(ink: Any, x0: float, y0: float, x1: float, y1: float) -> list[tu
     if bottom <= top or right <= left:
         return []
     columns = ink[top:bottom, left:right].sum(axis=0) >= NOISE_PIXELS
-    min_gap = max(1, SPACE_SHARE * (y1 - y0))
+    min_gap = max(1, SPACE_SHARE * (y1 - y0), LETTER_GAP_SPREAD * _typical_gap(columns.tolist()))
     pieces: list[tuple[float, float]] = []
     start: int | None = None
     blank = 0
@@ -62,6 +70,20 @@ def word_pieces(ink: Any, x0: float, y0: float, x1: float, y1: float) -> list[tu
     if start is not None:
         pieces.append((left + start, left + len(columns) - blank))
     return pieces
+
+
+def _typical_gap(columns: list[bool]) -> float:
+    """The median width of the blank runs between inked columns: the line's letter spacing."""
+    runs: list[int] = []
+    blank, started = 0, False
+    for inked in columns:
+        if inked:
+            if started and blank:
+                runs.append(blank)
+            started, blank = True, 0
+        elif started:
+            blank += 1
+    return float(statistics.median(runs)) if runs else 0.0
 
 
 def spaced_by_pieces(
@@ -84,7 +106,7 @@ def spaced_by_pieces(
         if (
             piece > last_piece
             and words
-            and _numbers_touch(words[-1][0][-1], char, pieces, last_piece, piece, height)
+            and _one_word(words[-1][0][-1], char, pieces, last_piece, piece, height)
         ):
             last_piece = piece
         if piece > last_piece:
@@ -99,13 +121,20 @@ def spaced_by_pieces(
     return " ".join(word for word, _, _ in out), out
 
 
-def _numbers_touch(
+def _one_word(
     before: str, after: str, pieces: list[tuple[float, float]], left: int, right: int, height: float
 ) -> bool:
-    """Whether two pieces holding the end and the start of a number are one number."""
-    if left < 0 or before not in _NUMERIC or after not in _NUMERIC:
+    """Whether two pieces, one ending in `before` and the next starting with `after`, hold one
+    word: their gap is narrower than a space beside those glyphs."""
+    if left < 0:
         return False
-    return pieces[right][0] - pieces[left][1] < NUMERIC_SPACE_SHARE * height
+    if before in _NUMERIC and after in _NUMERIC:
+        share = NUMERIC_SPACE_SHARE
+    elif before in _NARROW or after in _NARROW:
+        share = NARROW_SPACE_SHARE
+    else:
+        return False
+    return pieces[right][0] - pieces[left][1] < share * height
 
 
 def _distance(x: float, piece: tuple[float, float]) -> float:

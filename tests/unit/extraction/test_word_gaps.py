@@ -46,3 +46,12 @@ def test_a_narrow_one_does_not_split_a_number_and_nothing_fits_out_of_order() ->
     assert spaced_by_pieces(chars, spans, [(2, 6), (14, 54)], 30) == ("11/24", [("11/24", 0.0, 54.0)])
     assert spaced_by_pieces(list("ab"), [(50, 58.0), (0, 8.0)], [(0, 10), (48, 60)], 30) is None
     assert spaced_by_pieces(list("ab"), [(0, 8.0), (10, 18.0)], [], 30) is None
+
+
+def test_a_narrow_capital_keeps_its_word_and_a_wide_gap_after_it_still_parts() -> None:
+    # "I" is a thin stroke in a wider cell: 7 px of margin (0.23 of the height) is no space.
+    chars = list("INK")
+    spans = [(0, 6.0), (13, 22.0), (24, 33.0)]
+    assert spaced_by_pieces(chars, spans, [(2, 4), (11, 33)], 30) == ("INK", [("INK", 0.0, 33.0)])
+    text, _ = spaced_by_pieces(list("AI"), [(0, 9.0), (20, 26.0)], [(0, 9), (18, 24)], 30) or ("", [])
+    assert text == "A I"
