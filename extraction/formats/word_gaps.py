@@ -27,6 +27,8 @@ _NUMERIC = frozenset("0123456789/-.,")
 #: band must be this much of the height to be a space ("INVOICE", not "I NVOICE").
 NARROW_SPACE_SHARE = 0.25
 _NARROW = frozenset("1Iil|!'")
+#: Glyphs open on their right ("r", "f"): their ink ends well before their cell does.
+_OPEN_RIGHT = frozenset("rf")
 #: A space is also this many times the line's typical gap between letters: a receipt's monospaced
 #: type sets its letters as far apart as a proportional font sets its words.
 LETTER_GAP_SPREAD = 2.5
@@ -130,7 +132,7 @@ def _one_word(
         return False
     if before in _NUMERIC and after in _NUMERIC:
         share = NUMERIC_SPACE_SHARE
-    elif before in _NARROW or after in _NARROW:
+    elif before in _NARROW or after in _NARROW or before in _OPEN_RIGHT:
         share = NARROW_SPACE_SHARE
     else:
         return False

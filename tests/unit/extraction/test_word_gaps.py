@@ -55,3 +55,11 @@ def test_a_narrow_capital_keeps_its_word_and_a_wide_gap_after_it_still_parts() -
     assert spaced_by_pieces(chars, spans, [(2, 4), (11, 33)], 30) == ("INK", [("INK", 0.0, 33.0)])
     text, _ = spaced_by_pieces(list("AI"), [(0, 9.0), (20, 26.0)], [(0, 9), (18, 24)], 30) or ("", [])
     assert text == "A I"
+
+
+def test_an_r_open_on_its_right_keeps_its_word() -> None:
+    # The ink of "r" ends early: 7 px before "o" (0.23 of the height) is inside "Brown".
+    chars = list("Brown")
+    spans = [(0, 9.0), (10, 17.0), (24, 33.0), (34, 45.0), (46, 55.0)]
+    pieces = [(0, 15), (22, 55)]
+    assert spaced_by_pieces(chars, spans, pieces, 30) == ("Brown", [("Brown", 0.0, 55.0)])
