@@ -12,6 +12,7 @@ from collections.abc import Iterator
 
 from extraction.fields.candidate import HEURISTIC_PRIOR, Candidate
 from extraction.fields.normalize import find_dates
+from extraction.fields.parties import clean_party, defined_parties, looks_like_party, party_key
 from extraction.fields.text_lines import TextUnit, joined_text, units_in
 
 _PLACE = r"([A-Z][a-z]+(?:\s+[A-Z][a-z]+)?)"
@@ -152,14 +153,24 @@ def _clean_party(text: str) -> str:
 
 
 def parties(units: list[TextUnit]) -> Iterator[Candidate]:
-    """The contracting parties, as named after "between" ("by and between X, a Delaware
-    corporation, and Y")."""
+    """The contracting parties: as named after "between" ("by and between X, a Delaware
+    corporation, and Y"), and as introduced with a defined term in the preamble ("X (the
+    “Company”)", `fields.parties`); only names that read as a party's."""
     text, spans = joined_text(units)
+    found: list[tuple[str, int, int]] = []
     m = _BETWEEN_RE.search(text)
-    if m is None:
-        return
-    parties = [_clean_party(m.group(1)), _clean_party(m.group(2))]
-    parties = [p for p in parties if len(p) > 1 and p.lower() not in {"the", "company"}]
-    if parties:
-        found = units_in(spans, m.start(1), m.end(2))
-        yield Candidate.of(parties, HEURISTIC_PRIOR, found, m.group(0), "between")
+    if m is not None:
+        for group in (1, 2):
+            name = clean_party(_clean_party(m.group(group)))
+            if looks_like_party(name):
+                found.append((name, m.start(group), m.end(group)))
+    keys = {party_key(name) for name, _, _ in found}
+    for name, start, end in defined_parties(text):
+        if party_key(name) not in keys:
+            keys.add(party_key(name))
+            found.append((name, start, end))
+    if found:
+        cited = [unit for _, start, end in found for unit in units_in(spans, start, end)]
+        unique = list({id(u): u for u in cited}.values())
+        raw = "; ".join(name for name, _, _ in found)
+        yield Candidate.of([name for name, _, _ in found], HEURISTIC_PRIOR, unique, raw, "preamble_parties")

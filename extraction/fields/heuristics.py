@@ -116,6 +116,10 @@ _ADDRESS_STOP_RE = re.compile(
 #: Company registration numbers printed under a shop's name ("(867388-U)", "JM0325955-V").
 _REGISTRATION_RE = re.compile(r"^\(?\s*[A-Z]{0,3}\s*\d[\d\s]{3,}\s*-?\s*[A-Z]?\s*\)?$", re.IGNORECASE)
 _TRAILING_REGISTRATION_RE = re.compile(r"\s*\(\s*[A-Z]{0,3}\d{4,}\s*-?\s*[A-Z]?\s*\)\s*$", re.IGNORECASE)
+#: A document title set after the issuer's name on its top line.
+_TRAILING_TITLE_RE = re.compile(
+    r"(?<=\w)\s+(?:tax\s+)?(?:invoice|receipt|bill|statement|quotation|credit\s+note)\s*$", re.IGNORECASE
+)
 _HEADING_WORDS = frozenset({"receipt", "invoice", "tax", "bill", "cash", "statement", "quotation", "order"})
 
 
@@ -193,8 +197,14 @@ def _is_registration(text: str) -> bool:
     return bool(_REGISTRATION_RE.match(text.strip()))
 
 
+def _without_title(text: str) -> str:
+    """A top line without the document's title after the issuer's name ("Acme Web Services
+    Invoice" is Acme Web Services' invoice)."""
+    return _TRAILING_TITLE_RE.sub("", text)
+
+
 def _looks_like_name(text: str) -> bool:
-    text = _TRAILING_REGISTRATION_RE.sub("", text)
+    text = _without_title(_TRAILING_REGISTRATION_RE.sub("", text))
     tokens = label_tokens(text)
     letters = _letters(text)
     if letters < 3 or letters < 0.5 * len(text.replace(" ", "")) or ":" in text:
@@ -270,7 +280,7 @@ def _company(units: list[TextUnit]) -> Iterator[Candidate]:
     lines, _, _ = _company_lines(units)
     if lines:
         raw = " ".join(u.text.strip() for u in lines)
-        value = _TRAILING_REGISTRATION_RE.sub("", raw).strip(" :;,")
+        value = _without_title(_TRAILING_REGISTRATION_RE.sub("", raw)).strip(" :;,")
         # A sender line "QualityHosting AG - Uferweg 40-42 - D-63571 Gelnhausen" names the company first.
         head = re.split("\\s+[-\u2013|\u2022]\\s+", value)[0]
         if head != value and _LEGAL_FORM_RE.search(head):

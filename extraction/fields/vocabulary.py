@@ -199,6 +199,19 @@ def valid_organisation(value: str) -> bool:
     return letters >= 2 and letters >= 0.6 * len(value.replace(" ", "")) and len(value.split()) <= 10
 
 
+_DURATION_RE = re.compile(
+    r"\b(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|eighteen|twenty|thirty|"
+    r"sixty|ninety)\b[\s()\d-]*(?:year|month|week|day)s?\b",
+    re.IGNORECASE,
+)
+
+
+def valid_duration(value: str) -> bool:
+    """A term of a contract: a number of years, months, weeks or days ("2 years", "six (6)
+    months"), not the words that follow a "Term" heading."""
+    return bool(_DURATION_RE.search(value)) and len(value.split()) <= 8
+
+
 def read_gender(value: str) -> str | None:
     """The option a gender value names ("M", "female"), spelled as the option."""
     return _GENDER_WORDS.get(value.strip().strip(".").lower())
@@ -224,6 +237,7 @@ VALIDATORS: dict[str, Callable[[str], bool]] = {
     "fax": valid_phone,
     "insurer": valid_organisation,
     "gender": lambda value: read_gender(value) is not None,
+    "term": valid_duration,
 }
 
 

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from extraction.formats.checkboxes import with_checkboxes
 from extraction.formats.confidence import weighted_confidence
+from extraction.formats.deskew import deskewed
 from extraction.formats.document import Document, Element, Page, assign_ids
 from extraction.formats.errors import InvalidDocument, PageRangeError
 from extraction.formats.limits import (
@@ -54,15 +55,16 @@ def parse_image(
 
 
 def upright_frame(image: Image.Image, index: int, max_pixels: int = MAX_IMAGE_PIXELS) -> Image.Image:
-    """Frame `index` (0-based) of `image` as RGB, turned upright by its EXIF orientation: the picture
-    whose pixels the boxes of the image engine are given in."""
+    """Frame `index` (0-based) of `image` as RGB, turned upright by its EXIF orientation and
+    levelled (`deskew.deskewed`: a scan's slant undone): the picture whose pixels the boxes of the
+    image engine are given in, so the page drawn for a citation is the page that was read."""
     from PIL import ImageOps
 
     try:
         image.seek(index)
         check_image_pixels(image.width, image.height, max_pixels)
         upright = ImageOps.exif_transpose(image) or image
-        return upright.convert("RGB")
+        return deskewed(upright.convert("RGB"))[0]
     except (OSError, SyntaxError, ValueError, EOFError) as exc:
         raise InvalidDocument(f"Page {index + 1} of the image is damaged or truncated.") from exc
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from extraction.formats.document import Box
+from extraction.formats.word_gaps import ink_mask, spaced_by_pieces, word_pieces
 
 if TYPE_CHECKING:
     from PIL import Image
@@ -55,12 +56,13 @@ def ocr_image(image: Image.Image) -> list[OcrLine]:
     """The text lines of an image, in the engine's order, with coordinates in the image's pixels."""
     rgb = image if image.mode == "RGB" else image.convert("RGB")
     result, _ = _get_engine()(rgb, return_word_box=True, text_score=MIN_LINE_SCORE)
+    ink = ink_mask(rgb) if result else None
     lines: list[OcrLine] = []
     for item in result or []:
         points, text, score = item[0], str(item[1]), float(item[2])
         spans: list[tuple[str, float, float]] = []
         if len(item) >= 5:
-            text, spans = _respace(text, item[3], item[4])
+            text, spans = _spaced(text, points, item[3], item[4], ink)
         text = text.strip()
         if text and score >= MIN_LINE_SCORE:
             corners = tuple((float(x), float(y)) for x, y in points)
@@ -94,6 +96,21 @@ def _get_engine() -> Any:
             _engine = RapidOCR(**options)
             _engine_threads = _threads
         return _engine
+
+
+def _spaced(
+    text: str, points: Any, char_boxes: Any, chars: Any, ink: Any
+) -> tuple[str, list[tuple[str, float, float]]]:
+    """The line's text and words, spaced by the blank bands of the page between its words
+    (`word_gaps`), else by the gaps between the recogniser's character boxes."""
+    if char_boxes and len(char_boxes) == len(chars) and ink is not None:
+        xs, ys = [float(p[0]) for p in points], [float(p[1]) for p in points]
+        pieces = word_pieces(ink, min(xs), min(ys), max(xs), max(ys))
+        spans = [(min(p[0] for p in box), max(p[0] for p in box)) for box in char_boxes]
+        spaced = spaced_by_pieces([str(c) for c in chars], spans, pieces, max(ys) - min(ys))
+        if spaced is not None:
+            return spaced
+    return _respace(text, char_boxes, chars)
 
 
 def _respace(text: str, char_boxes: Any, chars: Any) -> tuple[str, list[tuple[str, float, float]]]:

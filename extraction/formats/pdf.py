@@ -15,6 +15,7 @@ from typing import Any
 
 from extraction.formats.checkboxes import with_checkboxes
 from extraction.formats.confidence import weighted_confidence
+from extraction.formats.deskew import deskewed, turned_back
 from extraction.formats.document import (
     Box,
     ConfidenceSource,
@@ -255,7 +256,11 @@ def _ocr_page(page: PdfPage, number: int) -> list[Element]:
         matrix=pymupdf.Matrix(zoom, zoom), alpha=False, colorspace=pymupdf.csRGB, annots=False
     )
     image = Image.frombytes("RGB", (pix.width, pix.height), pix.samples)
-    return ocr_elements(with_checkboxes(image, ocr_image(image)), number, scale=zoom)
+    # Read level, placed back as the page is drawn: a PDF page's citations are drawn on the page
+    # as it is (page_images.py), so its boxes stay in its own geometry.
+    level, angle = deskewed(image)
+    lines = turned_back(with_checkboxes(level, ocr_image(level)), angle, image.width, image.height)
+    return ocr_elements(lines, number, scale=zoom)
 
 
 def _is_bold(span: dict[str, Any]) -> bool:

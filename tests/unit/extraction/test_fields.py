@@ -261,6 +261,15 @@ def test_free_text_needs_a_clear_label() -> None:
     assert extract(b.doc, "company")["company"].value == "ACME TRADING SDN BHD"
 
 
+def test_an_issuer_named_in_the_title_line_is_the_issuer() -> None:
+    # "Northwind Cloud Services Invoice": the title follows the issuer's name on its top line.
+    b = DocBuilder()
+    b.line("Northwind Cloud Services Invoice", 250, 60, y1=76)
+    b.line("Invoice Number: 4417", 250, 110)
+    b.line("Summary", 30, 270, y1=290)
+    assert extract(b.doc, "issuer")["issuer"].value == "Northwind Cloud Services"
+
+
 def test_to_dict_has_the_contract_keys() -> None:
     b = DocBuilder()
     b.line("Total: 5.00", 10, 10)

@@ -1,0 +1,41 @@
+"""A contract's parties are the names its preamble gives a defined term to."""
+
+from __future__ import annotations
+
+from extraction.fields.parties import clean_party, defined_parties, looks_like_party
+
+
+def test_names_before_defined_terms_are_parties_without_their_descriptions() -> None:
+    text = (
+        "CONFIDENTIALITY AGREEMENT This Agreement dated as of July 13, 2011 (the \u201cAgreement\u201d), "
+        "is entered into between Acme Widgets, Inc., a Delaware corporation (the \u201cCompany\u201d), and "
+        "Jane Q. Doe (\u201cRecipient\u201d). Blue Harbor Holdings, LLC and its subsidiaries (together, "
+        "the \u201cBuyer\u201d) has requested information."
+    )
+    names = [name for name, _, _ in defined_parties(text)]
+    assert names == ["Acme Widgets, Inc.", "Jane Q. Doe", "Blue Harbor Holdings, LLC"]
+    for name, start, end in defined_parties(text):
+        assert text[start:end] == name
+
+
+def test_roles_documents_and_sentences_are_not_parties() -> None:
+    assert not looks_like_party("The Company")
+    assert not looks_like_party("Inc.")
+    assert not looks_like_party("Confidential Information")
+    assert not looks_like_party("or any other person")
+    assert looks_like_party("Northwind Traders Ltd.")
+    assert looks_like_party("Maria Lopez")
+    assert clean_party("Acme Corp and Employee. If Employee") == "Acme Corp and Employee"
+    assert (
+        clean_party("Board of Directors of Northwind Traders Corporation") == "Northwind Traders Corporation"
+    )
+    assert clean_party("R. J. Smith Enterprises") == "R. J. Smith Enterprises"
+
+
+def test_a_contract_term_is_a_duration() -> None:
+    from extraction.fields.vocabulary import valid_duration
+
+    assert valid_duration("two (2) years")
+    assert valid_duration("18 months")
+    assert not valid_duration("and Termination")
+    assert not valid_duration("has expired")

@@ -1,0 +1,65 @@
+"""OCR word spacing comes from the blank bands of the page between words, not the recogniser."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from extraction.formats.word_gaps import spaced_by_pieces, word_pieces
+
+
+def _line(runs: list[tuple[int, int]], width: int = 300, height: int = 30) -> np.ndarray:
+    """A line's ink: solid columns over each (start, end) run."""
+    ink = np.zeros((height, width), dtype=bool)
+    for start, end in runs:
+        ink[5:25, start:end] = True
+    return ink
+
+
+def test_blank_bands_as_wide_as_a_space_part_the_line() -> None:
+    # Letters 2 px apart, words 12 px apart, on a line 30 px high.
+    ink = _line([(10, 20), (22, 32), (34, 44), (56, 66), (68, 78)])
+    assert word_pieces(ink, 0, 0, 299, 29) == [(10, 44), (56, 78)]
+    # Specks of noise in a gap do not close it.
+    ink[12, 50] = True
+    assert word_pieces(ink, 0, 0, 299, 29) == [(10, 44), (56, 78)]
+
+
+def test_characters_are_spaced_by_the_pieces_their_centres_fall_in() -> None:
+    # The recogniser's own boxes put a gap after the wide "m" and none between the words.
+    chars = list("AmbetterPlan")
+    spans = [(x, x + 9.0) for x in (0, 12, 28, 38, 48, 58, 68, 78, 100, 110, 120, 130)]
+    text, words = spaced_by_pieces(chars, spans, [(0, 88), (99, 140)], 30) or ("", [])
+    assert text == "Ambetter Plan"
+    assert [w for w, _, _ in words] == ["Ambetter", "Plan"]
+    assert words[1][1] == 100
+    # One piece is one word, whatever spaces the recogniser put in.
+    assert spaced_by_pieces(list("Em ail"), [(x, x + 9.0) for x in range(0, 60, 10)], [(0, 60)], 30) == (
+        "Email",
+        [("Email", 0.0, 59.0)],
+    )
+
+
+def test_a_narrow_one_does_not_split_a_number_and_nothing_fits_out_of_order() -> None:
+    chars = list("11/24")
+    spans = [(0, 8.0), (16, 24.0), (26, 34.0), (36, 44.0), (46, 54.0)]
+    # The "1" leaves an 8 px margin (0.27 of the height): wide enough for letters, not numbers.
+    assert spaced_by_pieces(chars, spans, [(2, 6), (14, 54)], 30) == ("11/24", [("11/24", 0.0, 54.0)])
+    assert spaced_by_pieces(list("ab"), [(50, 58.0), (0, 8.0)], [(0, 10), (48, 60)], 30) is None
+    assert spaced_by_pieces(list("ab"), [(0, 8.0), (10, 18.0)], [], 30) is None
+
+
+def test_a_narrow_capital_keeps_its_word_and_a_wide_gap_after_it_still_parts() -> None:
+    # "I" is a thin stroke in a wider cell: 7 px of margin (0.23 of the height) is no space.
+    chars = list("INK")
+    spans = [(0, 6.0), (13, 22.0), (24, 33.0)]
+    assert spaced_by_pieces(chars, spans, [(2, 4), (11, 33)], 30) == ("INK", [("INK", 0.0, 33.0)])
+    text, _ = spaced_by_pieces(list("AI"), [(0, 9.0), (20, 26.0)], [(0, 9), (18, 24)], 30) or ("", [])
+    assert text == "A I"
+
+
+def test_an_r_open_on_its_right_keeps_its_word() -> None:
+    # The ink of "r" ends early: 7 px before "o" (0.23 of the height) is inside "Brown".
+    chars = list("Brown")
+    spans = [(0, 9.0), (10, 17.0), (24, 33.0), (34, 45.0), (46, 55.0)]
+    pieces = [(0, 15), (22, 55)]
+    assert spaced_by_pieces(chars, spans, pieces, 30) == ("Brown", [("Brown", 0.0, 55.0)])
