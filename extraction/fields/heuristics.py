@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from extraction.fields.candidate import HEURISTIC_PRIOR, Candidate
 from extraction.fields.contract_terms import effective_date, jurisdiction, parties, term
@@ -126,18 +126,9 @@ _HEADING_WORDS = frozenset({"receipt", "invoice", "tax", "bill", "cash", "statem
 def heuristic_candidates(units: list[TextUnit], name: str, kind: Kind) -> Iterator[Candidate]:
     """Values for field `name` (of `kind`) by the document conventions above, best first."""
     concept = concept_of(name)
-    if concept == "company":
-        yield from _company(units)
-    elif concept == "address":
-        yield from _address(units)
-    elif concept == "jurisdiction":
-        yield from jurisdiction(units)
-    elif concept == "term":
-        yield from term(units)
-    elif concept == "party":
-        yield from parties(units)
-    elif concept == "effective_date":
-        yield from effective_date(units)
+    by_position = _BY_POSITION.get(concept or "")
+    if by_position is not None:
+        yield from by_position(units)
     elif concept == "date" and kind == "date":
         yield from _first_date(units)
     elif kind in ("email", "url", "iban", "currency", "currency_symbol") or concept == "phone":
@@ -318,3 +309,14 @@ def _far_below(upper: TextUnit, lower: TextUnit) -> bool:
         return False
     height = max(upper.box.y1 - upper.box.y0, 1e-6)
     return lower.box.y0 - upper.box.y1 > ADDRESS_GAP_LINES * height
+
+
+#: The fields read by where they stand in the document (its header block, its preamble).
+_BY_POSITION: dict[str, Callable[[list[TextUnit]], Iterator[Candidate]]] = {
+    "company": _company,
+    "address": _address,
+    "jurisdiction": jurisdiction,
+    "term": term,
+    "party": parties,
+    "effective_date": effective_date,
+}
