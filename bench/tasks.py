@@ -106,11 +106,18 @@ async def _run_tasks(url: str, key: str, placement: str, count: int) -> dict[str
                 cursor = ""
                 while True:
                     params = {"agent_id": agent_id, "status": "completed,failed", "limit": 100}
-                    page = (
-                        await client.get(
-                            "/api/v1/tasks", params=params | ({"cursor": cursor} if cursor else {})
+                    response = await client.get(
+                        "/api/v1/tasks", params=params | ({"cursor": cursor} if cursor else {})
+                    )
+                    if response.status_code in (429, 503):
+                        # Backpressure while the burst runs: ask again shortly.
+                        await asyncio.sleep(float(response.headers.get("Retry-After", "0.2")))
+                        continue
+                    if response.status_code != 200:
+                        raise RuntimeError(
+                            f"GET /api/v1/tasks answered {response.status_code}: {response.text}"
                         )
-                    ).json()
+                    page = response.json()
                     for item in page["data"]:
                         if item["task_id"] in pending:
                             pending.discard(item["task_id"])
