@@ -61,6 +61,15 @@ def api(agentry: AgentryProcess) -> Iterator[httpx.Client]:
         yield client
 
 
+def _fresh_start(api: httpx.Client, *models: OpenAICompatibleServer) -> str:
+    """The model servers forget what earlier tests sent them; the referral is uploaded anew."""
+    for model in models:
+        model.reset()
+    return str(
+        api.post("/api/v2/files", files={"file": ("referral.txt", DOCUMENT, "text/plain")}).json()["file_id"]
+    )
+
+
 def tool_call(call_id: str, name: str, arguments: dict) -> dict:
     return completion(tool_calls=[function_call(call_id, name, json.dumps(arguments))])
 
@@ -68,11 +77,7 @@ def tool_call(call_id: str, name: str, arguments: dict) -> dict:
 def test_document_tools_ask_the_tasks_connection_and_never_the_operators_model(
     api: httpx.Client, operator_model: OpenAICompatibleServer, connection_model: OpenAICompatibleServer
 ) -> None:
-    operator_model.reset()
-    connection_model.reset()
-    file_id = api.post("/api/v2/files", files={"file": ("referral.txt", DOCUMENT, "text/plain")}).json()[
-        "file_id"
-    ]
+    file_id = _fresh_start(api, operator_model, connection_model)
     saved = api.put(
         "/api/v1/integrations/models/lan",
         json={
@@ -148,11 +153,7 @@ def test_the_v2_routes_keep_the_operators_model(
     api: httpx.Client, operator_model: OpenAICompatibleServer, connection_model: OpenAICompatibleServer
 ) -> None:
     """Called by a user, not a task: the operator's configured model, as before."""
-    operator_model.reset()
-    connection_model.reset()
-    file_id = api.post("/api/v2/files", files={"file": ("referral.txt", DOCUMENT, "text/plain")}).json()[
-        "file_id"
-    ]
+    file_id = _fresh_start(api, operator_model, connection_model)
     operator_model.push(completion(json.dumps({"patient_name": MARKER})))
     reply = api.post(
         "/api/v2/extract/sync",
@@ -172,10 +173,7 @@ def test_a_task_on_no_real_model_keeps_to_the_rules(
     api: httpx.Client, operator_model: OpenAICompatibleServer
 ) -> None:
     """A scripted agent's document tools never borrow the operator's model: `model` mode is refused."""
-    operator_model.reset()
-    file_id = api.post("/api/v2/files", files={"file": ("referral.txt", DOCUMENT, "text/plain")}).json()[
-        "file_id"
-    ]
+    file_id = _fresh_start(api, operator_model)
     turns = [
         {
             "tool_calls": [
