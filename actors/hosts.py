@@ -3,30 +3,85 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import time
 
 import ray
 
+from actors import spares
 from actors.runtime import runtime
 
 
 @ray.remote(num_cpus=0)
 class TaskActor:
-    """One running task, in its own worker process; it exits when the task pauses or ends."""
+    """One running task, in its own worker process; it exits when the task pauses or ends, unless it
+    is a spare (`actors.spares`) with room on its node's list, where it waits for the next task."""
 
     def __init__(self) -> None:
         # A relaunch may call `run` again on an actor that is still starting; the lease lets one
         # of them work, and the actor exits only once no call is left.
         self.active = 0
+        self.tasks: list[str] = []
+        #: A spare's node and its list's bound; None for an actor started for one task.
+        self.spare: tuple[str, int] | None = None
+        self.idle_since = time.monotonic()
 
     async def run(self, workspace_id: str, task_id: str) -> None:
         self.active += 1
+        self.tasks.append(task_id)
         try:
             await runtime().runner.run(workspace_id, task_id)
         finally:
             self.active -= 1
-            if self.active == 0:
+            self.tasks.remove(task_id)
+            self.idle_since = time.monotonic()
+            if self.active == 0 and not await self._park():
                 # Detached actors outlive their creator: a paused task must hold no process.
                 ray.actor.exit_actor()
+
+    async def running(self) -> list[str]:
+        """The tasks it runs now (for operators and tests: a spare runs different tasks over time)."""
+        return list(self.tasks)
+
+    async def stand_by(self, node_id: str, limit: int) -> bool:
+        """Become a spare of the node: warm up, then wait on its list. False (and exits) when full."""
+        runtime()
+        self.spare = (node_id, limit)
+        if not await self._park():
+            ray.actor.exit_actor()
+        asyncio.get_running_loop().create_task(self._leave_when_idle())
+        return True
+
+    async def _park(self) -> bool:
+        if self.spare is None:
+            return False
+        node_id, limit = self.spare
+        with contextlib.suppress(Exception):
+            return await spares.park(runtime().redis, node_id, _own_name(), limit)
+        return False  # the store is unreachable: exit, as an actor for one task would
+
+    async def _leave_when_idle(self) -> None:
+        assert self.spare is not None
+        node_id, _ = self.spare
+        promised = False
+        while True:
+            await asyncio.sleep(max(1.0, self.idle_since + spares.SPARE_IDLE_SECONDS - time.monotonic()))
+            if self.active or time.monotonic() - self.idle_since < spares.SPARE_IDLE_SECONDS:
+                promised = False
+                continue
+            with contextlib.suppress(Exception):
+                if await spares.leave(runtime().redis, node_id, _own_name()):
+                    break
+                # Off its list yet idle: a launch took it and its run is on the way. Should that
+                # launch have died before calling, nothing else would: end after one more round.
+                if promised:
+                    break
+                promised = True
+        ray.kill(ray.get_runtime_context().current_actor, no_restart=True)
+
+
+def _own_name() -> str:
+    return str(ray.get_runtime_context().get_actor_name())
 
 
 @ray.remote(num_cpus=0)

@@ -6,14 +6,18 @@ freed slot) calls `admit_and_launch`, `drain_queue` or `launch` here."""
 
 from __future__ import annotations
 
+import asyncio
+import concurrent.futures
+import logging
 import time
 import zlib
 from typing import Any
 
+import ray
 import redis.asyncio as aioredis
 from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
-from actors import admission
+from actors import admission, spares
 from actors.hosts import TaskActor, TaskHost
 from actors.names import NAMESPACE, actor_name, host_name
 from actors.placement import (
@@ -25,15 +29,19 @@ from actors.placement import (
     least_full,
     pick_node,
 )
-from core import keys
+from core import keys, tasks
+from core.ids import parse_iso
 from core.settings import Settings
 from core.state_machine import TaskStatus
 from core.tasks import Task
+
+log = logging.getLogger(__name__)
 
 #: Coroutines one pooled host runs at once.
 HOST_MAX_CONCURRENCY = 1000
 
 _recent = RecentPlaces()
+_warming = spares.Warming()
 
 
 async def admit_and_launch(
@@ -116,24 +124,107 @@ async def launch(redis: aioredis.Redis, settings: Settings, task: Task) -> None:
     """Start a runner for an admitted task. Safe to repeat: the task's lease admits one runner."""
     nodes = cluster_nodes()
     node_id = _place(nodes, task)
-    if task.spec.placement == "pooled" and node_id is not None:
-        # Counted at once (other launches of this process may run while this one awaits the store);
-        # the runner counts against its node's slots until its run returns (or its host dies).
-        _recent.add_pooled(node_id)
+    pooled = task.spec.placement == "pooled"
+    spare: tuple[str, Any] | None = None
+    if not pooled and node_id is not None and settings.spare_task_actors > 0 and not _relaunch(task):
+        spare = await _take_spare(redis, node_id)
+    # Counted at once (other launches of this process may run while this one awaits the store): a
+    # runner that takes no Ray slot counts against its node's slots until its run returns.
+    counted = node_id is not None and (pooled or spare is not None)
+    if counted:
+        _recent.add_pooled(node_id)  # type: ignore[arg-type]
     try:
         fields = {"launched_at": str(int(time.time() * 1000))}
         if node_id is not None:
             fields["placed_on"] = node_id
+        if not pooled:
+            # Which process runs it, for operators: its own actor or a spare.
+            fields["actor"] = spare[0] if spare is not None else actor_name(task.id)
         await redis.hset(keys.task(task.workspace_id, task.id), mapping=fields)
-        if task.spec.placement == "pooled":
+        if pooled:
             run = host_handle(nodes, node_id, task.id).run.remote(task.workspace_id, task.id)
             if node_id is not None:
                 run.future().add_done_callback(lambda _: _recent.pooled_done(node_id))
             return
+        if spare is not None:
+            assert node_id is not None
+            run = spare[1].run.remote(task.workspace_id, task.id)
+            run.future().add_done_callback(_after_spare_run(redis, settings, task, node_id))
     except BaseException:
-        if task.spec.placement == "pooled" and node_id is not None:
-            _recent.pooled_done(node_id)
+        if counted:
+            _recent.pooled_done(node_id)  # type: ignore[arg-type]
         raise
+    if node_id is not None and settings.spare_task_actors > 0:
+        await _refill(redis, settings, node_id)
+    if spare is None:
+        _start_own_actor(task, node_id, nodes)
+
+
+def _relaunch(task: Task) -> bool:
+    """Launched already since the task last changed: its actor may still be starting (a busy node
+    takes seconds), so it goes to that same named actor rather than to a spare beside it."""
+    launched_ms = int(task.raw.get("launched_at") or 0)
+    return bool(task.updated_at) and launched_ms >= parse_iso(task.updated_at).timestamp() * 1000
+
+
+def _start_own_actor(task: Task, node_id: str | None, nodes: list[NodeSlots]) -> None:
     options = task_actor_options(task.id, node_id, slots=any(n.total for n in nodes))
     actor = TaskActor.options(**options).remote()  # type: ignore[attr-defined]
     actor.run.remote(task.workspace_id, task.id)
+
+
+async def _take_spare(redis: aioredis.Redis, node_id: str) -> tuple[str, Any] | None:
+    """An idle spare of the node, promised to this launch; None when the node has none ready."""
+    while (name := await spares.take(redis, node_id)) is not None:
+        try:
+            return name, ray.get_actor(name, namespace=NAMESPACE)
+        except ValueError:
+            continue  # it died while idle (its node was lost, or it was killed): the next one
+    return None
+
+
+async def _refill(redis: aioredis.Redis, settings: Settings, node_id: str) -> None:
+    """Start spares on the node until its list and the spares on their way reach the bound."""
+    limit = settings.spare_task_actors
+    missing = limit - _warming.count(node_id) - await spares.idle_count(redis, node_id)
+    for _ in range(missing):
+        _warming.add(node_id)
+        actor = TaskActor.options(  # type: ignore[attr-defined]
+            name=spares.spare_name(),
+            namespace=NAMESPACE,
+            lifetime="detached",
+            num_cpus=0,
+            max_restarts=0,
+            # Pinned: it waits on this node's list.
+            scheduling_strategy=NodeAffinitySchedulingStrategy(node_id, soft=False),
+        ).remote()
+        actor.stand_by.remote(node_id, limit).future().add_done_callback(lambda _: _warming.done(node_id))
+
+
+def _after_spare_run(redis: aioredis.Redis, settings: Settings, task: Task, node_id: str) -> Any:
+    """What follows a spare's run: its place is free again, and should the spare have died before
+    its runner took the task, the task gets its own actor now rather than at the reconciler's
+    next look once the grace has passed."""
+    loop = asyncio.get_running_loop()
+
+    def done(run: concurrent.futures.Future[Any]) -> None:
+        _recent.pooled_done(node_id)
+        if run.cancelled() or not isinstance(run.exception(), ray.exceptions.RayActorError):
+            return
+        asyncio.run_coroutine_threadsafe(_unless_running(redis, task, node_id), loop)
+
+    return done
+
+
+async def _unless_running(redis: aioredis.Redis, task: Task, node_id: str) -> None:
+    try:
+        current = await tasks.find_task(redis, task.workspace_id, task.id)
+        if current is None or current.status != TaskStatus.RUNNING.value:
+            return
+        if await redis.exists(keys.task_lease(task.workspace_id, task.id)):
+            return  # a runner took it (the spare died after): the reconciler watches its lease
+        log.info("the spare given task %s died before running it; starting its own actor", task.id)
+        _start_own_actor(task, node_id, cluster_nodes())
+    except Exception:
+        # The reconciler starts it once its grace has passed.
+        log.warning("could not restart task %s after its spare died", task.id, exc_info=True)

@@ -249,3 +249,9 @@ def webhook_due() -> str:
 
 #: Consumer group of the webhook dispatcher on the outbox.
 WEBHOOKS_GROUP = "webhooks"
+
+
+# Task runtime.
+def spare_task_actors(node_id: str) -> str:
+    """Idle warm task actors of one node (a list of their Ray names), each handed to one task."""
+    return glob("spare-task-actors", node_id)

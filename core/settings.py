@@ -86,6 +86,9 @@ class Settings(BaseSettings):
         "dedicated", validation_alias=_env("AGENTRY_TASK_PLACEMENT")
     )
     max_live_tasks_per_node: int = Field(32, ge=1, validation_alias=_env("AGENTRY_MAX_LIVE_TASKS_PER_NODE"))
+    #: Warm idle task actors kept per node for dedicated tasks (actors.spares): a run or a resume
+    #: is handed to a running process instead of waiting for a new one; 0 turns them off.
+    spare_task_actors: int = Field(2, ge=0, le=64, validation_alias=_env("AGENTRY_SPARE_TASK_ACTORS"))
     #: A task runner's lease; a runner that stops renewing it is presumed dead after this long.
     task_lease_seconds: float = Field(6.0, gt=0, validation_alias=_env("AGENTRY_TASK_LEASE_SECONDS"))
     #: How often the reconciler looks for tasks without a live runner.

@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 import ray
 
-from actors.names import NAMESPACE, TASK_ACTOR_PREFIX, actor_name
+from actors.names import NAMESPACE
 from core import tasks
 from tests.reliability.conftest import FULL, scaled
 from tests.support.agents import TERMINAL, create_agent, feed, of_type, scripted, start
@@ -27,6 +27,7 @@ from tests.support.hosts import host_tasks
 from tests.support.practice import ACCOUNTS, CLIENT_ID, CLIENT_SECRET, call, connected, patients, workspace_of
 from tests.support.service import run_async, wait_for
 from tests.support.session_service import Service
+from tests.support.task_actors import running_actor_name
 from tools.practice import derive_pcref
 from tools.practice.sandbox import RunningSandbox, SandboxConfig
 
@@ -84,8 +85,8 @@ class Killer:
             if not running:
                 continue
             if self.placement == "dedicated":
-                victims = [rng.choice(running)]
-                names = [actor_name(victims[0])]
+                victim = rng.choice(sorted(running))
+                victims, names = [victim], [running[victim]]
             else:
                 ours = set(running)
                 hosts = {name: [t for t in tasks_ if t in ours] for name, tasks_ in host_tasks().items()}
@@ -107,16 +108,12 @@ class Killer:
                 for task_id, saved in recorded.items():
                     (self.hit_after_save if saved else self.hit_before_save).add(task_id)
 
-    def _running(self) -> list[str]:
+    def _running(self) -> dict[str, str]:
+        """Tasks with a live runner: task id -> the name of its actor (its own, or a spare)."""
         if self.placement == "pooled":
-            return list(self.task_ids)
-        ours = set(self.task_ids)
-        named = ray.util.list_named_actors(all_namespaces=True)
-        return [
-            a["name"][len(TASK_ACTOR_PREFIX) :]
-            for a in named
-            if a["namespace"] == NAMESPACE and a["name"][len(TASK_ACTOR_PREFIX) :] in ours
-        ]
+            return dict.fromkeys(self.task_ids, "")
+        names = {t: running_actor_name(self.service.redis_url, t) for t in self.task_ids}
+        return {t: name for t, name in names.items() if name is not None}
 
     def _save_recorded(self, task_id: str) -> bool:
         steps = run_async(self.service.redis_url, lambda r: tasks.read_steps(r, self.workspace_id, task_id))

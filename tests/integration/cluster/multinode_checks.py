@@ -98,6 +98,9 @@ def _serve_config(port: int, data_dir: Path) -> dict[str, Any]:
     app["runtime_env"]["env_vars"] |= {
         "AGENTRY_BLOB_URL": f"file://{data_dir / 'blobs'}",
         "AGENTRY_RATE_LIMIT": "off",
+        # These checks are about Ray placing one actor per task within the nodes' task slots (spares
+        # hold none and take tasks on the node placement picked: tests/integration/runtime/test_spares.py).
+        "AGENTRY_SPARE_TASK_ACTORS": "0",
         "AGENTRY_LOG_LEVEL": "WARNING",
         # A lost runner is noticed within seconds, so the test stays short.
         "AGENTRY_TASK_LEASE_SECONDS": "3",

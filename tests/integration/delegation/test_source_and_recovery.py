@@ -9,13 +9,14 @@ import httpx
 import pytest
 import ray
 
-from actors.names import NAMESPACE, actor_name
+from actors.names import NAMESPACE
 from actors.scheduler import SCHEDULER_NAME
 from tests.integration.conftest import Service
 from tests.integration.delegation.test_delegation import children, delegate, profile
 from tests.support.agents import create_agent, feed, of_type, scripted, start, task, wait_status
 from tests.support.hosts import host_running
 from tests.support.service import wait_for
+from tests.support.task_actors import running_actor
 
 pytestmark = pytest.mark.integration
 
@@ -131,13 +132,6 @@ def test_delegation_profiles(api: httpx.Client) -> None:
     )
 
 
-def _actor(name: str):
-    try:
-        return ray.get_actor(name, namespace=NAMESPACE)
-    except ValueError:
-        return None
-
-
 def _assert_resumed_once(api: httpx.Client, parent_id: str, expected_children: int) -> None:
     assert wait_status(api, parent_id, timeout=120)["status"] == "completed"
     assert len(delegate_results(api, parent_id)) == 1
@@ -149,7 +143,7 @@ def _assert_resumed_once(api: httpx.Client, parent_id: str, expected_children: i
     assert all(task(api, k["task_id"])["status"] == "completed" for k in kids)
 
 
-def test_killing_a_child_loses_nothing(api: httpx.Client) -> None:
+def test_killing_a_child_loses_nothing(service: Service, api: httpx.Client) -> None:
     worker = create_agent(
         api, scripted({"delay_seconds": 3, "answer": "w"}, {"delay_seconds": 3, "answer": "w"})
     )
@@ -163,7 +157,9 @@ def test_killing_a_child_loses_nothing(api: httpx.Client) -> None:
     parent_id = start(api, lead["id"])
     wait_for(lambda: len(children(api, parent_id)) == 2, timeout=60, what="children")
     victim_id = children(api, parent_id)[0]["task_id"]
-    victim = wait_for(lambda: _actor(actor_name(victim_id)), timeout=60, what="the child's actor")
+    victim = wait_for(
+        lambda: running_actor(service.redis_url, victim_id), timeout=60, what="the child's actor"
+    )
     ray.kill(victim, no_restart=True)
     _assert_resumed_once(api, parent_id, 2)
 
@@ -192,7 +188,7 @@ def test_killing_the_scheduler_after_some_children_finished(api: httpx.Client) -
     _assert_resumed_once(api, parent_id, 2)
 
 
-def test_killing_the_parent_during_resume(api: httpx.Client, placement: str) -> None:
+def test_killing_the_parent_during_resume(service: Service, api: httpx.Client, placement: str) -> None:
     worker = create_agent(api, scripted({"answer": "w"}))
     lead = create_agent(
         api,
@@ -206,7 +202,7 @@ def test_killing_the_parent_during_resume(api: httpx.Client, placement: str) -> 
     wait_for(lambda: len(delegate_results(api, parent_id)) == 1, timeout=60, what="the resume")
     if placement == "dedicated":
         victim = wait_for(
-            lambda: _actor(actor_name(parent_id)), timeout=60, what="the resumed parent's actor"
+            lambda: running_actor(service.redis_url, parent_id), timeout=60, what="the resumed parent's actor"
         )
     else:
         victim = wait_for(lambda: host_running(parent_id), timeout=60, what="the resumed parent's host")

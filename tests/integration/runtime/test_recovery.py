@@ -2,29 +2,26 @@
 
 from __future__ import annotations
 
+import time
+
 import httpx
 import pytest
 import ray
 
-from actors.names import NAMESPACE, actor_name
 from core import agents, tasks
 from core.ids import new_id
 from tests.integration.conftest import Service
 from tests.support.agents import ask, create_agent, feed, of_type, scripted, start, task, wait_status
 from tests.support.hosts import host_running
 from tests.support.service import run_async, wait_for
+from tests.support.task_actors import holds_no_process, running_actor
 
 pytestmark = pytest.mark.integration
 
 
-def _live_actor(name: str):
-    try:
-        return ray.get_actor(name, namespace=NAMESPACE)
-    except ValueError:
-        return None
-
-
-def test_killed_runner_resumes_after_the_last_recorded_step(api: httpx.Client, placement: str) -> None:
+def test_killed_runner_resumes_after_the_last_recorded_step(
+    service: Service, api: httpx.Client, placement: str
+) -> None:
     agent = create_agent(
         api,
         scripted(
@@ -35,9 +32,14 @@ def test_killed_runner_resumes_after_the_last_recorded_step(api: httpx.Client, p
     )
     task_id = start(api, agent["id"])
     wait_status(api, task_id, "waiting_for_input")
+    replied_ms = int(time.time() * 1000)
     api.post(f"/api/v1/tasks/{task_id}/message", json={"message": "go"})
     if placement == "dedicated":
-        victim = wait_for(lambda: _live_actor(actor_name(task_id)), timeout=30, what="the task actor")
+        victim = wait_for(
+            lambda: running_actor(service.redis_url, task_id, launched_after_ms=replied_ms),
+            timeout=30,
+            what="the task actor (its own, or the spare it was handed to)",
+        )
     else:
         victim = wait_for(lambda: host_running(task_id), timeout=30, what="the task's host")
     ray.kill(victim, no_restart=True)
@@ -51,12 +53,15 @@ def test_killed_runner_resumes_after_the_last_recorded_step(api: httpx.Client, p
     assert [i["text"] for i in of_type(items, "assistant_message")] == ["done"]
 
 
-def test_a_paused_task_holds_no_process(api: httpx.Client) -> None:
+def test_a_paused_task_holds_no_process(service: Service, api: httpx.Client) -> None:
     agent = create_agent(api, scripted(ask(), {"answer": "x"}))
     task_id = start(api, agent["id"])
     wait_status(api, task_id, "waiting_for_input")
+    # Its actor exits, or, a spare, goes back to its node's idle list and runs no task.
     wait_for(
-        lambda: _live_actor(actor_name(task_id)) is None, timeout=30, what="the paused task's actor to exit"
+        lambda: holds_no_process(service.redis_url, task_id),
+        timeout=30,
+        what="the paused task's actor to exit or go idle",
     )
 
 

@@ -8,7 +8,6 @@ actor down, so every check polls with a deadline.
 
 from __future__ import annotations
 
-import contextlib
 from typing import Any
 
 import httpx
@@ -22,6 +21,7 @@ from tests.support.agents import TERMINAL, create_agent, scripted, start, task
 from tests.support.hosts import host_tasks
 from tests.support.service import run_async, wait_for
 from tests.support.session_service import Service
+from tests.support.task_actors import holds_no_process, running_actor
 
 pytestmark = pytest.mark.integration
 
@@ -92,9 +92,11 @@ def test_nothing_is_held_once_every_task_is_terminal(
     def released() -> bool:
         left = _task_actors()
         pooled = {t for running in host_tasks().values() for t in running}
+        # A spare that ran one of them went back to its node's idle list (or exited).
+        on_spares = {t for t in ids if not holds_no_process(service.redis_url, t)}
         # Other tests' tasks (task actors, pooled runs) may still hold slots here; ours hold none,
-        # and no slot is held by anything but a live task actor or a pooled run.
-        return not (left | pooled) & set(ids) and _slots_held() <= len(left) + len(pooled)
+        # and no slot is held by anything but a live task actor (spares and pooled runs take none).
+        return not (left | pooled | on_spares) & set(ids) and _slots_held() <= len(left)
 
     wait_for(released, timeout=60, interval=0.5, what="the tasks' actors and slots to be released")
     # They exited by themselves: the reconciler's reaping is only a safety net.
@@ -122,16 +124,17 @@ def test_a_finished_task_leaves_while_the_next_of_its_queue_runs(service: Servic
         wait_for(lambda: task(api, first)["status"] == "completed", timeout=60, what="the first task")
         wait_for(lambda: task(api, second)["status"] == "running", timeout=60, what="the second task")
         wait_for(
-            lambda: first not in _task_actors(),
+            lambda: first not in _task_actors() and holds_no_process(service.redis_url, first),
             timeout=60,
             interval=0.5,
-            what="the first task's actor to exit",
+            what="the first task's actor to exit (or, a spare, to go idle)",
         )
     finally:
         # A stopped task's step may finish (here: for minutes); its actor is not left to it here.
         api.post(f"/api/v1/tasks/{second}/cancel")
-        with contextlib.suppress(ValueError):
-            ray.kill(ray.get_actor(actor_name(second), namespace=NAMESPACE), no_restart=True)
+        runner = running_actor(service.redis_url, second)
+        if runner is not None:
+            ray.kill(runner, no_restart=True)
 
 
 def test_the_reconciler_ends_a_task_actor_whose_task_ended(service: Service, api: httpx.Client) -> None:

@@ -1,0 +1,97 @@
+"""Warm spare task actors: idle `TaskActor` processes that a dedicated task is handed to, so that a
+run or a resume does not wait for a new worker process and its imports (seconds on a busy 2-core
+node, against milliseconds to hand over).
+
+Each node keeps up to `spare_task_actors` of them in a Redis list of their Ray names. A launch pops
+one name (so each spare goes to exactly one task) and calls its `run`; the launch that takes one
+starts a new spare on that node while the list is short. When a spare's task pauses or ends, the
+actor puts itself back on its node's list if there is room, else exits, so a paused task holds no
+process. An idle spare leaves the list and exits after `SPARE_IDLE_SECONDS`.
+
+A spare holds no task slot (Ray's `agentry_task_slot`): it belongs to no task while idle. A task
+handed to one counts against its node's slots from its launch until its run returns, as this process
+sees it, as a pooled runner does (`actors.placement.RecentPlaces`).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+import uuid
+from collections import deque
+
+import redis.asyncio as aioredis
+
+from core import keys
+
+#: Prefix of a spare task actor's Ray name; a random id follows.
+SPARE_PREFIX = "spare:"
+#: An idle spare leaves its node's list and exits after this long.
+SPARE_IDLE_SECONDS = 300.0
+#: How long a spare started by this process counts as on its way to its node's list.
+WARMING_SECONDS = 30.0
+
+#: KEYS: the node's list. ARGV: the spare's name, the list's bound, the list's TTL (ms).
+#: Returns 1 when the spare is on the list, 0 when the list is full.
+PARK = """
+if redis.call('LLEN', KEYS[1]) >= tonumber(ARGV[2]) then return 0 end
+redis.call('RPUSH', KEYS[1], ARGV[1])
+redis.call('PEXPIRE', KEYS[1], ARGV[3])
+return 1
+"""
+
+
+def spare_name() -> str:
+    return f"{SPARE_PREFIX}{uuid.uuid4().hex}"
+
+
+async def park(redis: aioredis.Redis, node_id: str, name: str, limit: int) -> bool:
+    """Put an idle spare on its node's list; False when the list already holds `limit`."""
+    # The list outlives no node for long: a node that is gone stops renewing it.
+    ttl_ms = int(SPARE_IDLE_SECONDS * 2 * 1000)
+    return bool(await redis.eval(PARK, 1, keys.spare_task_actors(node_id), name, limit, ttl_ms))
+
+
+async def leave(redis: aioredis.Redis, node_id: str, name: str) -> bool:
+    """Take an idle spare off its list; False when a launch took it meanwhile (its run is coming)."""
+    return bool(await redis.lrem(keys.spare_task_actors(node_id), 1, name))
+
+
+async def take(redis: aioredis.Redis, node_id: str) -> str | None:
+    """The name of an idle spare of the node, now off the list and promised to the caller."""
+    name = await redis.lpop(keys.spare_task_actors(node_id))
+    return str(name) if name is not None else None
+
+
+async def idle_count(redis: aioredis.Redis, node_id: str) -> int:
+    return int(await redis.llen(keys.spare_task_actors(node_id)))
+
+
+class Warming:
+    """Spares this process started lately, per node, that may not be on their list yet (thread-safe)."""
+
+    def __init__(self, seconds: float = WARMING_SECONDS) -> None:
+        self.seconds = seconds
+        self._lock = threading.Lock()
+        self._started: dict[str, deque[float]] = {}
+
+    def count(self, node_id: str) -> int:
+        cutoff = time.monotonic() - self.seconds
+        with self._lock:
+            started = self._started.get(node_id)
+            if not started:
+                return 0
+            while started and started[0] < cutoff:
+                started.popleft()
+            return len(started)
+
+    def add(self, node_id: str) -> None:
+        with self._lock:
+            self._started.setdefault(node_id, deque()).append(time.monotonic())
+
+    def done(self, node_id: str) -> None:
+        """A spare of the node reached its list (or gave up): it no longer counts as warming."""
+        with self._lock:
+            started = self._started.get(node_id)
+            if started:
+                started.popleft()

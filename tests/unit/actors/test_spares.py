@@ -1,0 +1,56 @@
+"""Which launches may take a warm spare (actors.launcher), and the spares on their way (actors.spares)."""
+
+from __future__ import annotations
+
+from actors.launcher import _relaunch
+from actors.spares import SPARE_PREFIX, Warming, spare_name
+from core.ids import parse_iso
+from core.tasks import Task, TaskSpec
+
+CHANGED = "2026-01-01T00:00:10.000Z"
+
+
+def _task(launched_ms: int | None, status: str = "running") -> Task:
+    spec = TaskSpec(
+        task_id="t",
+        workspace_id="w",
+        agent_id="a",
+        agent_group_id="g",
+        version_number=1,
+        agent_name="A",
+        created_at="2026-01-01T00:00:00.000Z",
+        index_member="m",
+    )
+    raw = {} if launched_ms is None else {"launched_at": str(launched_ms)}
+    return Task(spec=spec, status=status, updated_at=CHANGED, raw=raw)
+
+
+def test_a_first_run_and_a_resume_may_take_a_spare() -> None:
+    changed_ms = int(parse_iso(CHANGED).timestamp() * 1000)
+    assert not _relaunch(_task(None, "pending"))
+    # Its last run was launched before it paused (the pause changed it since).
+    assert not _relaunch(_task(changed_ms - 5000, "waiting_for_input"))
+
+
+def test_a_launch_nothing_has_happened_since_goes_to_its_own_actor() -> None:
+    changed_ms = int(parse_iso(CHANGED).timestamp() * 1000)
+    # Launched after its last change: that actor may still be starting; a spare would run beside it.
+    assert _relaunch(_task(changed_ms + 1))
+
+
+def test_spares_on_their_way_count_until_they_arrive_or_time_out() -> None:
+    warming = Warming(seconds=60)
+    warming.add("n1")
+    warming.add("n1")
+    warming.add("n2")
+    assert (warming.count("n1"), warming.count("n2"), warming.count("n3")) == (2, 1, 0)
+    warming.done("n1")
+    assert warming.count("n1") == 1
+    stale = Warming(seconds=0)
+    stale.add("n1")
+    assert stale.count("n1") == 0
+
+
+def test_spare_names_are_distinct_and_prefixed() -> None:
+    names = {spare_name() for _ in range(100)}
+    assert len(names) == 100 and all(n.startswith(SPARE_PREFIX) for n in names)
