@@ -85,8 +85,13 @@ def task_actor_options(task_id: str, node_id: str | None, *, slots: bool) -> dic
     return options
 
 
-def host_handle(nodes: list[NodeSlots], node_id: str | None, task_id: str) -> Any:
-    """The pooled host for a task: one of its node's hosts."""
+#: Handles of the pooled hosts this process launched on, by name: asking the GCS for a named actor
+#: on every launch (`get_if_exists`) was a tenth of a replica's CPU in a burst.
+_hosts: dict[str, Any] = {}
+
+
+def host_handle(nodes: list[NodeSlots], node_id: str | None, task_id: str) -> tuple[str, Any]:
+    """The pooled host for a task, one of its node's hosts: its name and a handle."""
     options: dict[str, Any] = {
         "namespace": NAMESPACE,
         "lifetime": "detached",
@@ -101,7 +106,17 @@ def host_handle(nodes: list[NodeSlots], node_id: str | None, task_id: str) -> An
         options["name"] = host_name(node.node_id, zlib.crc32(task_id.encode()) % hosts_on(node))
         # Pinned: a host lives and dies with its node.
         options["scheduling_strategy"] = NodeAffinitySchedulingStrategy(node.node_id, soft=False)
-    return TaskHost.options(**options).remote()  # type: ignore[attr-defined]
+    name = str(options["name"])
+    handle = _hosts.get(name)
+    if handle is None:
+        handle = _hosts[name] = TaskHost.options(**options).remote()  # type: ignore[attr-defined]
+    return name, handle
+
+
+def _forget_dead_host(name: str, run: concurrent.futures.Future[Any]) -> None:
+    """A host that died (its node was lost, or it was killed) is asked for by name again next time."""
+    if not run.cancelled() and isinstance(run.exception(), ray.exceptions.RayActorError):
+        _hosts.pop(name, None)
 
 
 def _place(nodes: list[NodeSlots], task: Task) -> str | None:
@@ -142,9 +157,11 @@ async def launch(redis: aioredis.Redis, settings: Settings, task: Task) -> None:
             fields["actor"] = spare[0] if spare is not None else actor_name(task.id)
         await redis.hset(keys.task(task.workspace_id, task.id), mapping=fields)
         if pooled:
-            run = host_handle(nodes, node_id, task.id).run.remote(task.workspace_id, task.id)
+            host, handle = host_handle(nodes, node_id, task.id)
+            run = handle.run.remote(task.workspace_id, task.id).future()
+            run.add_done_callback(lambda done: _forget_dead_host(host, done))
             if node_id is not None:
-                run.future().add_done_callback(lambda _: _recent.pooled_done(node_id))
+                run.add_done_callback(lambda _: _recent.pooled_done(node_id))
             return
         if spare is not None:
             assert node_id is not None

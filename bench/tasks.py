@@ -1,6 +1,7 @@
 """Task throughput and latency, per placement, beside this machine's bare Ray actor ceiling.
 
     .venv/bin/python bench/tasks.py [--tasks 200] [--sync-runs 30] [--resumes 20] [--resumes-only]
+                                    [--profile]
 
 Starts its own service (embedded Redis in a temp dir, local Ray, Serve on a free port), then:
 - submits N trivial scripted tasks through HTTP for each placement and reports tasks per second
@@ -10,12 +11,16 @@ Starts its own service (embedded Redis in a temp dir, local Ray, Serve on a free
 - measures the p50 of a trivial `async=false` run for each placement;
 - resumes paused tasks: a scripted task asks the user, and its reply (POST /tasks/{id}/message)
   runs it to its end; p50 from the reply to the end, beside the p50 from the run to the pause.
+
+`--profile`: for each placement's burst, the CPU each kind of process used (cores, and ms per
+task) and py-spy samples of the replicas, the task hosts and the scheduler (bench/task_profile.py).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import os
 import socket
 import statistics
@@ -34,6 +39,7 @@ import psutil
 import ray
 
 from actors.placement import TASK_SLOT_RESOURCE
+from bench import task_profile
 from core import apikeys
 from core.settings import load_settings
 from serve.service import start_service, stop_service
@@ -81,7 +87,7 @@ def _pct(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
-async def _run_tasks(url: str, key: str, placement: str, count: int) -> dict[str, Any]:
+async def _run_tasks(url: str, key: str, placement: str, count: int, profile: bool) -> dict[str, Any]:
     headers = {"Authorization": f"Bearer {key}"}
     limits = httpx.Limits(max_connections=50)
     async with httpx.AsyncClient(base_url=url, headers=headers, timeout=300, limits=limits) as client:
@@ -97,7 +103,8 @@ async def _run_tasks(url: str, key: str, placement: str, count: int) -> dict[str
                 response = await client.post(f"/api/v1/agents/{agent_id}/run", json={"query": f"t{i}"})
                 return str(response.json()["task_id"])
 
-        with PeakMemory() as memory:
+        spy = task_profile.Spy(seconds=20) if profile else None
+        with PeakMemory() as memory, spy or contextlib.nullcontext():
             started = time.perf_counter()
             ids = await asyncio.gather(*(submit(i) for i in range(count)))
             pending = set(ids)
@@ -128,6 +135,7 @@ async def _run_tasks(url: str, key: str, placement: str, count: int) -> dict[str
                 if pending:
                     await asyncio.sleep(0.05)
             elapsed = time.perf_counter() - started
+            report = spy.finish(elapsed, count) if spy is not None else ""
         latencies = [_ms(r["created_at"], r["updated_at"]) for r in records.values()]
         failed = sum(1 for r in records.values() if r["status"] != "completed")
     return {
@@ -137,6 +145,7 @@ async def _run_tasks(url: str, key: str, placement: str, count: int) -> dict[str
         "p95_ms": _pct(latencies, 0.95),
         "peak_mib": memory.growth_mib,
         "failed": failed,
+        "profile": report,
     }
 
 
@@ -242,6 +251,7 @@ def main() -> None:
     parser.add_argument("--sync-runs", type=int, default=30)
     parser.add_argument("--resumes", type=int, default=20)
     parser.add_argument("--resumes-only", action="store_true", help="only the resume figures")
+    parser.add_argument("--profile", action="store_true", help="CPU by process kind and py-spy, per burst")
     args = parser.parse_args()
     data_dir = tempfile.mkdtemp(prefix="agentry-bench-")
     os.environ.update(
@@ -281,7 +291,7 @@ def _throughput(
     url: str, key: str, args: argparse.Namespace
 ) -> tuple[dict[str, Any], list[dict[str, Any]], dict[str, float]]:
     bare = _bare_ceiling(args.tasks)
-    rows = [asyncio.run(_run_tasks(url, key, p, args.tasks)) for p in ("dedicated", "pooled")]
+    rows = [asyncio.run(_run_tasks(url, key, p, args.tasks, args.profile)) for p in ("dedicated", "pooled")]
     sync = {p: asyncio.run(_sync_p50(url, key, p, args.sync_runs)) for p in ("dedicated", "pooled")}
     return bare, rows, sync
 
@@ -296,6 +306,9 @@ def _print_throughput(bare: dict[str, Any], rows: list[dict[str, Any]], sync: di
             f"{'agentry ' + row['placement']:<34}{row['tasks_per_s']:>10.1f}{row['p50_ms']:>10.0f}"
             f"{row['p95_ms']:>10.0f}{row['peak_mib']:>10.0f}{row['failed']:>8}"
         )
+    for row in rows:
+        if row["profile"]:
+            print(f"\n{row['placement']} burst\n{row['profile']}")
     dedicated, pooled = rows
     print(f"\ndedicated / bare ceiling: {dedicated['tasks_per_s'] / bare['tasks_per_s']:.2f}  (aim >= 0.7)")
     print(f"pooled tasks/s end to end: {pooled['tasks_per_s']:.1f}  (aim >= 100)")
