@@ -37,6 +37,8 @@ def _kind(proc: psutil.Process) -> str | None:
         name = proc.name()
     except psutil.Error:
         return None
+    if name == "py-spy":
+        return None  # the profiler's own CPU is not the service's
     for prefix, kind in KINDS:
         if line.startswith(prefix):
             return kind
@@ -45,14 +47,24 @@ def _kind(proc: psutil.Process) -> str | None:
             return (
                 "Redis" if daemon == "redis-server" else ("HAProxy" if daemon == "haproxy" else "Ray daemons")
             )
-    return "other"
+    return f"other: {name}"
 
 
-def _tree() -> list[psutil.Process]:
-    """This process and what it started: its Ray (raylet, GCS, the workers the raylet starts),
-    Redis and Serve; not another Ray on the same machine."""
+def _tree(redis_url: str) -> list[psutil.Process]:
+    """This process and what it started: its Ray (raylet, GCS, the workers the raylet starts) and
+    Serve, not another Ray on the same machine; and its Redis (a daemon, not a child)."""
+    import redis
+
     me = psutil.Process(os.getpid())
-    return [me, *me.children(recursive=True)]
+    procs = [me, *me.children(recursive=True)]
+    client = redis.Redis.from_url(redis_url)
+    try:
+        pid = int(client.info("server")["process_id"])
+    finally:
+        client.close()
+    if pid not in {p.pid for p in procs}:
+        procs.append(psutil.Process(pid))
+    return procs
 
 
 def _cpu(procs: list[psutil.Process]) -> dict[int, tuple[str, float]]:
@@ -71,20 +83,21 @@ def _cpu(procs: list[psutil.Process]) -> dict[int, tuple[str, float]]:
 
 
 class Spy:
-    def __init__(self, seconds: float) -> None:
+    def __init__(self, seconds: float, redis_url: str) -> None:
         self.seconds = seconds
+        self.redis_url = redis_url
         self.dir = Path(tempfile.mkdtemp(prefix="agentry-task-profile-"))
         self.report = ""
 
     def __enter__(self) -> Spy:
-        procs = _tree()
+        procs = _tree(self.redis_url)
         self.before = _cpu(procs)
         sampled = [p.pid for p in procs if _kind(p) in ("Serve replicas", "task hosts (pooled)", "scheduler")]
         self.spies = replica_profile.record(sampled, self.seconds, self.dir)
         return self
 
     def finish(self, elapsed: float, tasks: int) -> str:
-        after = _cpu(_tree())
+        after = _cpu(_tree(self.redis_url))
         by_kind: dict[str, float] = defaultdict(float)
         for pid, (kind, seconds) in after.items():
             by_kind[kind] += seconds - self.before.get(pid, (kind, 0.0))[1]

@@ -87,7 +87,9 @@ def _pct(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
-async def _run_tasks(url: str, key: str, placement: str, count: int, profile: bool) -> dict[str, Any]:
+async def _run_tasks(
+    url: str, key: str, placement: str, count: int, profile: bool, redis_url: str = ""
+) -> dict[str, Any]:
     headers = {"Authorization": f"Bearer {key}"}
     limits = httpx.Limits(max_connections=50)
     async with httpx.AsyncClient(base_url=url, headers=headers, timeout=300, limits=limits) as client:
@@ -103,7 +105,7 @@ async def _run_tasks(url: str, key: str, placement: str, count: int, profile: bo
                 response = await client.post(f"/api/v1/agents/{agent_id}/run", json={"query": f"t{i}"})
                 return str(response.json()["task_id"])
 
-        spy = task_profile.Spy(seconds=20) if profile else None
+        spy = task_profile.Spy(20, redis_url) if profile else None
         with PeakMemory() as memory, spy or contextlib.nullcontext():
             started = time.perf_counter()
             ids = await asyncio.gather(*(submit(i) for i in range(count)))
@@ -267,7 +269,7 @@ def main() -> None:
     try:
         key = apikeys.issue_key_at(service.redis_url, "bench", label="bench").key
         if not args.resumes_only:
-            throughput = _throughput(service.url, key, args)
+            throughput = _throughput(service.url, service.redis_url, key, args)
         resumes = {
             p: asyncio.run(_resume_p50(service.url, key, p, args.resumes)) for p in ("dedicated", "pooled")
         }
@@ -288,10 +290,13 @@ def main() -> None:
 
 
 def _throughput(
-    url: str, key: str, args: argparse.Namespace
+    url: str, redis_url: str, key: str, args: argparse.Namespace
 ) -> tuple[dict[str, Any], list[dict[str, Any]], dict[str, float]]:
     bare = _bare_ceiling(args.tasks)
-    rows = [asyncio.run(_run_tasks(url, key, p, args.tasks, args.profile)) for p in ("dedicated", "pooled")]
+    rows = [
+        asyncio.run(_run_tasks(url, key, p, args.tasks, args.profile, redis_url))
+        for p in ("dedicated", "pooled")
+    ]
     sync = {p: asyncio.run(_sync_p50(url, key, p, args.sync_runs)) for p in ("dedicated", "pooled")}
     return bare, rows, sync
 
