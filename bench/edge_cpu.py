@@ -2,13 +2,20 @@
 
     .venv/bin/python bench/edge_cpu.py [--requests 4000] [--rounds 5] [--concurrency 50] [--profile out.prof]
 
-It starts an embedded Redis in a temp dir, issues a key, stores a task, then sends
-`GET /api/v1/tasks/{id}` (and the error paths' 404 and 401) straight into the ASGI app
-(`serve.app:app`), `--concurrency` requests at a time, and prints the process's CPU time per
-request. What it counts is the app's share of a replica's CPU (middleware, routing, dependencies,
-the key cache, the Redis call, encoding) without uvicorn's HTTP parsing or Serve's machinery, and it
-does not depend on how busy the machine is (CPU time, not wall time). Redis runs in its own process,
-so its time is not counted. `--profile` writes a cProfile of the GET loop.
+It starts an embedded Redis in a temp dir, issues a key (rate limit off), stores a task, then sends
+`GET /api/v1/tasks/{id}` (and the error paths' 404 and 401, and /healthz) straight into the ASGI
+app (`serve.app:app`), `--concurrency` requests at a time, and prints per request:
+
+- the process's CPU time (the median of `--rounds` rounds): the app's share of a replica's CPU
+  (middleware, routing, dependencies, the key cache, the Redis call, encoding) without uvicorn's
+  HTTP parsing or Serve's machinery. CPU time, not wall time, yet a busy shared machine still
+  inflates it (its caches are shared): compare runs made close together;
+- the function calls made (Python and C, counted over one batch): the same on any machine, for
+  comparing two versions of the code;
+- the commands Redis ran (its INFO commandstats): the round trips the reply needs.
+
+Redis runs in its own process, so its own time is not counted. `--profile` writes a cProfile of
+the GET loop.
 """
 
 from __future__ import annotations
@@ -80,6 +87,12 @@ async def _loop(
     return statistics.median(per_round)
 
 
+async def _redis_commands(redis: Any) -> int:
+    """Commands the Redis server has run so far (its INFO commandstats)."""
+    stats = await redis.info("commandstats")
+    return sum(int(entry["calls"]) for entry in stats.values())
+
+
 async def _calls(app: Any, path: str, headers: list[tuple[bytes, bytes]], concurrency: int) -> float:
     """Function calls (Python and C) per request over one batch: a count the machine's load does not
     change, to compare two versions of the code where the CPU time is too noisy to."""
@@ -148,10 +161,13 @@ async def _run(args: argparse.Namespace) -> None:
         if profiler is not None:
             profiler.disable()
             profiler.dump_stats(args.profile)
+        commands_before = await _redis_commands(edge.redis)
         calls = await _calls(app, path, headers, args.concurrency)
+        # The INFO call that reads the count is one command itself.
+        commands = (await _redis_commands(edge.redis) - commands_before - 1) / args.concurrency
         print(
             f"  {label:<40}{per_request * 1e6:>8.0f} us/request  ({1 / per_request:>6,.0f}/s on one core)"
-            f"{calls:>8.0f} calls/request"
+            f"{calls:>8.0f} calls/request{commands:>5.1f} Redis commands/request"
         )
     await edge.waiters.close()
     await edge.redis.aclose()
