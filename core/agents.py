@@ -138,10 +138,13 @@ async def version_for_run(
     redis: aioredis.Redis, workspace_id: str, agent_id: str, version_number: int | None
 ) -> tuple[AgentVersion, AgentGroup]:
     """What a run executes: the group's latest published version, or the numbered one."""
-    _, group = await resolve(redis, workspace_id, agent_id)
+    named, group = await resolve(redis, workspace_id, agent_id)
     if not group.is_active:
         raise Forbidden(f"agent {agent_id} is inactive")
     if version_number is None:
+        # Runs usually name the latest version itself: the record just read is the one to run.
+        if named.id == group.latest_version_id:
+            return named, group
         return await latest(redis, workspace_id, group), group
     members: list[str] = await redis.zrangebylex(
         keys.agent_group_versions(workspace_id, group.id),

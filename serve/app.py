@@ -22,6 +22,7 @@ from serve.routers import (
     tasks,
     webhooks,
 )
+from serve.task_poll import TaskPoll
 
 API_VERSION = "1.0.0"
 
@@ -40,6 +41,8 @@ def build_app() -> FastAPI:
         openapi_url="/openapi.json",
     )
     install_error_handlers(app)
+    # Innermost: the polled route is answered inside the URL checks and the /api/v1 headers.
+    app.add_middleware(TaskPoll)
     app.add_middleware(BodyGuard, api=app, max_json_bytes=lambda: get_settings().max_json_body_bytes)
     app.add_middleware(EdgeMiddleware, budget_seconds=_sync_budget)
     agents_api = (

@@ -126,14 +126,20 @@ class BodyGuard:
     def _media_types(self, scope: Scope) -> frozenset[str]:
         if self._routes is None:
             self._routes = body_routes(self.api.openapi())
-        path = str(scope["path"])
-        root = str(scope.get("root_path", ""))
-        if root and path.startswith(root):
-            path = path[len(root) :]
+        path = route_path(scope)
         for entry in self._routes.get(str(scope["method"]), ()):
             if entry.pattern.match(path):
                 return entry.media_types
         return frozenset()
+
+
+def route_path(scope: Scope) -> str:
+    """The path the app's routes are matched against: without the `root_path` it is mounted at."""
+    path = str(scope["path"])
+    root = str(scope.get("root_path", ""))
+    if root and path.startswith(root):
+        return path[len(root) :]
+    return path
 
 
 class _ClientGone(Exception):

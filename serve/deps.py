@@ -61,8 +61,11 @@ WaitersDep = Annotated[Waiters, Depends(get_waiters)]
 RedisDep = Annotated[aioredis.Redis, Depends(get_redis)]
 
 
-async def agents_principal(edge: EdgeDep, authorization: AuthorizationDep) -> Principal:
-    """Authenticate, then charge the key's rate limit: one budget across the whole /api/v1 surface."""
+async def principal_of(edge: EdgeState, authorization: str | None) -> Principal:
+    """Authenticate, then charge the key's rate limit: one budget across the whole /api/v1 surface.
+
+    A plain function, so the polled route's own dispatch (`serve.task_poll`) calls it as it is.
+    """
     principal = await edge.api_keys.authenticate(authorization)
     rate = parse_rate(principal.rate_limit) if principal.rate_limit else edge.settings.rate_limit_per_period
     if rate is not None:
@@ -78,6 +81,10 @@ async def agents_principal(edge: EdgeDep, authorization: AuthorizationDep) -> Pr
                 retry_after=decision.retry_after_seconds,
             )
     return principal
+
+
+async def agents_principal(edge: EdgeDep, authorization: AuthorizationDep) -> Principal:
+    return await principal_of(edge, authorization)
 
 
 PrincipalDep = Annotated[Principal, Depends(agents_principal)]

@@ -41,10 +41,30 @@ def _validation_message(exc: RequestValidationError) -> str:
     return "invalid request: " + "; ".join(parts)
 
 
-async def _agentry_error(request: Request, exc: Exception) -> JSONResponse:
-    assert isinstance(exc, AgentryError)
-    headers = {"Retry-After": str(exc.retry_after)} if isinstance(exc, RateLimited) else None
-    return error_response(request, exc.status_code, exc.message, headers)
+#: What a request that needed the store gets while it is unreachable; clients retry after `Retry-After`.
+STORE_UNAVAILABLE = "the state store is unreachable; retry shortly"
+STORE_RETRY_AFTER = {"Retry-After": "2"}
+
+
+def expected_failure(exc: Exception) -> tuple[int, str, dict[str, str] | None] | None:
+    """(status, message, headers) of an expected failure: our own errors and an unreachable store.
+
+    None for anything else, which is a crash (`serve.middleware` answers it). The handlers below and
+    the polled route's own dispatch (`serve.task_poll`) answer through it, so both say the same.
+    """
+    if isinstance(exc, AgentryError):
+        headers = {"Retry-After": str(exc.retry_after)} if isinstance(exc, RateLimited) else None
+        return exc.status_code, exc.message, headers
+    if isinstance(exc, (RedisConnectionError, RedisTimeoutError)):
+        log.warning("state store unreachable: %s", type(exc).__name__)
+        return 503, STORE_UNAVAILABLE, STORE_RETRY_AFTER
+    return None
+
+
+async def _expected_error(request: Request, exc: Exception) -> JSONResponse:
+    answer = expected_failure(exc)
+    assert answer is not None
+    return error_response(request, *answer)
 
 
 async def _validation_error(request: Request, exc: Exception) -> JSONResponse:
@@ -70,14 +90,9 @@ async def _http_error(request: Request, exc: Exception) -> JSONResponse:
     return error_response(request, exc.status_code, str(exc.detail), dict(exc.headers or {}))
 
 
-async def _store_unavailable(request: Request, exc: Exception) -> JSONResponse:
-    log.warning("state store unreachable: %s", type(exc).__name__)
-    return error_response(request, 503, "the state store is unreachable; retry shortly", {"Retry-After": "2"})
-
-
 def install_error_handlers(app: FastAPI) -> None:
-    app.add_exception_handler(AgentryError, _agentry_error)
+    app.add_exception_handler(AgentryError, _expected_error)
     app.add_exception_handler(RequestValidationError, _validation_error)
     app.add_exception_handler(StarletteHTTPException, _http_error)
-    app.add_exception_handler(RedisConnectionError, _store_unavailable)
-    app.add_exception_handler(RedisTimeoutError, _store_unavailable)
+    app.add_exception_handler(RedisConnectionError, _expected_error)
+    app.add_exception_handler(RedisTimeoutError, _expected_error)

@@ -108,8 +108,9 @@ async def list_workspace_tasks(
 @router.get("/{task_id}", response_model=None, responses=_reply(TaskRecord))
 async def get_task(task_id: TaskIdPath, principal: PrincipalDep, redis: RedisDep) -> JSONResponse:
     """The full task record; the endpoint to poll until `status` is terminal."""
-    # The hottest route (clients poll it): the record, built of JSON values, is encoded once as is,
-    # not walked again by FastAPI's encoder first.
+    # The hottest route (clients poll it): `serve.task_poll` calls this endpoint itself, past
+    # FastAPI's router and dependencies, so it takes nothing but what that dispatch hands it. The
+    # record, built of JSON values, is encoded once as is, not walked again by FastAPI's encoder.
     return JSONResponse(task_views.record(await tasks.load_task(redis, principal.workspace_id, task_id)))
 
 

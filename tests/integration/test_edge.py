@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import time
+import uuid
 
 import httpx
 import pytest
 
-from core import apikeys
+from core import apikeys, tasks
+from core.ids import new_id
 from tests.integration.conftest import Service
 from tests.support.service import run_async
 
@@ -21,7 +23,8 @@ pytestmark = pytest.mark.integration
 )
 def test_missing_malformed_or_unknown_key_is_401(service: Service, header: str | None) -> None:
     headers = {"Authorization": header} if header else {}
-    for path in ("/api/v1/agents", "/api/v1/audit"):
+    # The polled task route is dispatched apart from FastAPI's router (serve/task_poll.py).
+    for path in ("/api/v1/agents", "/api/v1/audit", f"/api/v1/tasks/{uuid.uuid4()}"):
         response = httpx.get(service.url + path, headers=headers)
         assert response.status_code == 401
         assert set(response.json()) == {"error"}
@@ -39,8 +42,8 @@ def test_a_revoked_key_fails_within_a_second(service: Service) -> None:
         run_async(service.redis_url, lambda redis: apikeys.revoke_key(redis, key_id))
         # The promise is one second; a request sent after it must be refused (not a wait for luck).
         time.sleep(1.0)
-        for _ in range(3):
-            response = api.get("/api/v1/agents")
+        for path in ("/api/v1/agents", f"/api/v1/tasks/{uuid.uuid4()}"):
+            response = api.get(path)
             assert response.status_code == 401 and "revoked" in response.json()["error"]
 
 
@@ -65,11 +68,52 @@ def test_rate_limit_per_key_with_retry_after(service: Service) -> None:
     with service.client(limited) as api:
         statuses = [api.get("/api/v1/agents").status_code for _ in range(3)]
         assert statuses == [200, 200, 200]
-        refused = api.get("/api/v1/audit")
-        assert refused.status_code == 429 and set(refused.json()) == {"error"}
-        assert int(refused.headers["Retry-After"]) >= 1
+        for path in ("/api/v1/audit", f"/api/v1/tasks/{uuid.uuid4()}"):
+            refused = api.get(path)
+            assert refused.status_code == 429 and set(refused.json()) == {"error"}
+            assert int(refused.headers["Retry-After"]) >= 1
     with service.client(service.key()) as other:
         assert other.get("/api/v1/agents").status_code == 200
+
+
+def test_the_polled_task_route_answers_like_the_rest_of_the_api(service: Service) -> None:
+    """`GET /api/v1/tasks/{id}` skips FastAPI's router (serve/task_poll.py); its answers do not change."""
+    owner, stranger = service.key(), service.key()
+    task_id = new_id()
+    spec = {
+        "task_id": task_id,
+        "workspace_id": _workspace_of(service, owner),
+        "agent_id": new_id(),
+        "agent_group_id": new_id(),
+        "version_number": 1,
+        "agent_name": "polled",
+        "query": "caf\u00e9",
+    }
+    run_async(service.redis_url, lambda redis: tasks.create_task(redis, spec))
+    with service.client(owner) as api:
+        for path in (f"/api/v1/tasks/{task_id}", f"/api/v1/tasks/{task_id.upper()}?unused=1"):
+            found = api.get(path)
+            assert found.status_code == 200 and found.headers["content-type"] == "application/json"
+            assert found.json()["task_id"] == task_id and found.json()["query"] == "caf\u00e9"
+            assert found.headers["X-Sync-Budget-Seconds"] == "45"
+        answers = {
+            "/api/v1/tasks/not-a-uuid": 400,
+            f"/api/v1/tasks/{uuid.uuid4()}": 404,
+        }
+        for path, status in answers.items():
+            response = api.get(path)
+            assert response.status_code == status and set(response.json()) == {"error"}, path
+            assert response.headers["X-Sync-Budget-Seconds"] == "45"
+        assert api.get(f"/api/v1/tasks/{task_id}?x=%00").status_code == 400
+        assert api.head(f"/api/v1/tasks/{task_id}").status_code == 405
+    with service.client(stranger) as other:
+        refused = other.get(f"/api/v1/tasks/{task_id}")
+        assert refused.status_code == 403 and set(refused.json()) == {"error"}
+
+
+def _workspace_of(service: Service, key: str) -> str:
+    record = run_async(service.redis_url, lambda redis: apikeys.load_key(redis, key.split("_")[1]))
+    return str(record.workspace_id)
 
 
 def test_openapi_and_docs(service: Service) -> None:
