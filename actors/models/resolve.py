@@ -15,9 +15,7 @@ from typing import Any
 
 import redis.asyncio as aioredis
 
-from actors.models.anthropic import AnthropicProvider
 from actors.models.base import ModelConfigError, ModelProvider
-from actors.models.openai import OpenAIProvider
 from actors.models.scripted import ScriptedProvider
 from actors.models.targets import (
     ModelTarget,
@@ -48,8 +46,14 @@ class ResolvedModel:
 
 
 def provider_for(target: ModelTarget) -> ModelProvider:
+    # The SDKs take most of a second to import: every task actor imports this module on start, and
+    # one that runs the scripted model (or no real one yet) should not pay for them.
     if target.provider == "anthropic":
+        from actors.models.anthropic import AnthropicProvider
+
         return AnthropicProvider(target)
+    from actors.models.openai import OpenAIProvider
+
     return OpenAIProvider(target)
 
 
