@@ -8,8 +8,9 @@ import pytest
 
 from actors.citations import Located, assemble, known_citations, structured_leaves, value_key
 from core.results import cited_structured
-from core.tasks import Task, TaskSpec
+from core.tasks import Task
 from extraction.fields.grounding import MAX_CITATIONS
+from tests.support.task_records import task_spec
 from tools.documents.processed import KnownValue, ProcessedDocument
 
 pytestmark = pytest.mark.unit
@@ -124,16 +125,7 @@ def test_assembled_paths_are_the_ones_results_cite() -> None:
     documents = [doc("a.pdf")]
     found = {value_key(v): [box("a.pdf", i)] for i, (_, v) in enumerate(leaves)}
     citations = assemble(leaves, {}, [Located(documents[0], [], found)], documents)  # type: ignore[arg-type]
-    spec = TaskSpec(
-        task_id="t",
-        workspace_id="w",
-        agent_id="a",
-        agent_group_id="g",
-        version_number=1,
-        agent_name="A",
-        created_at="2026-01-01T00:00:00.000Z",
-        index_member="m",
-    )
+    spec = task_spec()
     task = Task(spec=spec, status="completed", updated_at="", structured=OUTPUT, citations=citations)
     payload, _ = cited_structured(task)
     assert payload["name"]["value"] == "Ada" and payload["total"]["value"] == 12.5

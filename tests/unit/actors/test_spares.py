@@ -5,22 +5,14 @@ from __future__ import annotations
 from actors.launcher import _relaunch
 from actors.spares import SPARE_PREFIX, Warming, spare_name
 from core.ids import parse_iso
-from core.tasks import Task, TaskSpec
+from core.tasks import Task
+from tests.support.task_records import task_spec
 
 CHANGED = "2026-01-01T00:00:10.000Z"
 
 
 def _task(launched_ms: int | None, status: str = "running") -> Task:
-    spec = TaskSpec(
-        task_id="t",
-        workspace_id="w",
-        agent_id="a",
-        agent_group_id="g",
-        version_number=1,
-        agent_name="A",
-        created_at="2026-01-01T00:00:00.000Z",
-        index_member="m",
-    )
+    spec = task_spec()
     raw = {} if launched_ms is None else {"launched_at": str(launched_ms)}
     return Task(spec=spec, status=status, updated_at=CHANGED, raw=raw)
 

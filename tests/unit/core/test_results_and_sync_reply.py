@@ -6,22 +6,14 @@ from core.errors import BadRequest
 from core.results import last_tool_output, structured_envelope, summary_envelope
 from core.sync_reply import build_reply, wait_outcome
 from core.task_queries import TaskFilter
-from core.tasks import Task, TaskSpec
+from core.tasks import Task
+from tests.support.task_records import task_spec
 
 pytestmark = pytest.mark.unit
 
 
 def make(status: str, **state: object) -> Task:
-    spec = TaskSpec(
-        task_id="t",
-        workspace_id="w",
-        agent_id="a",
-        agent_group_id="g",
-        version_number=1,
-        agent_name="A",
-        created_at="2026-01-01T00:00:00.000Z",
-        index_member="m",
-    )
+    spec = task_spec()
     return Task(spec=spec, status=status, updated_at="2026-01-01T00:00:01.000Z", **state)  # type: ignore[arg-type]
 
 
