@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from extraction.formats.word_gaps import spaced_by_pieces, word_pieces
+from extraction.formats.word_gaps import space_width, spaced_by_pieces, word_pieces
 
 
 def _line(runs: list[tuple[int, int]], width: int = 300, height: int = 30) -> np.ndarray:
@@ -63,3 +63,31 @@ def test_an_r_open_on_its_right_keeps_its_word() -> None:
     spans = [(0, 9.0), (10, 17.0), (24, 33.0), (34, 45.0), (46, 55.0)]
     pieces = [(0, 15), (22, 55)]
     assert spaced_by_pieces(chars, spans, pieces, 30) == ("Brown", [("Brown", 0.0, 55.0)])
+
+
+def test_the_space_width_follows_the_lines_own_two_kinds_of_gap() -> None:
+    # Tight type: letters 1-2 px apart, words 7 px apart on a line 20 px high (0.35 of it).
+    assert 2 < space_width([2, 1, 2, 7, 2, 1, 7, 2], 20) <= 7
+    # Loose type: letters 3 px apart, words 12 px: a 7 px band is no space here.
+    assert space_width([3, 3, 12, 3, 4, 12, 3], 20) > 7
+    # One word (its gaps all alike) is parted only by a band of 0.6 of the height.
+    assert space_width([2, 3, 2, 3, 2], 20) == 12
+    assert space_width([], 20) == 12
+
+
+def test_a_space_the_recogniser_read_is_kept_where_the_page_has_a_narrow_gap() -> None:
+    chars = list("JALAN DEDAP")
+    spans = [(x * 10.0, x * 10.0 + 8) for x in range(11)]
+    one_piece = [(0.0, 110.0)]
+    # The page shows a 3 px band between "N" and "D" (0.15 of the height): not a space by itself,
+    # but the recogniser read one there.
+    fine = [(0.0, 48.0), (52.0, 110.0)]
+    assert spaced_by_pieces(chars, spans, one_piece, 20, fine) == (
+        "JALAN DEDAP",
+        [("JALAN", 0.0, 48.0), ("DEDAP", 60.0, 108.0)],
+    )
+    # Where the letters touch, the recogniser's space is dropped.
+    assert spaced_by_pieces(chars, spans, one_piece, 20, one_piece) == (
+        "JALANDEDAP",
+        [("JALANDEDAP", 0.0, 108.0)],
+    )
