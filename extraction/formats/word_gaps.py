@@ -40,17 +40,30 @@ NARROW_SPACE_SHARE = 0.25
 _NARROW = frozenset("1Iil|!'")
 #: Glyphs open on their right ("r", "f"): their ink ends well before their cell does.
 _OPEN_RIGHT = frozenset("rf")
+#: Side, in pixels, of the neighbourhood a pixel is compared with, and how much darker than its
+#: mean (in grey levels) ink is. On the corpus receipts windows of 21 to 61 pixels did alike.
+INK_WINDOW = 21
+INK_CONTRAST = 15
+#: A row of a line's box belongs to its text when it holds more than this share of the ink of the
+#: box's inkiest row; the rows where two touching lines meet hold little, and so do the ascenders
+#: above the letters' main band, which need not be looked at to find the gaps between words.
+ROW_INK_SHARE = 0.3
 #: A column is blank when fewer than this many of its pixels in the line are ink (noise specks).
 NOISE_PIXELS = 2
 
 
 def ink_mask(image: Image.Image) -> Any:
-    """The page's ink as a boolean array (Otsu's threshold of its grey levels)."""
+    """The page's ink as a boolean array: pixels darker by `INK_CONTRAST` than the mean of their
+    `INK_WINDOW` neighbourhood. A threshold for the whole page (Otsu's) fails on a photographed
+    receipt, whose paper darkens towards its edges and folds: there the paper itself became ink
+    and filled the blank bands between words."""
     import cv2
     import numpy as np
 
     gray = np.asarray(image.convert("L"))
-    _, ink = cv2.threshold(gray, 0, 1, cv2.THRESH_BINARY_INV + cv2.THRESH_OTSU)
+    ink = cv2.adaptiveThreshold(
+        gray, 1, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY_INV, INK_WINDOW, INK_CONTRAST
+    )
     return ink.astype(bool)
 
 
@@ -65,7 +78,9 @@ def word_pieces(
     left, right = max(0, int(x0)), min(width, round(x1) + 1)
     if bottom <= top or right <= left:
         return []
-    columns = (ink[top:bottom, left:right].sum(axis=0) >= NOISE_PIXELS).tolist()
+    block = ink[top:bottom, left:right]
+    rows = own_rows(block.sum(axis=1).tolist())
+    columns = (block[rows[0] : rows[1]].sum(axis=0) >= NOISE_PIXELS).tolist()
     if min_gap is None:
         min_gap = space_width(_blank_runs(columns), y1 - y0)
     pieces: list[tuple[float, float]] = []
@@ -84,6 +99,33 @@ def word_pieces(
     if start is not None:
         pieces.append((left + start, left + len(columns) - blank))
     return pieces
+
+
+def own_rows(row_ink: list[int]) -> tuple[int, int]:
+    """(first, end) of the rows of a line's box that hold the line itself: the run of rows with
+    ink nearest the box's middle. The detector's box reaches into the lines above and below (a
+    descender, an accent), and their ink would fill the blank columns between this line's words."""
+    if not row_ink:
+        return 0, 0
+    floor = ROW_INK_SHARE * max(row_ink)
+    runs: list[tuple[int, int]] = []
+    start: int | None = None
+    for k, count in enumerate([*row_ink, 0]):
+        if count > floor and start is None:
+            start = k
+        elif count <= floor and start is not None:
+            runs.append((start, k))
+            start = None
+    middle = len(row_ink) / 2
+    if not runs:
+        return 0, len(row_ink)
+    return min(
+        runs,
+        key=lambda r: (
+            0 if r[0] <= middle < r[1] else min(abs(r[0] - middle), abs(r[1] - middle)),
+            -(r[1] - r[0]),
+        ),
+    )
 
 
 def space_width(blanks: list[int], height: float) -> float:

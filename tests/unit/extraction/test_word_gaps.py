@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import numpy as np
+from PIL import Image
 
-from extraction.formats.word_gaps import space_width, spaced_by_pieces, word_pieces
+from extraction.formats.word_gaps import ink_mask, own_rows, space_width, spaced_by_pieces, word_pieces
 
 
 def _line(runs: list[tuple[int, int]], width: int = 300, height: int = 30) -> np.ndarray:
@@ -91,3 +92,23 @@ def test_a_space_the_recogniser_read_is_kept_where_the_page_has_a_narrow_gap() -
         "JALANDEDAP",
         [("JALANDEDAP", 0.0, 108.0)],
     )
+
+
+def test_a_line_is_read_in_its_own_rows_not_the_neighbours_reaching_into_its_box() -> None:
+    # Rows 0-3: the descenders of the line above; 5-14: the line; 17-19: the line below.
+    row_ink = [30, 30, 4, 0, 0, 80, 90, 90, 85, 90, 90, 85, 90, 80, 70, 10, 0, 40, 40, 40]
+    assert own_rows(row_ink) == (5, 15)
+    # Two lines that touch: the thin band where they meet parts them.
+    touching = [0, 60, 90, 90, 90, 15, 12, 70, 80, 80]
+    assert own_rows(touching) == (1, 5)
+    assert own_rows([]) == (0, 0)
+
+
+def test_ink_is_told_from_paper_that_darkens_across_the_page() -> None:
+    # Paper fading from white to mid grey, with dark strokes on both ends.
+    grey = np.tile(np.linspace(250, 120, 200).astype(np.uint8), (40, 1))
+    grey[10:30, 20:24] = 90
+    grey[10:30, 180:184] = 30
+    ink = ink_mask(Image.fromarray(grey))
+    assert ink[20, 21] and ink[20, 181]
+    assert not ink[20, 100] and not ink[20, 195]
