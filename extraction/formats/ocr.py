@@ -7,6 +7,7 @@ One engine per process, created on first use: loading the models takes about hal
 from __future__ import annotations
 
 import itertools
+import math
 import statistics
 import threading
 from dataclasses import dataclass
@@ -111,12 +112,12 @@ def _spaced(
     """The line's text and words, spaced by the blank bands of the page between its words
     (`word_gaps`), else by the gaps between the recogniser's character boxes."""
     if char_boxes and len(char_boxes) == len(chars) and ink is not None:
-        xs, ys = [float(p[0]) for p in points], [float(p[1]) for p in points]
-        x0, y0, x1, y1 = min(xs), min(ys), max(xs), max(ys)
-        pieces = word_pieces(ink, x0, y0, x1, y1)
-        fine = word_pieces(ink, x0, y0, x1, y1, min_gap=max(1.0, RECOGNISED_SPACE_SHARE * (y1 - y0)))
+        corners = [(float(x), float(y)) for x, y in points]
+        height = math.dist(corners[0], corners[3])
+        pieces = word_pieces(ink, corners)
+        fine = word_pieces(ink, corners, min_gap=max(1.0, RECOGNISED_SPACE_SHARE * height))
         spans = [(min(p[0] for p in box), max(p[0] for p in box)) for box in char_boxes]
-        spaced = spaced_by_pieces([str(c) for c in chars], spans, pieces, y1 - y0, fine)
+        spaced = spaced_by_pieces([str(c) for c in chars], spans, pieces, height, fine)
         if spaced is not None:
             return spaced
     return _respace(text, char_boxes, chars)
