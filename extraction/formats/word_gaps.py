@@ -121,10 +121,10 @@ def _straightened(ink: Any, corners: Sequence[tuple[float, float]]) -> tuple[Any
     if level:
         rows, cols = ink.shape
         top, bottom = max(0, int(tly)), min(rows, round(bly) + 1)
-        left, right = max(0, int(tlx)), min(cols, round(trx) + 1)
-        if bottom <= top or right <= left:
+        first, end = max(0, int(tlx)), min(cols, round(trx) + 1)
+        if bottom <= top or end <= first:
             return None, 0.0, 1.0
-        return ink[top:bottom, left:right], float(left), 1.0
+        return ink[top:bottom, first:end], float(first), 1.0
     source = np.array(corners[:4], dtype=np.float32)
     target = np.array([[0, 0], [width, 0], [width, height], [0, height]], dtype=np.float32)
     strip = cv2.warpPerspective(
