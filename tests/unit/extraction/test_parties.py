@@ -25,6 +25,13 @@ def test_roles_documents_and_sentences_are_not_parties() -> None:
     assert not looks_like_party("or any other person")
     assert looks_like_party("Northwind Traders Ltd.")
     assert looks_like_party("Maria Lopez")
+    # Two parties named together, and a recital, are no one party; a firm with "and" in its
+    # name ends in its legal form.
+    assert not looks_like_party("Northwind and Employee")
+    assert not looks_like_party("Acme, Globex and Initech")
+    assert not looks_like_party("WHEREAS, Acme and Globex Holdings, LLC")
+    assert looks_like_party("Sears, Roebuck and Co.")
+    assert looks_like_party("Barnes & Noble")
     assert clean_party("Acme Corp and Employee. If Employee") == "Acme Corp and Employee"
     assert (
         clean_party("Board of Directors of Northwind Traders Corporation") == "Northwind Traders Corporation"
