@@ -46,3 +46,17 @@ def test_a_contract_term_is_a_duration() -> None:
     assert valid_duration("18 months")
     assert not valid_duration("and Termination")
     assert not valid_duration("has expired")
+
+
+def test_a_labelled_party_that_is_no_name_gives_way_to_the_preamble() -> None:
+    from extraction.fields import extract_fields
+    from tests.unit.extraction.doc_builders import text_document
+
+    doc = text_document(
+        "This Agreement is made between Northwind Traders Ltd. (the \u201cCompany\u201d) and "
+        "Maria Lopez (\u201cEmployee\u201d).\n"
+        "No amendment binds either party unless in writing.\n"
+        "Party: the"
+    )
+    result = extract_fields(doc, ["party"], file_name="nda.txt")["party"]
+    assert result.value == ["Northwind Traders Ltd", "Maria Lopez"]
