@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from extraction.fields import extract_fields
 from extraction.fields.parties import clean_party, defined_parties, looks_like_party
+from tests.unit.extraction.doc_builders import text_document
 
 
 def test_names_before_defined_terms_are_parties_without_their_descriptions() -> None:
@@ -49,9 +51,6 @@ def test_a_contract_term_is_a_duration() -> None:
 
 
 def test_a_labelled_party_that_is_no_name_gives_way_to_the_preamble() -> None:
-    from extraction.fields import extract_fields
-    from tests.unit.extraction.doc_builders import text_document
-
     doc = text_document(
         "This Agreement is made between Northwind Traders Ltd. (the \u201cCompany\u201d) and "
         "Maria Lopez (\u201cEmployee\u201d).\n"
