@@ -230,7 +230,19 @@ def _shaped(candidate: Candidate | None, spec: FieldSpec, ctx: _Context) -> Cand
 
 #: Concepts whose values have a shape so definite that a value without it is dropped.
 STRICT_CONCEPTS = frozenset(
-    {"zip", "state", "gender", "mobile", "phone", "home_phone", "work_phone", "fax", "date_of_birth", "term"}
+    {
+        "zip",
+        "state",
+        "gender",
+        "mobile",
+        "phone",
+        "home_phone",
+        "work_phone",
+        "fax",
+        "date_of_birth",
+        "term",
+        "party",
+    }
 )
 #: A value that fails its field's validator scores this share, so a valid one wins.
 INVALID_PENALTY = 0.5

@@ -65,6 +65,8 @@ _NOT_PARTY_WORDS = frozenset(
         "committee",
     }
 )
+#: First words of a recital or a clause, not of a name ("WHEREAS, NeoGenomics and ...").
+_NOT_A_NAME_START = frozenset({"whereas", "now", "witnesseth", "recitals"})
 #: A period after a word this long ends a sentence ("... and Employee. If Employee"), where one
 #: after an initial or an abbreviation ("R. J. Seifert", "Co.") does not.
 MIN_SENTENCE_WORD = 4
@@ -103,13 +105,16 @@ def looks_like_party(name: str) -> bool:
         return False
     if set(re.findall(r"[a-z]+", name.lower())) & _NOT_PARTY_WORDS:
         return False
-    if words[0].lower() == "the" and len(words) <= 2:
+    if words[0].lower() in _NOT_A_NAME_START or (words[0].lower() == "the" and len(words) <= 2):
         return False
     if _LEGAL_FORM_RE.search(name):
         return 2 <= len(words) <= MAX_NAME_WORDS
-    capitalised = all(
-        w[:1].isupper() or w[:1].isdigit() or w in {"of", "and", "de", "du", "&"} for w in words
-    )
+    if "and" in words:
+        # Two parties named together ("NIKE and Employee", "Altimo, Telenor and VimpelCom" before
+        # "(collectively, the “Parties”)"); one firm's name with "and" in it ends in its legal
+        # form ("Sears, Roebuck and Co.").
+        return False
+    capitalised = all(w[:1].isupper() or w[:1].isdigit() or w in {"of", "de", "du", "&"} for w in words)
     return capitalised and 2 <= len(words) <= MAX_PLAIN_NAME_WORDS
 
 

@@ -17,6 +17,7 @@ from functools import lru_cache
 
 from extraction.fields.names import NamePart, split_name
 from extraction.fields.normalize import concept_of, label_tokens
+from extraction.fields.parties import looks_like_party
 
 #: Words that make a label, a section heading or a field name someone else's than the patient's.
 OTHER_PARTY_WORDS = frozenset(
@@ -238,6 +239,8 @@ VALIDATORS: dict[str, Callable[[str], bool]] = {
     "insurer": valid_organisation,
     "gender": lambda value: read_gender(value) is not None,
     "term": valid_duration,
+    # A contract's party read after a label must read as a name ("Party: the" is no party).
+    "party": looks_like_party,
 }
 
 

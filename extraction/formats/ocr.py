@@ -7,13 +7,15 @@ One engine per process, created on first use: loading the models takes about hal
 from __future__ import annotations
 
 import itertools
+import math
 import statistics
 import threading
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from extraction.formats.document import Box
-from extraction.formats.word_gaps import ink_mask, spaced_by_pieces, word_pieces
+from extraction.formats.ocr_tokens import resolved
+from extraction.formats.word_gaps import RECOGNISED_SPACE_SHARE, ink_mask, spaced_by_pieces, word_pieces
 
 if TYPE_CHECKING:
     from PIL import Image
@@ -56,6 +58,12 @@ def ocr_image(image: Image.Image) -> list[OcrLine]:
     """The text lines of an image, in the engine's order, with coordinates in the image's pixels."""
     rgb = image if image.mode == "RGB" else image.convert("RGB")
     result, _ = _get_engine()(rgb, return_word_box=True, text_score=MIN_LINE_SCORE)
+    return recognised_lines(rgb, result)
+
+
+def recognised_lines(rgb: Image.Image, result: Any) -> list[OcrLine]:
+    """The lines of the engine's `result` on page `rgb`: spaced from the page's pixels, their
+    characters read in the context of their token (`ocr_tokens`), noise dropped."""
     ink = ink_mask(rgb) if result else None
     lines: list[OcrLine] = []
     for item in result or []:
@@ -63,11 +71,11 @@ def ocr_image(image: Image.Image) -> list[OcrLine]:
         spans: list[tuple[str, float, float]] = []
         if len(item) >= 5:
             text, spans = _spaced(text, points, item[3], item[4], ink)
-        text = text.strip()
+        text = resolved(text.strip())
         if text and score >= MIN_LINE_SCORE:
             corners = tuple((float(x), float(y)) for x, y in points)
             top, bottom = min(y for _, y in corners), max(y for _, y in corners)
-            words = tuple((word, Box(x0, top, x1, bottom)) for word, x0, x1 in spans)
+            words = tuple((resolved(word), Box(x0, top, x1, bottom)) for word, x0, x1 in spans)
             lines.append(OcrLine(text, corners, score, words))
     return lines
 
@@ -104,10 +112,12 @@ def _spaced(
     """The line's text and words, spaced by the blank bands of the page between its words
     (`word_gaps`), else by the gaps between the recogniser's character boxes."""
     if char_boxes and len(char_boxes) == len(chars) and ink is not None:
-        xs, ys = [float(p[0]) for p in points], [float(p[1]) for p in points]
-        pieces = word_pieces(ink, min(xs), min(ys), max(xs), max(ys))
+        corners = [(float(x), float(y)) for x, y in points]
+        height = math.dist(corners[0], corners[3])
+        pieces = word_pieces(ink, corners)
+        fine = word_pieces(ink, corners, min_gap=max(1.0, RECOGNISED_SPACE_SHARE * height))
         spans = [(min(p[0] for p in box), max(p[0] for p in box)) for box in char_boxes]
-        spaced = spaced_by_pieces([str(c) for c in chars], spans, pieces, max(ys) - min(ys))
+        spaced = spaced_by_pieces([str(c) for c in chars], spans, pieces, height, fine)
         if spaced is not None:
             return spaced
     return _respace(text, char_boxes, chars)

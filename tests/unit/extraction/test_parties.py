@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from extraction.fields import extract_fields
 from extraction.fields.parties import clean_party, defined_parties, looks_like_party
+from tests.unit.extraction.doc_builders import text_document
 
 
 def test_names_before_defined_terms_are_parties_without_their_descriptions() -> None:
@@ -25,6 +27,13 @@ def test_roles_documents_and_sentences_are_not_parties() -> None:
     assert not looks_like_party("or any other person")
     assert looks_like_party("Northwind Traders Ltd.")
     assert looks_like_party("Maria Lopez")
+    # Two parties named together, and a recital, are no one party; a firm with "and" in its
+    # name ends in its legal form.
+    assert not looks_like_party("Northwind and Employee")
+    assert not looks_like_party("Acme, Globex and Initech")
+    assert not looks_like_party("WHEREAS, Acme and Globex Holdings, LLC")
+    assert looks_like_party("Sears, Roebuck and Co.")
+    assert looks_like_party("Barnes & Noble")
     assert clean_party("Acme Corp and Employee. If Employee") == "Acme Corp and Employee"
     assert (
         clean_party("Board of Directors of Northwind Traders Corporation") == "Northwind Traders Corporation"
@@ -39,3 +48,14 @@ def test_a_contract_term_is_a_duration() -> None:
     assert valid_duration("18 months")
     assert not valid_duration("and Termination")
     assert not valid_duration("has expired")
+
+
+def test_a_labelled_party_that_is_no_name_gives_way_to_the_preamble() -> None:
+    doc = text_document(
+        "This Agreement is made between Northwind Traders Ltd. (the \u201cCompany\u201d) and "
+        "Maria Lopez (\u201cEmployee\u201d).\n"
+        "No amendment binds either party unless in writing.\n"
+        "Party: the"
+    )
+    result = extract_fields(doc, ["party"], file_name="nda.txt")["party"]
+    assert result.value == ["Northwind Traders Ltd", "Maria Lopez"]
