@@ -11,6 +11,7 @@ import concurrent.futures
 import logging
 import time
 import zlib
+from collections.abc import Coroutine
 from typing import Any
 
 import ray
@@ -136,8 +137,13 @@ def _place(nodes: list[NodeSlots], task: Task) -> str | None:
 
 
 async def launch(redis: aioredis.Redis, settings: Settings, task: Task) -> None:
-    """Start a runner for an admitted task. Safe to repeat: the task's lease admits one runner."""
-    nodes = cluster_nodes()
+    """Start a runner for an admitted task. Safe to repeat: the task's lease admits one runner.
+
+    Ray's control-store calls (the nodes, a named actor's lookup or creation) block until answered,
+    seconds on a busy node: they run on a thread, so the caller's event loop (an HTTP replica's)
+    goes on serving meanwhile.
+    """
+    nodes = await asyncio.to_thread(cluster_nodes)
     node_id = _place(nodes, task)
     pooled = task.spec.placement == "pooled"
     spare: tuple[str, Any] | None = None
@@ -171,10 +177,11 @@ async def launch(redis: aioredis.Redis, settings: Settings, task: Task) -> None:
         if counted:
             _recent.pooled_done(node_id)  # type: ignore[arg-type]
         raise
-    if node_id is not None and settings.spare_task_actors > 0:
-        await _refill(redis, settings, node_id)
     if spare is None:
-        _start_own_actor(task, node_id, nodes)
+        await asyncio.to_thread(_start_own_actor, task, node_id, nodes)
+    if node_id is not None and settings.spare_task_actors > 0:
+        # Not on the task's path: its run is on its way already.
+        _in_background(_refill(redis, settings, node_id))
 
 
 def _relaunch(task: Task) -> bool:
@@ -194,28 +201,46 @@ async def _take_spare(redis: aioredis.Redis, node_id: str) -> tuple[str, Any] | 
     """An idle spare of the node, promised to this launch; None when the node has none ready."""
     while (name := await spares.take(redis, node_id)) is not None:
         try:
-            return name, ray.get_actor(name, namespace=NAMESPACE)
+            return name, await asyncio.to_thread(ray.get_actor, name, namespace=NAMESPACE)
         except ValueError:
             continue  # it died while idle (its node was lost, or it was killed): the next one
     return None
 
 
+_background: set[asyncio.Task[None]] = set()
+
+
+def _in_background(work: Coroutine[Any, Any, None]) -> None:
+    job = asyncio.get_running_loop().create_task(work)
+    # Held until done: the loop keeps only weak references to its tasks.
+    _background.add(job)
+    job.add_done_callback(_background.discard)
+
+
 async def _refill(redis: aioredis.Redis, settings: Settings, node_id: str) -> None:
     """Start spares on the node until its list and the spares on their way reach the bound."""
     limit = settings.spare_task_actors
-    missing = limit - _warming.count(node_id) - await spares.idle_count(redis, node_id)
-    for _ in range(missing):
-        _warming.add(node_id)
-        actor = TaskActor.options(  # type: ignore[attr-defined]
-            name=spares.spare_name(),
-            namespace=NAMESPACE,
-            lifetime="detached",
-            num_cpus=0,
-            max_restarts=0,
-            # Pinned: it waits on this node's list.
-            scheduling_strategy=NodeAffinitySchedulingStrategy(node_id, soft=False),
-        ).remote()
-        actor.stand_by.remote(node_id, limit).future().add_done_callback(lambda _: _warming.done(node_id))
+    try:
+        missing = limit - _warming.count(node_id) - await spares.idle_count(redis, node_id)
+        for _ in range(missing):
+            _warming.add(node_id)
+            await asyncio.to_thread(_start_spare, node_id, limit)
+    except Exception:
+        # Spares only save time: the next launch on the node tries again.
+        log.warning("could not start a spare task actor on node %s", node_id, exc_info=True)
+
+
+def _start_spare(node_id: str, limit: int) -> None:
+    actor = TaskActor.options(  # type: ignore[attr-defined]
+        name=spares.spare_name(),
+        namespace=NAMESPACE,
+        lifetime="detached",
+        num_cpus=0,
+        max_restarts=0,
+        # Pinned: it waits on this node's list.
+        scheduling_strategy=NodeAffinitySchedulingStrategy(node_id, soft=False),
+    ).remote()
+    actor.stand_by.remote(node_id, limit).future().add_done_callback(lambda _: _warming.done(node_id))
 
 
 def _after_spare_run(redis: aioredis.Redis, settings: Settings, task: Task, node_id: str) -> Any:
@@ -241,7 +266,8 @@ async def _unless_running(redis: aioredis.Redis, task: Task, node_id: str) -> No
         if await redis.exists(keys.task_lease(task.workspace_id, task.id)):
             return  # a runner took it (the spare died after): the reconciler watches its lease
         log.info("the spare given task %s died before running it; starting its own actor", task.id)
-        _start_own_actor(task, node_id, cluster_nodes())
+        nodes = await asyncio.to_thread(cluster_nodes)
+        await asyncio.to_thread(_start_own_actor, task, node_id, nodes)
     except Exception:
         # The reconciler starts it once its grace has passed.
         log.warning("could not restart task %s after its spare died", task.id, exc_info=True)
