@@ -12,6 +12,8 @@ import ray
 NAMESPACE = "agentry"
 #: Prefix of a dedicated task actor's name; the task id follows.
 TASK_ACTOR_PREFIX = "task:"
+#: Prefix of a warm spare task actor's name (actors.spares); a random id follows.
+SPARE_PREFIX = "spare:"
 #: Prefix of a pooled host's name; its node id and its index on the node follow.
 HOST_PREFIX = "taskhost:"
 
@@ -40,4 +42,5 @@ def host_names() -> list[str]:
 
 
 def count_task_actors() -> int:
-    return len(task_actor_names())
+    """Task actor processes: each task's own, and the warm spares (idle, or running a task)."""
+    return len(task_actor_names()) + len(_named(SPARE_PREFIX))

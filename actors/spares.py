@@ -22,10 +22,9 @@ from collections import deque
 
 import redis.asyncio as aioredis
 
+from actors.names import SPARE_PREFIX
 from core import keys
 
-#: Prefix of a spare task actor's Ray name; a random id follows.
-SPARE_PREFIX = "spare:"
 #: An idle spare leaves its node's list and exits after this long.
 SPARE_IDLE_SECONDS = 300.0
 #: How long a spare started by this process counts as on its way to its node's list.

@@ -70,7 +70,7 @@ def render(snapshot: GaugeSnapshot | None, now: float) -> str:
             f'agentry_agent_queue_depth{{agent_id="{_label(a)}"}} {n}'
             for a, n in sorted(snapshot.queue_depth.items())
         ),
-        "# HELP agentry_task_actors Task actors in the cluster, alive or waiting for a task slot.",
+        "# HELP agentry_task_actors Task actors in the cluster (each task's own and the warm spares), alive or waiting for a task slot.",
         "# TYPE agentry_task_actors gauge",
         f"agentry_task_actors {snapshot.task_actors}",
     ]

@@ -57,7 +57,9 @@ QUEUE_DEPTH = MetricSpec(
     "agentry_agent_queue_depth", "gauge", "Tasks queued behind an agent's concurrency limit.", ("agent_id",)
 )
 TASK_ACTORS = MetricSpec(
-    "agentry_task_actors", "gauge", "Task actors in the cluster, alive or waiting for a task slot."
+    "agentry_task_actors",
+    "gauge",
+    "Task actors in the cluster (each task's own and the warm spares), alive or waiting for a task slot.",
 )
 MODEL_CALL_SECONDS = MetricSpec(
     "agentry_model_call_seconds",
