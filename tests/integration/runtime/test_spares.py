@@ -55,10 +55,16 @@ def test_a_resume_runs_on_a_warm_spare_that_then_waits_again(service: Service, a
     ran_on = _record(service, first)["actor"]
     assert ran_on in ready
     assert api.get(f"/api/v1/tasks/{first}/summary").json()["summary"] == "done"
-    # Back on the list (there is room: it left it), holding no task slot and running nothing.
-    wait_for(lambda: ran_on in _idle(service), timeout=30, interval=0.2, what="the spare back on its list")
-    assert holds_no_process(service.redis_url, first)
-    assert ray.get(ray.get_actor(ran_on, namespace=NAMESPACE).running.remote(), timeout=30) == []
+    # It runs nothing now: back on its node's list, or exited when other spares had filled the list
+    # meanwhile (the list never holds more than its bound). No task slot is held for it.
+    wait_for(
+        lambda: holds_no_process(service.redis_url, first),
+        timeout=60,
+        interval=0.2,
+        what="the spare to go idle",
+    )
+    if ran_on in _idle(service):
+        assert ray.get(ray.get_actor(ran_on, namespace=NAMESPACE).running.remote(), timeout=30) == []
     assert len(_idle(service)) <= service.settings.spare_task_actors
     slots_free = ray.available_resources().get(TASK_SLOT_RESOURCE, 0)
     assert slots_free > 0
