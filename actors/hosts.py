@@ -20,22 +20,19 @@ class TaskActor:
     def __init__(self) -> None:
         # A relaunch may call `run` again on an actor that is still starting; the lease lets one
         # of them work, and the actor exits only once no call is left.
-        self.active = 0
         self.tasks: list[str] = []
         #: A spare's node and its list's bound; None for an actor started for one task.
         self.spare: tuple[str, int] | None = None
         self.idle_since = time.monotonic()
 
     async def run(self, workspace_id: str, task_id: str) -> None:
-        self.active += 1
         self.tasks.append(task_id)
         try:
             await runtime().runner.run(workspace_id, task_id)
         finally:
-            self.active -= 1
             self.tasks.remove(task_id)
             self.idle_since = time.monotonic()
-            if self.active == 0 and not await self._park():
+            if not self.tasks and not await self._park():
                 # Detached actors outlive their creator: a paused task must hold no process.
                 ray.actor.exit_actor()
 
@@ -66,7 +63,7 @@ class TaskActor:
         promised = False
         while True:
             await asyncio.sleep(max(1.0, self.idle_since + spares.SPARE_IDLE_SECONDS - time.monotonic()))
-            if self.active or time.monotonic() - self.idle_since < spares.SPARE_IDLE_SECONDS:
+            if self.tasks or time.monotonic() - self.idle_since < spares.SPARE_IDLE_SECONDS:
                 promised = False
                 continue
             with contextlib.suppress(Exception):
@@ -77,6 +74,7 @@ class TaskActor:
                 if promised:
                     break
                 promised = True
+                self.idle_since = time.monotonic()
         ray.kill(ray.get_runtime_context().current_actor, no_restart=True)
 
 
