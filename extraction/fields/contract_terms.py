@@ -12,7 +12,13 @@ from collections.abc import Iterator
 
 from extraction.fields.candidate import HEURISTIC_PRIOR, Candidate
 from extraction.fields.normalize import find_dates
-from extraction.fields.parties import clean_party, defined_parties, looks_like_party, party_key
+from extraction.fields.parties import (
+    canonical_party,
+    clean_party,
+    defined_parties,
+    looks_like_party,
+    party_key,
+)
 from extraction.fields.text_lines import TextUnit, joined_text, units_in
 
 _PLACE = r"([A-Z][a-z]+(?:\s+[A-Z][a-z]+)?)"
@@ -173,4 +179,5 @@ def parties(units: list[TextUnit]) -> Iterator[Candidate]:
         cited = [unit for _, start, end in found for unit in units_in(spans, start, end)]
         unique = list({id(u): u for u in cited}.values())
         raw = "; ".join(name for name, _, _ in found)
-        yield Candidate.of([name for name, _, _ in found], HEURISTIC_PRIOR, unique, raw, "preamble_parties")
+        names = list(dict.fromkeys(canonical_party(name) for name, _, _ in found))
+        yield Candidate.of(names, HEURISTIC_PRIOR, unique, raw, "preamble_parties")

@@ -5,11 +5,17 @@ the text: "Potomac Key Group, LLC (the “Undersigned”)", "between 99¢ Only S
 corporation (the “Company”), and ...", "PARTIES: John J. Donahoe II (“Employee”)". The name right
 before such a defined term, with its description ("a Delaware corporation", "and its
 subsidiaries") left off, is a party when it reads as an organisation's or a person's name.
+
+A party is returned in its canonical form (`canonical_party`), as registers and contract databases
+list entities: "Kite Pharma, Inc." and "KITE PHARMA INC" are one party, and a caller matching the
+parties to its own records should not have to know which way this contract wrote it. The citation
+still quotes the text as printed.
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
 
 #: How much of the running text, in characters, is the preamble where parties are introduced.
 PREAMBLE_CHARS = 2500
@@ -164,6 +170,33 @@ def _trim(name: str) -> str:
     ):
         words = words[1:]
     return " ".join(words).strip(" ,")
+
+
+#: Legal forms in their short, register spelling. The long forms and dotted initials are the same
+#: entity ("Escalade, Incorporated" is Escalade Inc.; "Z Capital Partners, L.L.C." is ... LLC).
+_SHORT_LEGAL_FORMS = (
+    (re.compile(r"\bIncorporated\b\.?|\bInc\b\.?", re.IGNORECASE), "Inc."),
+    (re.compile(r"\bLimited\b\.?|\bLtd\b\.?", re.IGNORECASE), "Ltd."),
+    (re.compile(r"\bL\.\s?L\.\s?C\b\.?", re.IGNORECASE), "LLC"),
+    (re.compile(r"\bL\.\s?L\.\s?P\b\.?", re.IGNORECASE), "LLP"),
+    (re.compile(r"\bL\.\s?P\b\.?", re.IGNORECASE), "LP"),
+    (re.compile(r"\bCorp\b\.?", re.IGNORECASE), "Corp."),
+    (re.compile(r"\bCo\b\.?(?=\s*(?:,|$|\s(?:Inc|Ltd|Limited|LLC)\b))", re.IGNORECASE), "Co."),
+)
+#: A person's post-nominal letters after a comma ("Maher Albitar, M.D."): a degree, not the party.
+_POST_NOMINAL_RE = re.compile(r",\s*(?:M\.\s?D|Ph\.\s?D|J\.\s?D|D\.\s?O|Esq|CPA)\.?\s*$", re.IGNORECASE)
+
+
+def canonical_party(name: str) -> str:
+    """A party's name as an entity register writes it: no post-nominal letters, "&" written
+    "and", no commas, the legal form in its short spelling, typographic spaces and apostrophes
+    plain ("Leonard Green\u00a0& Partners, L.P." is "Leonard Green and Partners LP")."""
+    text = unicodedata.normalize("NFKC", name).replace("\u2019", "'")
+    text = _POST_NOMINAL_RE.sub("", text)
+    text = re.sub(r"\s*&\s*", " and ", text)
+    for pattern, short in _SHORT_LEGAL_FORMS:
+        text = pattern.sub(short, text)
+    return " ".join(text.replace(",", " ").split())
 
 
 def party_key(name: str) -> str:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from extraction.fields import extract_fields
-from extraction.fields.parties import clean_party, defined_parties, looks_like_party
+from extraction.fields.parties import canonical_party, clean_party, defined_parties, looks_like_party
 from tests.unit.extraction.doc_builders import text_document
 
 
@@ -58,4 +58,29 @@ def test_a_labelled_party_that_is_no_name_gives_way_to_the_preamble() -> None:
         "Party: the"
     )
     result = extract_fields(doc, ["party"], file_name="nda.txt")["party"]
-    assert result.value == ["Northwind Traders Ltd", "Maria Lopez"]
+    assert result.value == ["Northwind Traders Ltd.", "Maria Lopez"]
+
+
+def test_a_party_comes_back_in_its_register_spelling() -> None:
+    assert canonical_party("Kite Pharma, Inc.") == "Kite Pharma Inc."
+    assert canonical_party("Escalade, Incorporated") == "Escalade Inc."
+    assert canonical_party("Wynn Resorts, Limited") == "Wynn Resorts Ltd."
+    assert canonical_party("Leonard Green\u00a0& Partners, L.P.") == "Leonard Green and Partners LP"
+    assert canonical_party("Z Capital Partners, L.L.C.") == "Z Capital Partners LLC"
+    assert canonical_party("Xinyuan Real Estate Co., Ltd.") == "Xinyuan Real Estate Co. Ltd."
+    assert canonical_party("Sears, Roebuck and Co.") == "Sears Roebuck and Co."
+    assert canonical_party("Maher Albitar, M.D.") == "Maher Albitar"
+    assert canonical_party("Colt\u2019s Manufacturing Company LLC") == "Colt's Manufacturing Company LLC"
+    # Words that only begin like a legal form stay as they are.
+    assert canonical_party("Incyte Corporation") == "Incyte Corporation"
+    assert canonical_party("Limitless Venture Group") == "Limitless Venture Group"
+
+
+def test_the_preamble_parties_are_canonical_and_cited_as_printed() -> None:
+    doc = text_document(
+        "This Agreement is made between Kite Pharma, Inc., a Delaware corporation (the \u201cCompany\u201d), "
+        "and Gilead Sciences, Incorporated (\u201cGilead\u201d)."
+    )
+    result = extract_fields(doc, ["party"], file_name="nda.txt")["party"]
+    assert result.value == ["Kite Pharma Inc.", "Gilead Sciences Inc."]
+    assert result.raw == "Kite Pharma, Inc; Gilead Sciences, Incorporated"
