@@ -2,7 +2,8 @@
 
 Strategies, strongest first (each candidate's score is the strategy's prior x how well the label
 names the field x how sure the engine is of the text):
-1. PDF form fields whose name matches the field (check boxes read as true/false);
+1. PDF form fields whose name matches the field (check boxes read as true/false), then the values
+   an e-invoice attached to the PDF states (`embedded.py`);
 2. `Label: value` anywhere in a line, and `Label value` when the value has a recognisable kind
    (date, amount, email, identifier, ...);
 3. key-value rows of tables (label cell, value cell) and header-over-value columns;
@@ -28,6 +29,7 @@ from extraction.fields.candidate import Candidate
 from extraction.fields.choices import marked_option
 from extraction.fields.citations import Citation, element_citation, units_citations
 from extraction.fields.date_locale import resolve_date_order
+from extraction.fields.embedded import embedded_value
 from extraction.fields.heuristics import heuristic_candidates
 from extraction.fields.layout import cell_units, other_party_units, widget_labels
 from extraction.fields.names import split_name
@@ -37,6 +39,7 @@ from extraction.fields.normalize import (
     concept_of,
     concept_words,
     find_dates,
+    format_amount,
     is_label,
     is_label_like,
     label_tokens,
@@ -68,6 +71,7 @@ FORM_FIELD_THRESHOLD = 0.8
 #: Prior of each strategy: how often a value found this way is the right one.
 PRIORS: dict[str, float] = {
     "form_field": 0.98,
+    "embedded": 0.98,
     "label_colon": 0.95,
     "label_inline": 0.85,
     "table_row": 0.92,
@@ -160,6 +164,9 @@ def _extract_one(ctx: _Context, name: str) -> FieldResult:
     form = _from_form_fields(ctx, spec, kind)
     if form is not None:
         return form
+    stated = _from_embedded(ctx, spec, kind)
+    if stated is not None:
+        return stated
     # A part of someone else's name (`provider_last_name`) is read from their whole name only.
     direct = spec.part is None or spec.owner == "patient"
     labelled = _label_candidates(ctx.doc, ctx.units, ctx.skews, name, kind, ctx.order) if direct else iter(())
@@ -173,7 +180,7 @@ def _extract_one(ctx: _Context, name: str) -> FieldResult:
     if not kept and not spec.patient_owned and spec.part is None:
         kept = list(heuristic_candidates(ctx.lines, name, kind))
     if not kept:
-        return absent()
+        return _net_of_tax(ctx) if spec.concept == "subtotal" and kind == "amount" else absent()
     best = _choose(kept, kind)
     text_confidence = min(u.confidence for u in best.units)
     key = evidence_key(
@@ -187,6 +194,55 @@ def _extract_one(ctx: _Context, name: str) -> FieldResult:
         raw=best.raw,
         evidence=key,
     )
+
+
+def _from_embedded(ctx: _Context, spec: FieldSpec, kind: Kind) -> FieldResult | None:
+    """The value an attached e-invoice states for the field (`fields.embedded`), read as the
+    field's kind; cited where the page shows the same text, if it does."""
+    answer = embedded_value(ctx.doc.embedded, spec.name)
+    if answer is None:
+        return None
+    stated = answer.value
+    if stated is None:
+        return absent()
+    reading = read_value(kind, stated.value, leading=True) if kind != "text" else None
+    value = reading.value if reading is not None else stated.value
+    valid = validate(spec, value)
+    key = evidence_key("form_fields", "embedded", valid)
+    shown = [u for u in ctx.lines if stated.value.casefold() in u.text.casefold()][:1]
+    return FieldResult(
+        value=value,
+        confidence=calibrated_confidence(key, PRIORS["embedded"]),
+        citations=units_citations(ctx.doc, shown, ctx.file_name),
+        source="form_fields",
+        raw=stated.value,
+        evidence=key,
+    )
+
+
+def _net_of_tax(ctx: _Context) -> FieldResult:
+    """The amount before tax of a document that labels only its total and its tax ("Tax $0.00",
+    "Total $4.11"): the one less the other, cited at both."""
+    total, tax = _extract_one(ctx, "total"), _extract_one(ctx, "tax")
+    if not (_labelled(total) and _labelled(tax)):
+        return absent()
+    net = Decimal(str(total.value)) - Decimal(str(tax.value))
+    if net <= 0:
+        return absent()
+    key = evidence_key(total.source, "net_of_tax", True)
+    return FieldResult(
+        value=format_amount(net),
+        confidence=calibrated_confidence(key, min(total.confidence, tax.confidence)),
+        citations=[*total.citations, *tax.citations],
+        source=total.source,
+        raw=f"{total.raw} - {tax.raw}",
+        evidence=key,
+    )
+
+
+def _labelled(result: FieldResult) -> bool:
+    """Whether a value was read after its label (not guessed by a heuristic)."""
+    return result.value is not None and (result.evidence or "").split("|")[1:2] in [[s] for s in PRIORS]
 
 
 def _belongs(candidate: Candidate, spec: FieldSpec, ctx: _Context) -> bool:

@@ -445,6 +445,7 @@ CONCEPTS: dict[str, tuple[str, ...]] = {
         "sold by",
     ),
     "currency": ("currency", "devise", "wahrung"),
+    "incoterm": ("incoterm", "incoterms", "delivery terms", "terms of delivery", "lieferbedingungen"),
     "registration": (
         "company no",
         "company reg",

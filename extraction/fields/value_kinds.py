@@ -31,6 +31,7 @@ Kind = Literal[
     "currency",
     "currency_symbol",
     "identifier",
+    "incoterm",
     "text",
 ]
 
@@ -64,6 +65,7 @@ _KIND_OF_CONCEPT: dict[str, Kind] = {
     "iban": "iban",
     "bic": "bic",
     "currency": "currency",
+    "incoterm": "incoterm",
     "invoice_number": "identifier",
     "order_number": "identifier",
     "account_number": "identifier",
@@ -168,6 +170,31 @@ CURRENCY_SYMBOLS: dict[str, str] = {
     "₩": "KRW",
     "฿": "THB",
 }
+#: The Incoterms rules (ICC, 2020 and the 2010 and 2000 ones still printed): a delivery term is one
+#: of these codes, whatever words follow it ("DPU - Delivered at Place Unloaded").
+INCOTERMS = frozenset(
+    [
+        "EXW",
+        "FCA",
+        "FAS",
+        "FOB",
+        "CFR",
+        "CIF",
+        "CPT",
+        "CIP",
+        "DAP",
+        "DPU",
+        "DDP",
+        "DAT",
+        "DAF",
+        "DES",
+        "DEQ",
+        "DDU",
+    ]
+)
+_INCOTERM_RE = re.compile(r"\b(" + "|".join(sorted(INCOTERMS)) + r")\b")
+#: Words that number a document's pages: "Seite 1" or "Page 1 / 2" is no reference of anything.
+_PAGE_WORDS = frozenset({"page", "pages", "pg", "seite", "blatt", "pagina", "página", "feuille"})
 _SYMBOL_RE = re.compile(r"(US\$|S\$|A\$|C\$|[$€£¥₹₩฿]|\bRs\.?(?=\s?-?\d)|\bRM(?=\s?-?\d))")
 _EDGE = " \t:;,.#-\u2013\u2014|*()[]\"'\u201c\u201d"
 
@@ -191,7 +218,7 @@ def _identifier(text: str) -> str | None:
     while words and not _has_digit(words[0]) and label_tokens(words[0]) in _NUMBER_MARKS:
         words.pop(0)
     start = next((i for i, w in enumerate(words) if _has_digit(w)), None)
-    if start is None:
+    if start is None or (start and words[start - 1].strip(_EDGE).casefold() in _PAGE_WORDS):
         return None
     if start == 1 and words[0].isalpha() and words[0].isupper() and len(words[0]) <= 3:
         start = 0
@@ -265,6 +292,9 @@ def read_value(
     if kind == "currency_symbol":
         symbol = _SYMBOL_RE.search(text)
         return Reading(symbol.group(1), symbol.group(1)) if symbol else None
+    if kind == "incoterm":
+        code = _INCOTERM_RE.search(text.upper())
+        return Reading(code.group(1), code.group(1)) if code else None
     if kind == "identifier":
         identifier = _identifier(text)
         return Reading(identifier, text) if identifier else None

@@ -111,6 +111,20 @@ class Page:
     label: str | None = None
 
 
+@dataclass(frozen=True)
+class EmbeddedValue:
+    """A value the file states for machines besides its pages: an e-invoice attached to a PDF
+    (`einvoice.py`). Not content of a page, so no element and no box."""
+
+    #: What the value is, in `einvoice.py`'s vocabulary: `seller.city`, `totals.tax`, ...
+    key: str
+    #: The same in words, for people: "Seller city".
+    label: str
+    value: str
+    #: The attachment it was read from.
+    source: str
+
+
 @dataclass
 class Document:
     filename: str
@@ -119,6 +133,8 @@ class Document:
     elements: list[Element] = field(default_factory=list)
     #: Pages of the whole source; a document parsed from a page range holds only some of them.
     page_count: int = 0
+    #: Values stated for machines in the file itself (an attached e-invoice), in its order.
+    embedded: list[EmbeddedValue] = field(default_factory=list)
 
     def page(self, number: int) -> Page | None:
         return next((p for p in self.pages if p.page == number), None)

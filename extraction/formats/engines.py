@@ -123,4 +123,6 @@ def merge_documents(parts: list[Document]) -> Document:
     ]
     # A stable sort keeps each page's own reading order.
     merged.elements = sorted(elements, key=lambda element: order[element.page])
+    # The file's embedded values are the same in every part that read them.
+    merged.embedded = next((part.embedded for part in parts if part.embedded), [])
     return merged

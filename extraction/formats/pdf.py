@@ -22,11 +22,13 @@ from extraction.formats.document import (
     Document,
     Element,
     ElementType,
+    EmbeddedValue,
     Line,
     Page,
     Word,
     assign_ids,
 )
+from extraction.formats.einvoice import MAX_EINVOICE_BYTES, read_einvoice
 from extraction.formats.errors import InvalidDocument, PageRangeError, PasswordProtected
 from extraction.formats.limits import MAX_PAGES, MAX_RENDER_PIXELS, check_page_count
 from extraction.formats.markdown import is_list_item, table_markdown
@@ -152,13 +154,35 @@ def parse_pdf(
             # MuPDF rebuilds a truncated file's structure, but pages whose content was cut off come
             # back blank; an all-blank repaired file is reported as damaged, not as empty.
             raise InvalidDocument("The PDF is damaged or truncated: no content could be recovered.")
+        embedded = attached_einvoice(doc) if first_page == 1 else []
     scale = _heading_scale(raw_pages)
-    document = Document(filename=filename, format="pdf", page_count=count)
+    document = Document(filename=filename, format="pdf", page_count=count, embedded=embedded)
     for raw in raw_pages:
         page, elements = _build_page(raw, scale)
         document.pages.append(page)
         document.elements.extend(elements)
     return document
+
+
+def attached_einvoice(doc: PdfDocument) -> list[EmbeddedValue]:
+    """The values of the first e-invoice (UBL or CII XML) attached to the PDF, if any. The part of
+    a split parse that holds page 1 reads them, so a merged document has them once."""
+    try:
+        names = [doc.embfile_info(i)["filename"] for i in range(doc.embfile_count())]
+    except (RuntimeError, ValueError, KeyError):
+        return []
+    for index, name in enumerate(names):
+        if not str(name).lower().endswith(".xml"):
+            continue
+        try:
+            if int(doc.embfile_info(index).get("size") or 0) > MAX_EINVOICE_BYTES:
+                continue
+            values = read_einvoice(doc.embfile_get(index), str(name))
+        except (RuntimeError, ValueError):
+            continue
+        if values:
+            return values
+    return []
 
 
 def text_quality(text: str) -> float:

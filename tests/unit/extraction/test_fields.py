@@ -379,3 +379,26 @@ def test_spreadsheet_and_csv_tables_cite_cells_and_rows() -> None:
         "2024-01-31",
         [{"file": "t.csv", "line_start": 2, "line_end": 2}],
     )
+
+
+def test_a_page_number_is_no_reference() -> None:
+    b = DocBuilder()
+    b.line("Rechnung", 54, 284, 122, 298)
+    b.line("Seite 1", 369, 284, 399, 293)
+    b.line("Rechnungsnr.", 54, 306, 110, 315)
+    b.line("30064443", 148, 306, 188, 315)
+    assert extract(b.doc, "invoice_number")["invoice_number"].value == "30064443"
+
+
+def test_an_incoterm_is_its_code() -> None:
+    doc = text_document("Incoterm: DPU - DELIVERED AT PLACE UNLOADED\nPayment terms: 15 days")
+    assert extract(doc, "incoterm")["incoterm"].value == "DPU"
+
+
+def test_the_amount_before_tax_is_the_total_less_the_tax_when_only_those_are_labelled() -> None:
+    doc = text_document("Tax: $0.50\nTotal for this invoice: $4.61")
+    result = extract(doc, "amount_untaxed")["amount_untaxed"]
+    assert result.value == "4.11"
+    assert len(result.citations) == 2
+    # Without a labelled tax there is nothing to subtract from: no guess.
+    assert extract(text_document("Total: $4.61"), "amount_untaxed")["amount_untaxed"].value is None
