@@ -79,6 +79,30 @@ _DURATION_RE = re.compile(
 )
 _TERM_CUE_RE = re.compile(r"(?i:terminat|expir|surviv|term\b|in\s+effect|in\s+force|remain|continue)")
 _TERM_ANCHOR_RE = re.compile(r"^\s*(?i:from|after|following|of\s+the\s+date|commencing)")
+#: A duration counted from the contract's own date is its term ("two years from the date hereof",
+#: "12 months after the Effective Date").
+_FROM_CONTRACT_DATE_RE = re.compile(
+    r"^\s*(?i:from|after|following|of)\s+(?i:and\s+after\s+)?(?i:the\s+)?"
+    r"(?i:date\s+(?:hereof|of\s+this|of\s+the\s+(?:confidentiality\s+)?agreement)|effective\s+date|"
+    r"execution|signing|hereof)"
+)
+#: A duration counted from the end of someone's employment or service, or one "thereafter", is a
+#: restrictive covenant's period (non-compete, non-solicitation), not the contract's term.
+_AFTER_SERVICE_RE = re.compile(
+    r"^\s*(?:\([^)]*\)\s*)?(?i:thereafter|(?:immediately\s+)?(?:after|following|of|from)\s+(?:the\s+)?"
+    r"(?:(?:date\s+of\s+)?(?:the\s+)?(?:termination|cessation|end|separation)\b[^.;]{0,40}?"
+    r"\b(?:employment|service|engagement)|(?:your|his|her|the\s+)?(?:resignation|separation|last\s+day)))"
+)
+#: A duration in a sentence (or under a heading) about hiring, soliciting, competing or buying
+#: shares is that covenant's period (non-solicitation, non-compete, standstill), not the term.
+_COVENANT_RE = re.compile(
+    r"(?i:solicit|\bhire\b|\bhiring\b|\bemploy\b|recruit|compet|standstill|\bacquir|purchase\s+(?:any\s+)?"
+    r"(?:securities|shares|stock))"
+)
+#: Characters of the sentence around a duration that say what it is the period of.
+COVENANT_CONTEXT = 160
+#: Longest "sentence" before a duration's own that is read as its section's heading.
+HEADING_CHARS = 40
 _NOT_TERM_RE = re.compile(
     r"^\s*(?i:\(?written\)?\s+notice|prior|notice|business|before|of\s+(?:receipt|disclosure))"
 )
@@ -108,14 +132,30 @@ def term(units: list[TextUnit]) -> Iterator[Candidate]:
         after = text[m.end() : m.end() + 40]
         if value is None or _NOT_TERM_RE.match(after):
             continue
+        if _AFTER_SERVICE_RE.match(text[m.end() : m.end() + 80]) or _covenant_period(
+            text, m.start(), m.end()
+        ):
+            continue
         before = text[max(0, m.start() - TERM_CUE_WINDOW) : m.start()]
         strength = 2 * bool(_TERM_CUE_RE.search(before)) + bool(_TERM_ANCHOR_RE.match(after))
         strength += bool(re.search(r"(?i:period\s+of)\s*$", before))
+        strength += 2 * bool(_FROM_CONTRACT_DATE_RE.match(after))
         if strength >= MIN_TERM_EVIDENCE and (best is None or strength > best[0]):
             best = (strength, m, value)
     if best is not None:
         _, m, value = best
         yield Candidate.of(value, HEURISTIC_PRIOR, units_in(spans, m.start(), m.end()), m.group(0), "term")
+
+
+def _covenant_period(text: str, start: int, end: int) -> bool:
+    """Whether the sentence holding text[start:end] is a restrictive covenant (`_COVENANT_RE`)."""
+    sentences = re.split(r"[.;]\s", text[max(0, start - COVENANT_CONTEXT) : start])
+    # A section's heading ("8. Standstill.") reads as a short sentence of its own.
+    head = " ".join(s for s in sentences[-2:-1] if len(s.strip()) <= HEADING_CHARS) + " " + sentences[-1]
+    tail = text[end : end + COVENANT_CONTEXT]
+    stops = [i for i in (tail.find(". "), tail.find("; ")) if i >= 0]
+    tail = tail[: min(stops)] if stops else tail
+    return bool(_COVENANT_RE.search(head) or _COVENANT_RE.search(tail))
 
 
 _EFFECTIVE_RE = re.compile(

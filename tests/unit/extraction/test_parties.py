@@ -84,3 +84,33 @@ def test_the_preamble_parties_are_canonical_and_cited_as_printed() -> None:
     result = extract_fields(doc, ["party"], file_name="nda.txt")["party"]
     assert result.value == ["Kite Pharma Inc.", "Gilead Sciences Inc."]
     assert result.raw == "Kite Pharma, Inc; Gilead Sciences, Incorporated"
+
+
+def test_the_term_is_counted_from_the_contract_not_a_covenant_or_the_end_of_employment() -> None:
+    def term_of(text: str) -> object:
+        return extract_fields(text_document(text), ["term"], file_name="nda.txt")["term"].value
+
+    assert (
+        term_of(
+            "1. Confidentiality. The Recipient shall hold the Information in confidence for a period of "
+            "two (2) years from the date hereof. 2. Non-Solicitation. For a period of one (1) year from the "
+            "date hereof, the Recipient will not solicit any employee of the Company."
+        )
+        == "2 years"
+    )
+    # A non-compete after employment ends, and a standstill, are periods of those covenants.
+    assert (
+        term_of(
+            "During the term of this Agreement and for a period of one (1) year thereafter, Employee will "
+            "not compete with the Company. 8. Standstill. For a period of eighteen (18) months from the date "
+            "hereof, you shall not acquire any securities of the Company."
+        )
+        is None
+    )
+    assert (
+        term_of(
+            "This Agreement shall remain in effect for twelve (12) months following the termination of "
+            "Employee's employment with the Company."
+        )
+        is None
+    )
