@@ -162,6 +162,18 @@ _EFFECTIVE_RE = re.compile(
     r"\b(?:effective|dated|made|entered\s+into|executed|signed|as\s+of)\b(?:\s+(?:as\s+of|on|this|date))?",
     re.IGNORECASE,
 )
+#: "the Asset Contribution Agreement entered into as of", "that certain Agreement and Plan of Merger
+#: dated": the date of another agreement the contract refers to, not its own ("This Agreement is
+#: made as of" is its own).
+_AGREEMENT_NAME = (
+    r"\b(?i:the|that\s+certain|a|an|such|said)\s+(?:[\w-]+\s+){1,6}?(?i:agreement|merger|letter|plan)"
+    r"(?:\s+of\s+merger)?"
+)
+_OTHER_AGREEMENT_RE = re.compile(_AGREEMENT_NAME + r"\s*(?:\([^)]*\)\s*)?,?\s*$")
+#: Another agreement named between "entered into" and a date ("entered into a Plan of Merger, dated").
+_NAMED_AGREEMENT_RE = re.compile(_AGREEMENT_NAME)
+#: Characters before an "effective/dated" phrase searched for another agreement's name.
+OTHER_AGREEMENT_WINDOW = 80
 _DATE_LABEL_RE = re.compile(r"\bdate[d:]?\s*:?\s*$", re.IGNORECASE)
 #: Characters between an "effective as of" phrase and its date.
 EFFECTIVE_DATE_WINDOW = 40
@@ -174,7 +186,23 @@ def effective_date(units: list[TextUnit]) -> Iterator[Candidate]:
     dates = find_dates(text)
     if not dates:
         return
-    phrases = [m.end() for m in _EFFECTIVE_RE.finditer(text)]
+    own: list[int] = []
+    others: list[int] = []
+    for m in _EFFECTIVE_RE.finditer(text):
+        before = text[max(0, m.start() - OTHER_AGREEMENT_WINDOW) : m.start()]
+        (others if _OTHER_AGREEMENT_RE.search(before) else own).append(m.end())
+    # A date right after another agreement's "dated" or named between "entered into" and the date
+    # is that agreement's date, and no fallback takes it either.
+    dates = [
+        d
+        for d in dates
+        if not any(0 <= d.start - end <= EFFECTIVE_DATE_WINDOW for end in others)
+        and not any(
+            0 <= d.start - end <= EFFECTIVE_DATE_WINDOW and _NAMED_AGREEMENT_RE.search(text[end : d.start])
+            for end in own
+        )
+    ]
+    phrases = own
     labelled = [d for d in dates if _DATE_LABEL_RE.search(text[max(0, d.start - 12) : d.start])]
     after_phrase = [d for d in dates if any(0 <= d.start - end <= EFFECTIVE_DATE_WINDOW for end in phrases)]
     for found, prior, strategy in (

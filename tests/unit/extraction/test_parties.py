@@ -114,3 +114,29 @@ def test_the_term_is_counted_from_the_contract_not_a_covenant_or_the_end_of_empl
         )
         is None
     )
+
+
+def test_another_agreements_date_is_not_the_effective_date() -> None:
+    def effective(text: str) -> object:
+        doc = text_document(text)
+        return extract_fields(doc, ["effective_date"], file_name="nda.txt")["effective_date"].value
+
+    assert (
+        effective(
+            "WHEREAS, pursuant to that certain Agreement and Plan of Merger dated as of May 1, 2013 (the "
+            "\u201cMerger Agreement\u201d), the parties wish to protect the Information. This Agreement is "
+            "made as of June 3, 2013 by and between Acme Corp and Globex Inc."
+        )
+        == "2013-06-03"
+    )
+    assert (
+        effective(
+            "HB and Heritage Bank have entered into a Plan and Agreement of Merger, dated April 3, 2019. "
+            "Each Director agrees to keep the Information confidential."
+        )
+        is None
+    )
+    assert (
+        effective("IN WITNESS WHEREOF, the parties have executed this agreement this 16th day of May, 2011.")
+        == "2011-05-16"
+    )
