@@ -268,9 +268,14 @@ def _shaped(candidate: Candidate | None, spec: FieldSpec, ctx: _Context) -> Cand
             value = marked_option(value, GENDER_OPTIONS) or value
         elif spec.concept in ("city", "state", "zip") and not validate(spec, value):
             value = address_part(value, spec.concept) or value
-    if value is None or (isinstance(value, str) and (is_label_like(value) or is_prose(value))):
+    if value is None or (
+        isinstance(value, str) and (is_label_like(value) or is_prose(value) or _heading_tail(value))
+    ):
         # "PATIENT LAST NAME" under "FIRST NAME" is the next label, not a value; a clause after
         # "party" in a contract's text is no party.
+        return None
+    if spec.concept in _IDENTIFIER_CONCEPTS and isinstance(value, str) and _is_date(value):
+        # A date beside "Group #:" with its own box empty is the next field's value.
         return None
     candidate.value = value
     candidate.valid = validate(spec, value)
@@ -282,6 +287,25 @@ def _shaped(candidate: Candidate | None, spec: FieldSpec, ctx: _Context) -> Cand
     if spec.concept in _DATE_CONCEPTS and isinstance(candidate.raw, str):
         candidate.ambiguous = any(d.ambiguous for d in find_dates(candidate.raw, ctx.order))
     return candidate
+
+
+#: Words that end a section's heading ("Insurance Information", "Patient Details"): after a label
+#: word they are the rest of the heading, not that label's value.
+_HEADING_TAIL_WORDS = frozenset({"information", "info", "details", "detail", "section", "data", "form"})
+#: Concepts whose values are references, never dates.
+_IDENTIFIER_CONCEPTS = frozenset(
+    {"policy_id", "group_number", "invoice_number", "order_number", "account_number"}
+)
+
+
+def _heading_tail(value: str) -> bool:
+    words = value.lower().split()
+    return bool(words) and all(w.strip(".:") in _HEADING_TAIL_WORDS for w in words)
+
+
+def _is_date(value: str) -> bool:
+    found = find_dates(value)
+    return bool(found) and found[0].raw.strip() == value.strip()
 
 
 #: Concepts whose values have a shape so definite that a value without it is dropped.

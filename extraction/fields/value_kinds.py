@@ -102,8 +102,9 @@ class Reading:
 #: Longer free text is prose, not a field's value.
 MAX_TEXT_WORDS = 15
 
-_EMAIL_RE = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
-_EMAIL_GAP_RE = re.compile(r"(?<=[\w.])\s+(@)|(@)\s+(?=\w)")
+#: An email address as OCR may space it: around its "@" ("washington.wei @yahoo.com"), or beside an
+#: underscore ("annemarie_ robinson@yahoo.com"), which never ends or starts a word of running text.
+_SPACED_EMAIL_RE = re.compile(r"[\w.+-]+(?:(?<=_)\s+[\w.+-]+|\s+_[\w.+-]*)*\s*@\s*[\w-]+(?:\.[\w-]+)+")
 _URL_RE = re.compile(
     r"(?<![@\w.])(?:https?://[^\s,;]+|www\.[^\s,;]+|[a-z0-9-]+(?:\.[a-z0-9-]+)*"
     r"\.(?:com|org|net|io|de|fr|co|uk|in|my|gov|edu|info|biz|eu|us|ch|at|nl|es|it)(?:/[^\s,;]*)?)(?![\w@])",
@@ -265,12 +266,13 @@ def read_value(
     if kind == "amount":
         return _read_amount(text, leading)
     if kind == "email":
-        # OCR sets spaces around the "@" of an address ("washington.wei @yahoo.com").
-        text = _EMAIL_GAP_RE.sub("@", text)
-    if kind in ("email", "url", "phone", "iban", "bic"):
-        pattern = {"email": _EMAIL_RE, "url": _URL_RE, "phone": _PHONE_RE, "iban": _IBAN_RE, "bic": _BIC_RE}[
-            kind
-        ]
+        spaced = _SPACED_EMAIL_RE.search(text)
+        if spaced is None:
+            return None
+        # The value without the spaces OCR set beside its "@" or an underscore; the raw text as read.
+        return Reading("".join(spaced.group(0).split()).rstrip(".)"), spaced.group(0))
+    if kind in ("url", "phone", "iban", "bic"):
+        pattern = {"url": _URL_RE, "phone": _PHONE_RE, "iban": _IBAN_RE, "bic": _BIC_RE}[kind]
         m = pattern.search(text)
         if m is None:
             return None

@@ -402,3 +402,22 @@ def test_the_amount_before_tax_is_the_total_less_the_tax_when_only_those_are_lab
     assert len(result.citations) == 2
     # Without a labelled tax there is nothing to subtract from: no guess.
     assert extract(text_document("Total: $4.61"), "amount_untaxed")["amount_untaxed"].value is None
+
+
+def test_an_email_whose_underscore_ocr_spaced_off_is_whole() -> None:
+    doc = text_document("Email: annemarie_ robinson@yahoo.com")
+    assert extract(doc, "email")["email"].value == "annemarie_robinson@yahoo.com"
+
+
+def test_the_rest_of_a_section_heading_is_no_value() -> None:
+    b = DocBuilder()
+    b.line("Insurance Information", 58, 67, 166, 80)
+    b.line("Subscriber ID: W157389712", 58, 120, 300, 138)
+    assert extract(b.doc, "ins_name")["ins_name"].value is None
+
+
+def test_a_date_is_no_group_number() -> None:
+    b = DocBuilder()
+    b.line("Subscriber ID: W157389712  Group #:", 58, 120, 375, 138)
+    b.line("Date of Birth: 02/13/1985", 58, 150, 300, 168)
+    assert extract(b.doc, "group_number")["group_number"].value is None
