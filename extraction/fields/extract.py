@@ -484,13 +484,18 @@ def _label_candidates(
             ("label_below", below(unit, units)),
         ):
             for neighbour in neighbours:
-                if (
+                reading = read_value(kind, neighbour.text, order=order)
+                # A value of a distinctive shape standing alone is no label, even where its words
+                # look like one ("gmail" is one letter away from "email").
+                shaped = (
+                    reading is not None and kind in _INLINE_KINDS and _follows(neighbour.text, reading.raw)
+                )
+                if not shaped and (
                     _is_other_label(neighbour.text)
                     or is_label_like(neighbour.text)
                     or match_label(name, neighbour.text) >= LABEL_THRESHOLD
                 ):
                     break
-                reading = read_value(kind, neighbour.text, order=order)
                 if reading is not None:
                     found.append(
                         (_gap(unit, neighbour), _candidate(reading, score, strategy, [neighbour], label_part))

@@ -194,12 +194,18 @@ def valid_phone(value: str) -> bool:
     return len(digits) == 10 or (len(digits) == 11 and digits[0] == "1")
 
 
+def valid_email(value: str) -> bool:
+    """One address: a local part, an "@" and a domain with a dot."""
+    return bool(_EMAIL_RE.fullmatch(value.strip()))
+
+
 def valid_organisation(value: str) -> bool:
     """An insurer's or a company's name: words, mostly letters."""
     letters = sum(c.isalpha() for c in value)
     return letters >= 2 and letters >= 0.6 * len(value.replace(" ", "")) and len(value.split()) <= 10
 
 
+_EMAIL_RE = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)*\.[A-Za-z]{2,}")
 _DURATION_RE = re.compile(
     r"\b(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|eighteen|twenty|thirty|"
     r"sixty|ninety)\b[\s()\d-]*(?:year|month|week|day)s?\b",
@@ -237,6 +243,7 @@ VALIDATORS: dict[str, Callable[[str], bool]] = {
     "work_phone": valid_phone,
     "fax": valid_phone,
     "insurer": valid_organisation,
+    "email": valid_email,
     "gender": lambda value: read_gender(value) is not None,
     "term": valid_duration,
     # A contract's party read after a label must read as a name ("Party: the" is no party).

@@ -421,3 +421,13 @@ def test_a_date_is_no_group_number() -> None:
     b.line("Subscriber ID: W157389712  Group #:", 58, 120, 375, 138)
     b.line("Date of Birth: 02/13/1985", 58, 150, 300, 168)
     assert extract(b.doc, "group_number")["group_number"].value is None
+
+
+def test_an_email_under_its_label_is_no_label_though_gmail_looks_like_email() -> None:
+    b = DocBuilder(source="ocr")
+    b.line("Email Address", 97, 558, 195, 578)
+    b.line("steven.yamamoto72@gmail.com", 96, 580, 406, 607)
+    b.line("Employer Work Phone", 94, 612, 756, 641)
+    result = extract(b.doc, "email")["email"]
+    assert result.value == "steven.yamamoto72@gmail.com"
+    assert result.evidence is not None and result.evidence.endswith("|valid")
