@@ -490,6 +490,8 @@ def _label_candidates(
                 shaped = (
                     reading is not None and kind in _INLINE_KINDS and _follows(neighbour.text, reading.raw)
                 )
+                # Nor is a line that starts with a number ("18339 Belmont Street" under "Street").
+                shaped = shaped or (reading is not None and neighbour.text.lstrip()[:1].isdigit())
                 if not shaped and (
                     _is_other_label(neighbour.text)
                     or is_label_like(neighbour.text)

@@ -75,7 +75,8 @@ _DATE_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     (
         "month_d_y",
         re.compile(
-            rf"(?<![a-z])({_MONTH_RE})\.?\s+(\d{{1,2}}){_ORDINAL}\s*,?\s+(\d{{4}})(?![\d])",
+            # OCR may drop the space after the comma ("August 27,1943").
+            rf"(?<![a-z])({_MONTH_RE})\.?\s+(\d{{1,2}}){_ORDINAL}(?:\s*,\s*|\s+)(\d{{4}})(?![\d])",
             re.IGNORECASE,
         ),
     ),

@@ -431,3 +431,13 @@ def test_an_email_under_its_label_is_no_label_though_gmail_looks_like_email() ->
     result = extract(b.doc, "email")["email"]
     assert result.value == "steven.yamamoto72@gmail.com"
     assert result.evidence is not None and result.evidence.endswith("|valid")
+
+
+def test_a_street_under_its_label_is_no_label_and_a_date_may_lose_its_space() -> None:
+    b = DocBuilder(source="ocr")
+    b.line("Street Address:", 50, 256, 140, 270)
+    b.line("18339 Belmont Street", 143, 256, 240, 270)
+    b.line("Date of Birth: August 27,1943", 50, 290, 300, 304)
+    result = extract(b.doc, "address_1", "dob")
+    assert result["address_1"].value == "18339 Belmont Street"
+    assert result["dob"].value == "1943-08-27"
