@@ -280,7 +280,19 @@ def _raw_tokens(text: str) -> tuple[str, ...]:
     text = unicodedata.normalize("NFKD", text)
     text = "".join(c for c in text if not unicodedata.combining(c))
     text = _CAMEL_RE.sub(" ", text).lower()
-    return tuple(t for t in _NON_WORD_RE.split(text) if t)
+    tokens = [t for t in _NON_WORD_RE.split(text) if t]
+    # A letter-spaced heading ("S T A T E", "C O D E") is one word to OCR's spacing: single letters
+    # in a run are joined.
+    joined: list[str] = []
+    spaced = False
+    for token in tokens:
+        letter = len(token) == 1 and token.isalpha()
+        if letter and spaced:
+            joined[-1] += token
+        else:
+            joined.append(token)
+        spaced = letter
+    return tuple(joined)
 
 
 #: Shortest word repaired towards the label vocabulary, and how similar (0..100) it must be:
@@ -293,8 +305,21 @@ OCR_REPAIR_MIN_RATIO = 80
 def _repaired(token: str) -> str:
     if token in _VOCABULARY or len(token) < OCR_REPAIR_MIN_LENGTH or token.isdigit():
         return token
+    folded = _FOLDED_VOCABULARY.get(_ocr_folded(token))
+    if folded is not None:
+        return folded
     match = process.extractOne(token, _LONG_VOCABULARY, scorer=fuzz.ratio, score_cutoff=OCR_REPAIR_MIN_RATIO)
     return match[0] if match else token
+
+
+#: Letter groups OCR reads as one another ("Sumame" for "Surname", "Adc" for "Add").
+_OCR_LOOKALIKES = (("rn", "m"), ("cl", "d"), ("vv", "w"))
+
+
+def _ocr_folded(word: str) -> str:
+    for group, single in _OCR_LOOKALIKES:
+        word = word.replace(group, single)
+    return word
 
 
 @lru_cache(maxsize=65536)
@@ -721,6 +746,7 @@ _VOCABULARY: frozenset[str] = frozenset(
     | _ROUNDED_WORDS
 )
 _LONG_VOCABULARY = sorted(w for w in _VOCABULARY if len(w) >= OCR_REPAIR_MIN_LENGTH)
+_FOLDED_VOCABULARY = {_ocr_folded(w): w for w in _LONG_VOCABULARY}
 
 
 def is_label_like(text: str) -> bool:

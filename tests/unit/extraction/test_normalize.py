@@ -212,3 +212,15 @@ def test_total_rank_prefers_the_most_final_total() -> None:
         > total_rank("TOTAL")
         > total_rank("Amount")
     )
+
+
+def test_ocr_label_slips_letter_spacing_and_look_alike_letters() -> None:
+    from extraction.fields.normalize import concept_of, label_tokens
+
+    assert label_tokens("CITY S T ZIP C O D E") == ("city", "st", "zip", "code")
+    assert concept_of("S T A T E") == "state"
+    assert label_tokens("D O B") == ("dob",)
+    # "rn" read as "m" is the commonest slip of all.
+    assert concept_of("Sumame") == "last_name"
+    # Single letters apart from others stay apart: a middle initial is no label.
+    assert label_tokens("John Q Public") == ("john", "q", "public")
