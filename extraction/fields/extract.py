@@ -543,13 +543,17 @@ def _prefix_label_candidates(unit: TextUnit, name: str, kind: Kind, order: DateO
         if kind == "text":
             rest = _up_to_next_label(rest)
         reading = read_value(kind, rest, leading=True, order=order)
-        if (
-            reading is not None
-            and _follows(rest, reading.raw)
-            and not set(label_tokens(reading.value)) <= vocabulary_words()
-        ):
+        if reading is not None and _follows(rest, reading.raw) and not _label_words_only(reading.value):
             yield _candidate(reading, score, "label_inline", [unit], label)
         return
+
+
+def _label_words_only(value: str) -> bool:
+    """Whether a value is made of label words alone ("Name", "Home Phone"): the next label, not a
+    value. A name that only appears inside longer labels ("Medicare", of "Medicare ID") counts
+    as a value."""
+    tokens = set(label_tokens(value))
+    return tokens <= vocabulary_words() and (len(tokens) > 1 or concept_of(value) is not None)
 
 
 def _holds_value(text: str, kind: Kind) -> bool:

@@ -441,3 +441,11 @@ def test_a_street_under_its_label_is_no_label_and_a_date_may_lose_its_space() ->
     result = extract(b.doc, "address_1", "dob")
     assert result["address_1"].value == "18339 Belmont Street"
     assert result["dob"].value == "1943-08-27"
+
+
+def test_a_name_that_only_appears_inside_longer_labels_is_a_value() -> None:
+    b = DocBuilder()
+    b.line("CARRIER Medicare", 50, 89, 391, 116)
+    b.line("PLAN TYPE Part B", 391, 89, 562, 116)
+    b.line("POLICY/ID NO. 6C81-DX0-YX87", 50, 116, 562, 143)
+    assert extract(b.doc, "ins_name")["ins_name"].value == "Medicare"
