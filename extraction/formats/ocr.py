@@ -10,6 +10,7 @@ import itertools
 import math
 import statistics
 import threading
+import unicodedata
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -71,13 +72,20 @@ def recognised_lines(rgb: Image.Image, result: Any) -> list[OcrLine]:
         spans: list[tuple[str, float, float]] = []
         if len(item) >= 5:
             text, spans = _spaced(text, points, item[3], item[4], ink)
-        text = resolved(text.strip())
+        text = _plain(text.strip())
         if text and score >= MIN_LINE_SCORE:
             corners = tuple((float(x), float(y)) for x, y in points)
             top, bottom = min(y for _, y in corners), max(y for _, y in corners)
-            words = tuple((resolved(word), Box(x0, top, x1, bottom)) for word, x0, x1 in spans)
+            words = tuple((_plain(word), Box(x0, top, x1, bottom)) for word, x0, x1 in spans)
             lines.append(OcrLine(text, corners, score, words))
     return lines
+
+
+def _plain(text: str) -> str:
+    """`text` in compatibility form, its look-alikes resolved (`ocr_tokens`). The recognition model
+    also reads Chinese and often gives the full-width forms of punctuation (U+FF08 "(", U+FF1A ":") in Latin
+    text; NFKC makes them the ASCII ones that labels and values are matched with."""
+    return resolved(unicodedata.normalize("NFKC", text))
 
 
 def set_ocr_threads(threads: int | None) -> None:

@@ -12,6 +12,7 @@ falls in.
 from __future__ import annotations
 
 import math
+import statistics
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -44,6 +45,17 @@ NARROW_SPACE_SHARE = 0.25
 _NARROW = frozenset("1Iil|!'")
 #: Glyphs open on their right ("r", "f"): their ink ends well before their cell does.
 _OPEN_RIGHT = frozenset("rf")
+#: A piece of ink narrower than this share of the line's median character box (the recogniser's,
+#: about one letter's pitch) is part of a glyph, not a word: the stem of a "T" or "F" whose faint
+#: arms fell below the ink threshold, or a bracket. It joins the words beside it (a stem both,
+#: an opening bracket the next, a closing one the one before) unless a band of
+#: `WIDE_SPACE_SHARE` parts them. Digits and narrow glyphs are left alone: a quantity "1" is a word
+#: of its own. On the corpus receipts this mends "IN T ERNA T IONAL" and "( SUNGAI" and took the
+#: CER from 0.098 to 0.096; shares 0.3 to 1.0 of the character box (and 0.15 to 0.45 of the
+#: line's height, which merged lone letters) were tried.
+THIN_PIECE_SHARE = 0.7
+_OPENING = frozenset("([{")
+_CLOSING = frozenset(")]}")
 #: Side, in pixels, of the neighbourhood a pixel is compared with, and how much darker than its
 #: mean (in grey levels) ink is. On the corpus receipts windows of 21 to 61 pixels did alike.
 INK_WINDOW = 21
@@ -221,6 +233,7 @@ def spaced_by_pieces(
     all, or characters that would fall in them out of order."""
     if not pieces:
         return None
+    pieces = _thin_pieces_joined(chars, spans, pieces, height)
     words: list[tuple[list[str], float, float]] = []
     last_piece = -1
     last_fine = -1
@@ -251,6 +264,43 @@ def spaced_by_pieces(
         return None
     out = [("".join(letters), left, right) for letters, left, right in words]
     return " ".join(word for word, _, _ in out), out
+
+
+def _thin_pieces_joined(
+    chars: list[str], spans: list[tuple[float, float]], pieces: list[tuple[float, float]], height: float
+) -> list[tuple[float, float]]:
+    """`pieces` with each thin one (`THIN_PIECE_SHARE`) joined to the word it is part of: a
+    letter's stem to both neighbours nearer than a wide space (its arms reach either way), an
+    opening bracket to the next, a closing one to the one before."""
+    widths = [b - a for char, (a, b) in zip(chars, spans, strict=True) if char.strip()]
+    if not widths:
+        return pieces
+    thin = THIN_PIECE_SHARE * statistics.median(widths)
+    wide = WIDE_SPACE_SHARE * height
+    held: list[str] = ["" for _ in pieces]
+    for char, (a, b) in zip(chars, spans, strict=True):
+        if char.strip():
+            held[_nearest((a + b) / 2, pieces)] += char
+    joined = list(pieces)
+    # From the right, so joining piece k to k + 1 leaves the indices of the pieces before it.
+    for k in range(len(pieces) - 1, -1, -1):
+        left, right = joined[k]
+        if right - left >= thin or not _part_of_a_word(held[k]):
+            continue
+        if held[k][0] not in _CLOSING and k + 1 < len(joined) and joined[k + 1][0] - right < wide:
+            right = joined[k + 1][1]
+            joined[k : k + 2] = [(left, right)]
+        if held[k][-1] not in _OPENING and k > 0 and left - joined[k - 1][1] < wide:
+            joined[k - 1 : k + 1] = [(joined[k - 1][0], right)]
+    return joined
+
+
+def _part_of_a_word(held: str) -> bool:
+    """Whether what a thin piece holds is a bracket or letters that are wide in print (a lone
+    thin "I", "1" or ":" can be a word of its own)."""
+    if held in _OPENING or held in _CLOSING:
+        return True
+    return bool(held) and all(c.isalpha() and c not in _NARROW for c in held)
 
 
 def _nearest(x: float, pieces: list[tuple[float, float]]) -> int:
