@@ -15,6 +15,9 @@ from extraction.formats.ocr_tokens import resolved
         ("TEL 07-35l2", "TEL 07-3512"),
         ("L0T 1851-A", "LOT 1851-A"),  # a word with a zero in it
         ("g0od", "good"),
+        ("JALAN SET1A INDAH", "JALAN SETIA INDAH"),  # a look-alike between two letters
+        ("Peta1ing Jaya", "Petaling Jaya"),
+        ("MO5T", "MOST"),
     ],
 )
 def test_look_alikes_take_the_kind_of_their_token(read: str, meant: str) -> None:
@@ -32,6 +35,9 @@ def test_look_alikes_take_the_kind_of_their_token(read: str, meant: str) -> None
         "A0B1",  # two digits, but letters that are not look-alikes
         "3RD FLOOR",
         "Mo10",
+        "UPTOWN3",  # a digit at the end of a word is a number suffix
+        "1ST FLOOR",
+        "5pcs",
     ],
 )
 def test_tokens_without_a_clear_majority_are_left_alone(text: str) -> None:
