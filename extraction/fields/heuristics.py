@@ -18,7 +18,8 @@ from collections.abc import Callable, Iterator
 
 from extraction.fields.candidate import HEURISTIC_PRIOR, Candidate
 from extraction.fields.contract_terms import effective_date, jurisdiction, parties, term
-from extraction.fields.normalize import concept_of, find_dates, is_label, label_tokens
+from extraction.fields.date_locale import infer_date_order
+from extraction.fields.normalize import DateOrder, concept_of, find_dates, is_label, label_tokens
 from extraction.fields.text_lines import TextUnit
 from extraction.fields.value_kinds import Kind, read_value
 
@@ -120,26 +121,34 @@ _TRAILING_REGISTRATION_RE = re.compile(r"\s*\(\s*[A-Z]{0,3}\d{4,}\s*-?\s*[A-Z]?\
 _TRAILING_TITLE_RE = re.compile(
     r"(?<=\w)\s+(?:tax\s+)?(?:invoice|receipt|bill|statement|quotation|credit\s+note)\s*$", re.IGNORECASE
 )
+#: A comma between two parts of an address ("BESAR,45600", "27,JALAN"), not inside a number
+#: ("55,57"): an address is written with a space after it, which a receipt's tight print and OCR
+#: often lose. On the corpus receipts, whose typed addresses mostly have the space (92 of 115
+#: commas), this made one more address right and none wrong.
+_COMMA_BETWEEN_PARTS_RE = re.compile(r"(?<=[A-Za-z]),(?=[A-Za-z0-9])|(?<=[0-9]),(?=[A-Za-z])")
 _HEADING_WORDS = frozenset({"receipt", "invoice", "tax", "bill", "cash", "statement", "quotation", "order"})
 
 
-def heuristic_candidates(units: list[TextUnit], name: str, kind: Kind) -> Iterator[Candidate]:
-    """Values for field `name` (of `kind`) by the document conventions above, best first."""
+def heuristic_candidates(
+    units: list[TextUnit], name: str, kind: Kind, order: DateOrder | None = None
+) -> Iterator[Candidate]:
+    """Values for field `name` (of `kind`) by the document conventions above, best first. Numeric
+    dates are read in `order`, by default the one the document shows (`infer_date_order`)."""
     concept = concept_of(name)
     by_position = _BY_POSITION.get(concept or "")
     if by_position is not None:
         yield from by_position(units)
     elif concept == "date" and kind == "date":
-        yield from _first_date(units)
+        yield from _first_date(units, order or infer_date_order([u.text for u in units]))
     elif kind in ("email", "url", "iban", "currency", "currency_symbol") or concept == "phone":
         # Mobile and fax numbers look like any telephone number: only "phone" takes the first one.
         yield from _first_of_format(units, kind)
 
 
-def _first_date(units: list[TextUnit]) -> Iterator[Candidate]:
+def _first_date(units: list[TextUnit], order: DateOrder) -> Iterator[Candidate]:
     """The first date that no label claims for something else (a due date, a birth date)."""
     for unit in units:
-        for found in find_dates(unit.text):
+        for found in find_dates(unit.text, order):
             # The nearest words before a date are its label, if it has one.
             claimed_by = concept_of(" ".join(unit.text[: found.start].split()[-2:]))
             if claimed_by in (None, "date"):
@@ -299,7 +308,7 @@ def _address(units: list[TextUnit]) -> Iterator[Candidate]:
             break
         lines.append(unit)
     if lines:
-        value = " ".join(u.text.strip() for u in lines)
+        value = _COMMA_BETWEEN_PARTS_RE.sub(", ", " ".join(u.text.strip() for u in lines))
         yield Candidate.of(value, HEURISTIC_PRIOR, lines, value, "address_after_company")
 
 
