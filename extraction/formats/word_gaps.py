@@ -64,6 +64,11 @@ INK_CONTRAST = 15
 #: box's inkiest row; the rows where two touching lines meet hold little, and so do the ascenders
 #: above the letters' main band, which need not be looked at to find the gaps between words.
 ROW_INK_SHARE = 0.3
+#: A line whose own rows (`own_rows`) are fewer than this share of its box's is not one the ink
+#: can space: a dotted print or a rule through it left only a thin band of rows, whose gaps
+#: cut the letters ("21. 2 0"); the recogniser's character boxes space it instead. On the corpus
+#: receipts this took the CER from 0.0937 to 0.0929 (shares 0.2 to 0.4 did alike).
+MIN_OWN_ROWS_SHARE = 0.3
 #: A column is blank when fewer than this many of its pixels in the line are ink (noise specks).
 NOISE_PIXELS = 2
 
@@ -97,6 +102,8 @@ def word_pieces(
     if block is None:
         return []
     rows = own_rows(block.sum(axis=1).tolist())
+    if rows[1] - rows[0] < MIN_OWN_ROWS_SHARE * block.shape[0]:
+        return []
     columns = (block[rows[0] : rows[1]].sum(axis=0) >= NOISE_PIXELS).tolist()
     if min_gap is None:
         min_gap = space_width(_blank_runs(columns), rows[1] - rows[0])

@@ -148,3 +148,11 @@ def test_a_thin_digit_stays_a_word_of_its_own() -> None:
     chars = list("1AB")
     spans = [(0.0, 9.0), (20.0, 29.0), (30.0, 39.0)]
     assert spaced_by_pieces(chars, spans, [(3, 6), (20, 39)], 30)[0] == "1 AB"  # type: ignore[index]
+
+
+def test_a_line_whose_ink_holds_only_a_thin_band_of_rows_is_not_spaced_by_it() -> None:
+    # A rule through dotted digits: the inkiest rows are 3 of 30, and their gaps cut the digits.
+    ink = np.zeros((30, 300), dtype=bool)
+    ink[14:17, 10:200] = True
+    ink[5:25, 10:200:4] = True
+    assert word_pieces(ink, [(0, 0), (299, 0), (299, 29), (0, 29)]) == []
