@@ -70,6 +70,26 @@ _LEGAL_FORM_RE = re.compile(
     r"co(?=[.\s]|$)|gmbh|ag|plc|pte|pvt|sarl|sas|s\.a|b\.v|n\.v|kg|srl|s\.r\.l|spa|oy|ab)\b\.?",
     re.IGNORECASE,
 )
+#: Legal forms written as one word, which OCR can split ("BH D", "L TD").
+_LEGAL_FORM_WORDS = frozenset(
+    {
+        "sdn",
+        "bhd",
+        "berhad",
+        "ltd",
+        "limited",
+        "llc",
+        "llp",
+        "inc",
+        "corp",
+        "gmbh",
+        "plc",
+        "pte",
+        "pvt",
+        "sarl",
+        "srl",
+    }
+)
 #: Words that start or fill address lines, in the languages of the documents seen so far.
 _STREET_WORDS = frozenset(
     [
@@ -285,7 +305,18 @@ def _company(units: list[TextUnit]) -> Iterator[Candidate]:
         head = re.split("\\s+[-\u2013|\u2022]\\s+", value)[0]
         if head != value and _LEGAL_FORM_RE.search(head):
             value = head
-        yield Candidate.of(value, HEURISTIC_PRIOR, lines, raw, "company_top")
+        yield Candidate.of(_legal_form_mended(value), HEURISTIC_PRIOR, lines, raw, "company_top")
+
+
+def _legal_form_mended(name: str) -> str:
+    """`name` with a legal form that OCR split in two ("SDN BH D") made one word again."""
+    words = name.split(" ")
+    for k in range(len(words) - 2, -1, -1):
+        first, second = words[k], words[k + 1]
+        joined = (first + second).rstrip(".").lower()
+        if joined in _LEGAL_FORM_WORDS and first.lower() not in _LEGAL_FORM_WORDS:
+            words[k : k + 2] = [first + second]
+    return " ".join(words)
 
 
 def _address(units: list[TextUnit]) -> Iterator[Candidate]:

@@ -31,6 +31,11 @@ MIN_LINE_SCORE = 0.5
 SPACE_GAP_RATIO = 0.6
 SPACE_GAP_SPREAD = 3.0
 
+#: The recognition model, which also reads Chinese, reads a speck of dirt between two Latin words
+#: as a middle dot ("INTERNATIONAL·SDN"); it is taken for the space it stands in, kept where the
+#: page has a gap there like any space the recogniser read.
+_SPECK = "\u00b7"
+
 _engine: Any = None
 _engine_threads: int | None = None
 _threads: int | None = None
@@ -68,10 +73,11 @@ def recognised_lines(rgb: Image.Image, result: Any) -> list[OcrLine]:
     ink = ink_mask(rgb) if result else None
     lines: list[OcrLine] = []
     for item in result or []:
-        points, text, score = item[0], str(item[1]), float(item[2])
+        points, text, score = item[0], str(item[1]).replace(_SPECK, " "), float(item[2])
         spans: list[tuple[str, float, float]] = []
         if len(item) >= 5:
-            text, spans = _spaced(text, points, item[3], item[4], ink)
+            chars = [" " if str(c) == _SPECK else str(c) for c in item[4]]
+            text, spans = _spaced(text, points, item[3], chars, ink)
         text = _plain(text.strip())
         if text and score >= MIN_LINE_SCORE:
             corners = tuple((float(x), float(y)) for x, y in points)
