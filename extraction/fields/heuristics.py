@@ -141,11 +141,6 @@ _TRAILING_REGISTRATION_RE = re.compile(r"\s*\(\s*[A-Z]{0,3}\d{4,}\s*-?\s*[A-Z]?\
 _TRAILING_TITLE_RE = re.compile(
     r"(?<=\w)\s+(?:tax\s+)?(?:invoice|receipt|bill|statement|quotation|credit\s+note)\s*$", re.IGNORECASE
 )
-#: A comma between two parts of an address ("BESAR,45600", "27,JALAN"), not inside a number
-#: ("55,57"): an address is written with a space after it, which a receipt's tight print and OCR
-#: often lose. On the corpus receipts, whose typed addresses mostly have the space (92 of 115
-#: commas), this made one more address right and none wrong.
-_COMMA_BETWEEN_PARTS_RE = re.compile(r"(?<=[A-Za-z]),(?=[A-Za-z0-9])|(?<=[0-9]),(?=[A-Za-z])")
 _HEADING_WORDS = frozenset({"receipt", "invoice", "tax", "bill", "cash", "statement", "quotation", "order"})
 
 
@@ -339,7 +334,7 @@ def _address(units: list[TextUnit]) -> Iterator[Candidate]:
             break
         lines.append(unit)
     if lines:
-        value = _COMMA_BETWEEN_PARTS_RE.sub(", ", " ".join(u.text.strip() for u in lines))
+        value = " ".join(u.text.strip() for u in lines)
         yield Candidate.of(value, HEURISTIC_PRIOR, lines, value, "address_after_company")
 
 
