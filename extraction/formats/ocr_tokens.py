@@ -24,10 +24,16 @@ MIN_DIGITS = 2
 MIN_LETTERS = 2
 
 
+#: A capital and a zero before a period or colon: an abbreviation ("N0.", "C0.", "N0 :"), whose
+#: zero is an "O"; a code would go on with more letters or digits.
+_ABBREVIATION_RE = re.compile(r"\b([A-Z])0(?=\.(?!\d)|\s?:)")
+
+
 def resolved(text: str) -> str:
     """`text` with each run of letters and digits read as a number or a word where its other
     characters say which (see the module's docstring); every other character as it was."""
-    return _RUN_RE.sub(lambda m: _resolved_run(m.group(0)), text)
+    text = _RUN_RE.sub(lambda m: _resolved_run(m.group(0)), text)
+    return _ABBREVIATION_RE.sub(r"\1O", text)
 
 
 def _resolved_run(run: str) -> str:
