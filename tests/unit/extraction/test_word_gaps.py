@@ -156,3 +156,12 @@ def test_a_line_whose_ink_holds_only_a_thin_band_of_rows_is_not_spaced_by_it() -
     ink[14:17, 10:200] = True
     ink[5:25, 10:200:4] = True
     assert word_pieces(ink, [(0, 0), (299, 0), (299, 29), (0, 29)]) == []
+
+
+def test_a_number_glued_to_a_word_parts_at_a_narrow_gap_and_a_code_does_not() -> None:
+    spans = [(float(x), x + 9.0) for x in range(0, 100, 10)]
+    one_piece = [(0, 99)]
+    # A 3 px band between the postcode and the word, on a line 20 px high.
+    fine = [(0, 48), (51, 99)]
+    assert spaced_by_pieces(list("81760JOHOR"), spans, one_piece, 20, fine)[0] == "81760 JOHOR"  # type: ignore[index]
+    assert spaced_by_pieces(list("CS18019876"), spans, one_piece, 20, [(0, 18), (21, 99)])[0] == "CS18019876"  # type: ignore[index]
