@@ -18,7 +18,8 @@ from collections.abc import Callable, Iterator
 
 from extraction.fields.candidate import HEURISTIC_PRIOR, Candidate
 from extraction.fields.contract_terms import effective_date, jurisdiction, parties, term
-from extraction.fields.normalize import concept_of, find_dates, is_label, label_tokens
+from extraction.fields.date_locale import infer_date_order
+from extraction.fields.normalize import DateOrder, concept_of, find_dates, is_label, label_tokens
 from extraction.fields.text_lines import TextUnit
 from extraction.fields.value_kinds import Kind, read_value
 
@@ -68,6 +69,26 @@ _LEGAL_FORM_RE = re.compile(
     r"\b(?:sdn\.?\s*bhd|sdn|bhd|berhad|s/b|ltd|limited|llc|l\.l\.c|llp|inc|incorporated|corp|corporation|"
     r"co(?=[.\s]|$)|gmbh|ag|plc|pte|pvt|sarl|sas|s\.a|b\.v|n\.v|kg|srl|s\.r\.l|spa|oy|ab)\b\.?",
     re.IGNORECASE,
+)
+#: Legal forms written as one word, which OCR can split ("BH D", "L TD").
+_LEGAL_FORM_WORDS = frozenset(
+    {
+        "sdn",
+        "bhd",
+        "berhad",
+        "ltd",
+        "limited",
+        "llc",
+        "llp",
+        "inc",
+        "corp",
+        "gmbh",
+        "plc",
+        "pte",
+        "pvt",
+        "sarl",
+        "srl",
+    }
 )
 #: Words that start or fill address lines, in the languages of the documents seen so far.
 _STREET_WORDS = frozenset(
@@ -123,23 +144,26 @@ _TRAILING_TITLE_RE = re.compile(
 _HEADING_WORDS = frozenset({"receipt", "invoice", "tax", "bill", "cash", "statement", "quotation", "order"})
 
 
-def heuristic_candidates(units: list[TextUnit], name: str, kind: Kind) -> Iterator[Candidate]:
-    """Values for field `name` (of `kind`) by the document conventions above, best first."""
+def heuristic_candidates(
+    units: list[TextUnit], name: str, kind: Kind, order: DateOrder | None = None
+) -> Iterator[Candidate]:
+    """Values for field `name` (of `kind`) by the document conventions above, best first. Numeric
+    dates are read in `order`, by default the one the document shows (`infer_date_order`)."""
     concept = concept_of(name)
     by_position = _BY_POSITION.get(concept or "")
     if by_position is not None:
         yield from by_position(units)
     elif concept == "date" and kind == "date":
-        yield from _first_date(units)
+        yield from _first_date(units, order or infer_date_order([u.text for u in units]))
     elif kind in ("email", "url", "iban", "currency", "currency_symbol") or concept == "phone":
         # Mobile and fax numbers look like any telephone number: only "phone" takes the first one.
         yield from _first_of_format(units, kind)
 
 
-def _first_date(units: list[TextUnit]) -> Iterator[Candidate]:
+def _first_date(units: list[TextUnit], order: DateOrder) -> Iterator[Candidate]:
     """The first date that no label claims for something else (a due date, a birth date)."""
     for unit in units:
-        for found in find_dates(unit.text):
+        for found in find_dates(unit.text, order):
             # The nearest words before a date are its label, if it has one.
             claimed_by = concept_of(" ".join(unit.text[: found.start].split()[-2:]))
             if claimed_by in (None, "date"):
@@ -276,7 +300,18 @@ def _company(units: list[TextUnit]) -> Iterator[Candidate]:
         head = re.split("\\s+[-\u2013|\u2022]\\s+", value)[0]
         if head != value and _LEGAL_FORM_RE.search(head):
             value = head
-        yield Candidate.of(value, HEURISTIC_PRIOR, lines, raw, "company_top")
+        yield Candidate.of(_legal_form_mended(value), HEURISTIC_PRIOR, lines, raw, "company_top")
+
+
+def _legal_form_mended(name: str) -> str:
+    """`name` with a legal form that OCR split in two ("SDN BH D") made one word again."""
+    words = name.split(" ")
+    for k in range(len(words) - 2, -1, -1):
+        first, second = words[k], words[k + 1]
+        joined = (first + second).rstrip(".").lower()
+        if joined in _LEGAL_FORM_WORDS and first.lower() not in _LEGAL_FORM_WORDS:
+            words[k : k + 2] = [first + second]
+    return " ".join(words)
 
 
 def _address(units: list[TextUnit]) -> Iterator[Candidate]:

@@ -380,6 +380,10 @@ CONCEPTS: dict[str, tuple[str, ...]] = {
         "amount",
         "total amount due",
         "total sales",
+        # Net of discounts and rounding on a receipt ("SubTotal 179.00 ... Net Total 189.75"), net
+        # of tax on some invoices: of two totals the larger is taken (`_choose`), which is the
+        # right one either way, while as a subtotal it was never the receipt's total.
+        "net total",
     ),
     "subtotal": (
         "subtotal",
@@ -393,7 +397,6 @@ CONCEPTS: dict[str, tuple[str, ...]] = {
         "total excl",
         "total excluding",
         "amount before tax",
-        "net total",
         "nettobetrag",
         "zwischensumme",
     ),

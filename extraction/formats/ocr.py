@@ -10,6 +10,7 @@ import itertools
 import math
 import statistics
 import threading
+import unicodedata
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -29,6 +30,11 @@ MIN_LINE_SCORE = 0.5
 #: 72% (ratios 0.4 to 0.8 and spreads 1.5 to 3 were tried).
 SPACE_GAP_RATIO = 0.6
 SPACE_GAP_SPREAD = 3.0
+
+#: The recognition model, which also reads Chinese, reads a speck of dirt between two Latin words
+#: as a middle dot ("INTERNATIONAL·SDN"); it is taken for the space it stands in, kept where the
+#: page has a gap there like any space the recogniser read.
+_SPECK = "\u00b7"
 
 _engine: Any = None
 _engine_threads: int | None = None
@@ -67,17 +73,25 @@ def recognised_lines(rgb: Image.Image, result: Any) -> list[OcrLine]:
     ink = ink_mask(rgb) if result else None
     lines: list[OcrLine] = []
     for item in result or []:
-        points, text, score = item[0], str(item[1]), float(item[2])
+        points, text, score = item[0], str(item[1]).replace(_SPECK, " "), float(item[2])
         spans: list[tuple[str, float, float]] = []
         if len(item) >= 5:
-            text, spans = _spaced(text, points, item[3], item[4], ink)
-        text = resolved(text.strip())
+            chars = [" " if str(c) == _SPECK else str(c) for c in item[4]]
+            text, spans = _spaced(text, points, item[3], chars, ink)
+        text = _plain(text.strip())
         if text and score >= MIN_LINE_SCORE:
             corners = tuple((float(x), float(y)) for x, y in points)
             top, bottom = min(y for _, y in corners), max(y for _, y in corners)
-            words = tuple((resolved(word), Box(x0, top, x1, bottom)) for word, x0, x1 in spans)
+            words = tuple((_plain(word), Box(x0, top, x1, bottom)) for word, x0, x1 in spans)
             lines.append(OcrLine(text, corners, score, words))
     return lines
+
+
+def _plain(text: str) -> str:
+    """`text` in compatibility form, its look-alikes resolved (`ocr_tokens`). The recognition model
+    also reads Chinese and often gives the full-width forms of punctuation (U+FF08 "(", U+FF1A ":") in Latin
+    text; NFKC makes them the ASCII ones that labels and values are matched with."""
+    return resolved(unicodedata.normalize("NFKC", text))
 
 
 def set_ocr_threads(threads: int | None) -> None:

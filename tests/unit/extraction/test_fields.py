@@ -211,6 +211,31 @@ def test_receipt_company_and_address_heuristics() -> None:
     assert result["date"].value == "2018-12-25"
 
 
+def test_an_unlabelled_receipt_date_is_read_in_the_receipts_own_order() -> None:
+    # No label names the date; ringgit and a Malaysian address say day first.
+    b = DocBuilder(width=480, height=600, source="ocr")
+    for index, text in enumerate(
+        [
+            "KEDAI MAJU SDN BHD",
+            "12,JALAN BESAR,45600 BATANG",
+            "TEL 03-3271 9872",
+            "12-01-19 10:43AM",
+            "TOTAL RM 2.50",
+        ]
+    ):
+        b.line(text, 40, 30 + index * 30, 40 + 9 * len(text), 48 + index * 30, confidence=0.9)
+    assert extract(b.doc, "date")["date"].value == "2019-01-12"
+
+
+def test_a_legal_form_split_by_ocr_is_one_word_again() -> None:
+    b = DocBuilder(width=480, height=600, source="ocr")
+    for index, text in enumerate(
+        ["UNIHAKKA INTERNATIONAL SDN BH D", "12, JALAN TAMPOI 7/4", "TEL 07-3507405"]
+    ):
+        b.line(text, 40, 30 + index * 30, 40 + 9 * len(text), 48 + index * 30, confidence=0.9)
+    assert extract(b.doc, "company")["company"].value == "UNIHAKKA INTERNATIONAL SDN BHD"
+
+
 def test_confidence_combines_match_and_text_confidence() -> None:
     sure, unsure = DocBuilder(), DocBuilder()
     sure.line("Email: a@b.example.com", 10, 10, confidence=1.0)

@@ -202,6 +202,7 @@ def test_concepts_of_field_names() -> None:
     assert concept_of("date_due") == "due_date"
     assert concept_of("partner_email") == "email"
     assert concept_of("Total includes GST 6%") == "total"
+    assert concept_of("Net Total (MYR)") == "total"  # of two totals the larger is taken
     assert concept_of("zzz") is None
 
 

@@ -129,3 +129,39 @@ def test_a_slanted_line_is_straightened_before_its_gaps_are_read() -> None:
     pieces = word_pieces(ink, [(10.0, 26.0), (210.0, 14.0), (210.0, 24.0), (10.0, 36.0)], min_gap=5)
     assert len(pieces) == 2
     assert abs(pieces[0][1] - 100) <= 2 and abs(pieces[1][0] - 116) <= 2
+
+
+def test_a_thin_piece_of_a_letter_or_a_bracket_joins_its_word() -> None:
+    # The stem of a "T" whose arms the ink mask lost stands alone, 5 px from the letters each side.
+    chars = list("INTERNA")
+    spans = [(float(x), x + 9.0) for x in range(0, 70, 10)]
+    pieces = [(0, 15), (23, 26), (32, 69)]
+    assert spaced_by_pieces(chars, spans, pieces, 30)[0] == "INTERNA"  # type: ignore[index]
+    # An opening bracket joins the word after it, even when the word before is nearer.
+    chars = list("AB(CD")
+    spans = [(float(x), x + 9.0) for x in range(0, 50, 10)]
+    pieces = [(0, 19), (24, 27), (36, 49)]
+    assert spaced_by_pieces(chars, spans, pieces, 30)[0] == "AB (CD"  # type: ignore[index]
+
+
+def test_a_thin_digit_stays_a_word_of_its_own() -> None:
+    chars = list("1AB")
+    spans = [(0.0, 9.0), (20.0, 29.0), (30.0, 39.0)]
+    assert spaced_by_pieces(chars, spans, [(3, 6), (20, 39)], 30)[0] == "1 AB"  # type: ignore[index]
+
+
+def test_a_line_whose_ink_holds_only_a_thin_band_of_rows_is_not_spaced_by_it() -> None:
+    # A rule through dotted digits: the inkiest rows are 3 of 30, and their gaps cut the digits.
+    ink = np.zeros((30, 300), dtype=bool)
+    ink[14:17, 10:200] = True
+    ink[5:25, 10:200:4] = True
+    assert word_pieces(ink, [(0, 0), (299, 0), (299, 29), (0, 29)]) == []
+
+
+def test_a_number_glued_to_a_word_parts_at_a_narrow_gap_and_a_code_does_not() -> None:
+    spans = [(float(x), x + 9.0) for x in range(0, 100, 10)]
+    one_piece = [(0, 99)]
+    # A 3 px band between the postcode and the word, on a line 20 px high.
+    fine = [(0, 48), (51, 99)]
+    assert spaced_by_pieces(list("81760JOHOR"), spans, one_piece, 20, fine)[0] == "81760 JOHOR"  # type: ignore[index]
+    assert spaced_by_pieces(list("CS18019876"), spans, one_piece, 20, [(0, 18), (21, 99)])[0] == "CS18019876"  # type: ignore[index]
