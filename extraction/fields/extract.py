@@ -178,7 +178,7 @@ def _extract_one(ctx: _Context, name: str) -> FieldResult:
             candidates.append(_shaped(candidate, spec, ctx))
     kept = [c for c in candidates if c is not None and _belongs(c, spec, ctx)]
     if not kept and not spec.patient_owned and spec.part is None:
-        kept = list(heuristic_candidates(ctx.lines, name, kind))
+        kept = list(heuristic_candidates(ctx.lines, name, kind, ctx.order))
     if not kept:
         return _net_of_tax(ctx) if spec.concept == "subtotal" and kind == "amount" else absent()
     best = _choose(kept, kind)

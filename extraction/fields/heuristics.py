@@ -18,7 +18,6 @@ from collections.abc import Callable, Iterator
 
 from extraction.fields.candidate import HEURISTIC_PRIOR, Candidate
 from extraction.fields.contract_terms import effective_date, jurisdiction, parties, term
-from extraction.fields.date_locale import infer_date_order
 from extraction.fields.normalize import DateOrder, concept_of, find_dates, is_label, label_tokens
 from extraction.fields.text_lines import TextUnit
 from extraction.fields.value_kinds import Kind, read_value
@@ -145,16 +144,16 @@ _HEADING_WORDS = frozenset({"receipt", "invoice", "tax", "bill", "cash", "statem
 
 
 def heuristic_candidates(
-    units: list[TextUnit], name: str, kind: Kind, order: DateOrder | None = None
+    units: list[TextUnit], name: str, kind: Kind, order: DateOrder
 ) -> Iterator[Candidate]:
     """Values for field `name` (of `kind`) by the document conventions above, best first. Numeric
-    dates are read in `order`, by default the one the document shows (`infer_date_order`)."""
+    dates are read in `order`: the document's own (`date_locale.resolve_date_order`)."""
     concept = concept_of(name)
     by_position = _BY_POSITION.get(concept or "")
     if by_position is not None:
         yield from by_position(units)
     elif concept == "date" and kind == "date":
-        yield from _first_date(units, order or infer_date_order([u.text for u in units]))
+        yield from _first_date(units, order)
     elif kind in ("email", "url", "iban", "currency", "currency_symbol") or concept == "phone":
         # Mobile and fax numbers look like any telephone number: only "phone" takes the first one.
         yield from _first_of_format(units, kind)
