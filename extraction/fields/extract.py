@@ -504,7 +504,13 @@ def _label_candidates(
                     )
                     break
         nearest = min((gap for gap, _ in found), default=0.0)
+        beside = any(c.strategy == "label_right" for _, c in found)
         for gap, candidate in found:
+            if kind == "amount" and beside and candidate.strategy == "label_below":
+                # Amounts are chosen by their label and size, not by score (`_choose`): an amount
+                # under the label ("CASH : 100.00" under "Total Sales : 80.90") would win by size
+                # over the one on the label's own line, which is its value.
+                continue
             if gap > nearest:
                 candidate.score *= FARTHER_SHARE
             yield candidate

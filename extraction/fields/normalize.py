@@ -60,7 +60,7 @@ _MONTH_RE = "|".join(sorted((re.escape(m) for m in _MONTHS), key=len, reverse=Tr
 _ORDINAL = r"(?:st|nd|rd|th|er|e)?"
 
 #: A date ends where its digits do, or where a time glued to it by OCR starts ("10/03/20185:41:06").
-_DATE_END = r"(?:(?![\d]|[.,]\d)|(?=\d{1,2}:\d{2}))"
+_DATE_END = r"(?:(?![\d]|[.,]\d)|(?=\d{1,2}\s?:\s?\d{2}))"
 _DATE_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ("ymd", re.compile(r"(?<![\d.,/-])(\d{4})([-/.])(\d{1,2})\2(\d{1,2})(?![\d])")),
     ("dmy", re.compile(r"(?<![\d.,/])(\d{1,2})([-/.])(\d{1,2})\2(\d{4}|\d{2})" + _DATE_END)),
@@ -184,13 +184,14 @@ def parse_date(text: str, order: DateOrder = DEFAULT_DATE_ORDER) -> str | None:
 
 #: Thousands separators grouped in threes, an optional decimal part of 1-3 digits. Space-grouped
 #: thousands count only with a decimal part ("1 234,56"), so "DE 232 446 240" stays three numbers.
-#: Percentages, and numbers inside dates, times or codes ("25/12", "8:13", "1851-A") are not amounts.
+#: Percentages, and numbers inside dates, times or codes ("25/12", "8:13", "1851-A") are not amounts,
+#: nor a digit glued to a word (OCR's "5ales" for "Sales"), unless the word is a currency code.
 _NUMBER_RE = re.compile(
     "(?<![\\w.,/-])(?<!\\d:)(?P<sign>[-\u2212])?"
     r"\s?(?P<cur>[$€£¥₹]|RM|Rs\.?|USD|EUR|GBP|MYR|INR)?\s?"
     "(?P<num>\\d{1,3}(?:[,.'\u2019]\\d{3})+"
     r"(?:[.,]\d{1,3})?|\d{1,3}(?:[ \u00a0\u202f]\d{3})+[.,]\d{1,2}"
-    r"|\d+(?:[.,]\d{1,3})?)(?![\d%/:]|[.,]\d|\s?%|-\w)",
+    r"|\d+(?:[.,]\d{1,3})?)(?![\d%/:]|[.,]\d|\s?%|-\w|(?!(?:usd|eur|gbp|myr|inr|sgd)\b)[a-z]{3})",
     re.IGNORECASE,
 )
 

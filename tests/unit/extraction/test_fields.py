@@ -474,3 +474,19 @@ def test_a_name_that_only_appears_inside_longer_labels_is_a_value() -> None:
     b.line("PLAN TYPE Part B", 391, 89, 562, 116)
     b.line("POLICY/ID NO. 6C81-DX0-YX87", 50, 116, 562, 143)
     assert extract(b.doc, "ins_name")["ins_name"].value == "Medicare"
+
+
+def test_a_receipt_total_is_the_value_beside_its_label_not_the_cash_under_it() -> None:
+    b = DocBuilder(source="ocr")
+    b.line("Total Sales (Inclusive of GST) :", 34, 657, 300, 677)
+    b.line("80.90", 340, 657, 380, 677)
+    b.line("0608 CASH : 100.00", 95, 684, 380, 704)
+    assert extract(b.doc, "total")["total"].value == "80.90"
+
+
+def test_a_digit_glued_to_a_word_is_no_amount_and_a_time_glued_to_a_date_is_cut_off() -> None:
+    from extraction.fields.normalize import find_amounts, find_dates
+
+    assert [m.raw for m in find_amounts("Total 5ales (Inclusive of GST) RM 2.50")] == ["RM 2.50"]
+    assert [m.raw for m in find_amounts("12.00USD")] == ["12.00"]
+    assert [m.value for m in find_dates("25/12/20188: 13", "DMY")] == ["2018-12-25"]
