@@ -538,6 +538,9 @@ def _prefix_label_candidates(unit: TextUnit, name: str, kind: Kind, order: DateO
     ("INSURANCE COMPANY Blue Cross", "Your Doctor S. Oyelaran, MD"): a form's cell whose label is
     set above or before its value."""
     words = unit.text.split()
+    if match_label(name, unit.text) >= SYNONYM_SCORE:
+        # The whole cell is one of the field's labels ("INSURANCE PLAN"): its value is elsewhere.
+        return
     for n in range(min(MAX_PREFIX_LABEL_WORDS, len(words) - 1), 0, -1):
         label = " ".join(words[:n])
         if not is_label_like(label):

@@ -490,3 +490,10 @@ def test_a_digit_glued_to_a_word_is_no_amount_and_a_time_glued_to_a_date_is_cut_
     assert [m.raw for m in find_amounts("Total 5ales (Inclusive of GST) RM 2.50")] == ["RM 2.50"]
     assert [m.raw for m in find_amounts("12.00USD")] == ["12.00"]
     assert [m.value for m in find_dates("25/12/20188: 13", "DMY")] == ["2018-12-25"]
+
+
+def test_a_cell_that_is_one_whole_label_has_its_value_elsewhere() -> None:
+    b = DocBuilder(source="ocr")
+    b.line("INSURANCE PLAN", 132, 1155, 304, 1178)
+    b.line("Aetna", 132, 1186, 222, 1216)
+    assert extract(b.doc, "ins_name")["ins_name"].value == "Aetna"
