@@ -80,8 +80,7 @@ def embedded_value(embedded: list[EmbeddedValue], name: str) -> Stated | None:
         # The e-invoice states the ISO code; the symbol is what the page prints.
         return None
     if concept in _DOCUMENT_KEYS:
-        found = _first_of(by_key, _DOCUMENT_KEYS[concept])
-        return Stated(found) if found else None
+        return _stated(_first_of(by_key, _DOCUMENT_KEYS[concept]))
     if concept in _PARTY_KEYS:
         role = "buyer" if words & _BUYER_WORDS else "seller"
         keys = _PARTY_KEYS[concept]
@@ -92,12 +91,15 @@ def embedded_value(embedded: list[EmbeddedValue], name: str) -> Stated | None:
             return Stated(by_key.get(f"{role}.{_STREET_LINES[int(line.group(1))]}"))
         if "code" in words:
             keys = tuple(sorted(keys, key=lambda key: not key.endswith("_code")))
-        found = _first_of(by_key, tuple(f"{role}.{key}" for key in keys))
-        return Stated(found) if found else None
+        return _stated(_first_of(by_key, tuple(f"{role}.{key}" for key in keys)))
     if concept is None:
-        found = next((value for value in embedded if _named_by(words, value)), None)
-        return Stated(found) if found else None
+        return _stated(next((value for value in embedded if _named_by(words, value)), None))
     return None
+
+
+def _stated(found: EmbeddedValue | None) -> Stated | None:
+    """A value found is stated; none found means the e-invoice does not speak of the field."""
+    return Stated(found) if found is not None else None
 
 
 def _first_of(by_key: dict[str, EmbeddedValue], keys: tuple[str, ...]) -> EmbeddedValue | None:

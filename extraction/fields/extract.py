@@ -45,6 +45,7 @@ from extraction.fields.normalize import (
     label_tokens,
     match_label,
     parse_checkbox,
+    parse_date,
     related_concepts,
     total_rank,
     vocabulary_words,
@@ -242,7 +243,8 @@ def _net_of_tax(ctx: _Context) -> FieldResult:
 
 def _labelled(result: FieldResult) -> bool:
     """Whether a value was read after its label (not guessed by a heuristic)."""
-    return result.value is not None and (result.evidence or "").split("|")[1:2] in [[s] for s in PRIORS]
+    parts = (result.evidence or "").split("|")
+    return result.value is not None and len(parts) > 1 and parts[1] in PRIORS
 
 
 def _belongs(candidate: Candidate, spec: FieldSpec, ctx: _Context) -> bool:
@@ -274,7 +276,7 @@ def _shaped(candidate: Candidate | None, spec: FieldSpec, ctx: _Context) -> Cand
         # "PATIENT LAST NAME" under "FIRST NAME" is the next label, not a value; a clause after
         # "party" in a contract's text is no party.
         return None
-    if spec.concept in _IDENTIFIER_CONCEPTS and isinstance(value, str) and _is_date(value):
+    if spec.concept in _IDENTIFIER_CONCEPTS and isinstance(value, str) and parse_date(value) is not None:
         # A date beside "Group #:" with its own box empty is the next field's value.
         return None
     candidate.value = value
@@ -301,11 +303,6 @@ _IDENTIFIER_CONCEPTS = frozenset(
 def _heading_tail(value: str) -> bool:
     words = value.lower().split()
     return bool(words) and all(w.strip(".:") in _HEADING_TAIL_WORDS for w in words)
-
-
-def _is_date(value: str) -> bool:
-    found = find_dates(value)
-    return bool(found) and found[0].raw.strip() == value.strip()
 
 
 #: Concepts whose values have a shape so definite that a value without it is dropped.

@@ -4,8 +4,9 @@ The recogniser reads each glyph on its own, and on a worn or blurred print "0" a
 "l" or "I" look alike: a postcode comes out as "8110O", a street word as "L0T". The token around
 the glyph tells which was meant: a run that is nearly all digits is a number, so its one or two
 look-alike letters are digits; a word of letters with a single zero in it is a word, so the zero is
-an "O", and so is a "1" or "5" between two of its letters an "I" or "l", an "S" or "s". Only these look-alikes are changed, and only inside a run of letters and digits (a
-reference such as "U13/BG" or "113G" mixes them on purpose and has no look-alike to change).
+an "O", and a "1" or "5" between two of its letters is an "I" or "l", an "S" or "s". Only these
+look-alikes are changed, and only inside a run of letters and digits (a reference such as "U13/BG"
+or "113G" mixes them on purpose and has no look-alike to change).
 """
 
 from __future__ import annotations
