@@ -183,6 +183,8 @@ def _extract_one(ctx: _Context, name: str) -> FieldResult:
     if not kept:
         return _net_of_tax(ctx) if spec.concept == "subtotal" and kind == "amount" else absent()
     best = _choose(kept, kind)
+    if spec.concept == "total" and kind == "amount":
+        best = _rounded_total(ctx, best)
     text_confidence = min(u.confidence for u in best.units)
     key = evidence_key(
         best.source, best.strategy, best.valid, best.ambiguous, text_confidence < LOW_TEXT_CONFIDENCE
@@ -194,6 +196,52 @@ def _extract_one(ctx: _Context, name: str) -> FieldResult:
         source=best.source,
         raw=best.raw,
         evidence=key,
+    )
+
+
+#: A cash rounding adjustment is a few cents: at most this much.
+MAX_ROUNDING = Decimal("0.50")
+#: Lines looked at below a total for its rounding adjustment, and below that for the rounded total.
+ROUNDING_LINES = 3
+_SIGNED_AMOUNT_RE = re.compile(r"(-?)\s*(\d+[.,]\d{2})\s*$")
+_AMOUNT_RE = re.compile(r"(?<![\d.,])\d+[.,]\d{2}(?![\d.,]*\d)")
+
+
+def _rounded_total(ctx: _Context, best: Candidate) -> Candidate:
+    """A receipt's total, or the rounded total printed under it: a "ROUNDING ADJ -0.01" line below
+    the total, and below that the total plus the adjustment, is what was paid (a rounded total
+    with a label of its own is already preferred by `_choose`)."""
+    if total_rank(best.label) >= 4:
+        return best
+    below = _lines_below(ctx.lines, best.units[-1])
+    for index, unit in enumerate(below[:ROUNDING_LINES]):
+        found = _SIGNED_AMOUNT_RE.search(unit.text)
+        if found is None or concept_of(unit.text[: found.start()]) != "rounding":
+            continue
+        adjustment = Decimal(found.group(2).replace(",", ".")) * (-1 if found.group(1) else 1)
+        if not 0 < abs(adjustment) <= MAX_ROUNDING:
+            return best
+        rounded = Decimal(str(best.value)) + adjustment
+        for after in below[index + 1 : index + 1 + ROUNDING_LINES]:
+            for amount in _AMOUNT_RE.finditer(after.text):
+                if Decimal(amount.group().replace(",", ".")) == rounded:
+                    return Candidate.of(
+                        format_amount(rounded), best.score, [after], amount.group(), best.strategy, best.label
+                    )
+        return best
+    return best
+
+
+def _lines_below(lines: list[TextUnit], unit: TextUnit) -> list[TextUnit]:
+    """The lines of `unit`'s page under it, top down (in reading order where there are no boxes;
+    `unit` may be a cell of a line, numbered apart from the lines)."""
+    same_page = [u for u in lines if u.page == unit.page]
+    box = unit.box
+    if box is None or any(u.box is None for u in same_page):
+        return sorted((u for u in same_page if u.order > unit.order), key=lambda u: u.order)
+    middle = (box.y0 + box.y1) / 2
+    return sorted(
+        (u for u in same_page if u.box and u.box.y0 > middle), key=lambda u: u.box.y0 if u.box else 0.0
     )
 
 
@@ -543,7 +591,7 @@ def _prefix_label_candidates(unit: TextUnit, name: str, kind: Kind, order: DateO
         if not is_label_like(label):
             continue
         score = match_label(name, label)
-        if score < SYNONYM_SCORE:
+        if score < SYNONYM_SCORE or _longer_label_of_other_concept(label, words[n]):
             return
         rest = " ".join(words[n:])
         if kind == "text":
@@ -552,6 +600,17 @@ def _prefix_label_candidates(unit: TextUnit, name: str, kind: Kind, order: DateO
         if reading is not None and _follows(rest, reading.raw) and not _label_words_only(reading.value):
             yield _candidate(reading, score, "label_inline", [unit], label)
         return
+
+
+def _longer_label_of_other_concept(label: str, next_word: str) -> bool:
+    """Whether `label` and the word after it, up to a colon or digit, name another concept: the
+    label is then that longer one ("Company No:002643278-A" is a registration number, not a
+    company)."""
+    head = re.split(r"[:\uff1a\d]", next_word, maxsplit=1)[0]
+    if not head:
+        return False
+    longer = concept_of(f"{label} {head}")
+    return longer is not None and longer != concept_of(label)
 
 
 def _label_words_only(value: str) -> bool:

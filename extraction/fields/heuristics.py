@@ -128,6 +128,8 @@ _STREET_WORDS = frozenset(
 )
 _ADDRESS_START_RE = re.compile(r"^(?:no\b|no\.|no\d|lot\b|level\b|unit\b|suite\b|block\b|\d)", re.IGNORECASE)
 _POSTCODE_RE = re.compile(r"\b\d{5}\b")
+#: A five-digit postcode with the town glued to it ("53300KL"): OCR lost the space between them.
+_GLUED_POSTCODE_RE = re.compile(r"\b(\d{5})(?=[A-Za-z]{2,}\b)")
 _ADDRESS_STOP_RE = re.compile(
     r"\b(tel|tele?phone|phone|fax|h/?p|mobile|e-?mail|www|http|gst|vat|tax|invoice|receipt|cashier|date|"
     r"reg|registration|roc|co\.?\s*no|company|bill|table|order|doc|document)\b",
@@ -135,7 +137,19 @@ _ADDRESS_STOP_RE = re.compile(
 )
 #: Company registration numbers printed under a shop's name ("(867388-U)", "JM0325955-V").
 _REGISTRATION_RE = re.compile(r"^\(?\s*[A-Z]{0,3}\s*\d[\d\s]{3,}\s*-?\s*[A-Z]?\s*\)?$", re.IGNORECASE)
-_TRAILING_REGISTRATION_RE = re.compile(r"\s*\(\s*[A-Z]{0,3}\d{4,}\s*-?\s*[A-Z]?\s*\)\s*$", re.IGNORECASE)
+#: Set after the name on its line; OCR may lose one bracket ("99 SPEED MART S/B 519537-X)"), so
+#: it is known by its opening bracket or by its check letter.
+_TRAILING_REGISTRATION_RE = re.compile(
+    r"\s*(?:\(\s*[A-Z]{0,3}\d{4,}\s*-?\s*[A-Z]?\s*\)?|\(?\s*[A-Z]{0,3}\d{4,}\s*-\s*[A-Z]\s*\)?)\s*$",
+    re.IGNORECASE,
+)
+#: A bracket glued to the word before it, or a closing one to the word after it: OCR lost the
+#: space that names set there ("MR. D.I.Y.(M) SDN BHD", "MOTOR(SUNGAI RENGIT)SDN").
+_GLUED_OPENING_RE = re.compile(r"(?<=[^\s(\[/-])\((?=[^\s)])")
+_GLUED_CLOSING_RE = re.compile(r"(?<=[^\s(])\)(?=[^\W_])")
+#: An initial's or a legal form's period glued to the next word ("S.H.H.MOTOR", "SDN.BHD.");
+#: a run of initials ("D.I.Y.") keeps its periods together.
+_GLUED_PERIOD_RE = re.compile(r"(?:(?<=\b[A-Za-z])|(?<=\bsdn)|(?<=\bco))\.(?=[A-Za-z]{2,})", re.IGNORECASE)
 #: A document title set after the issuer's name on its top line.
 _TRAILING_TITLE_RE = re.compile(
     r"(?<=\w)\s+(?:tax\s+)?(?:invoice|receipt|bill|statement|quotation|credit\s+note)\s*$", re.IGNORECASE
@@ -299,7 +313,15 @@ def _company(units: list[TextUnit]) -> Iterator[Candidate]:
         head = re.split("\\s+[-\u2013|\u2022]\\s+", value)[0]
         if head != value and _LEGAL_FORM_RE.search(head):
             value = head
-        yield Candidate.of(_legal_form_mended(value), HEURISTIC_PRIOR, lines, raw, "company_top")
+        yield Candidate.of(
+            _spaced_name(_legal_form_mended(value)), HEURISTIC_PRIOR, lines, raw, "company_top"
+        )
+
+
+def _spaced_name(name: str) -> str:
+    """`name` with the spaces OCR lost around its brackets and after its initials put back."""
+    name = _GLUED_OPENING_RE.sub(" (", name)
+    return _GLUED_PERIOD_RE.sub(". ", _GLUED_CLOSING_RE.sub(") ", name))
 
 
 def _legal_form_mended(name: str) -> str:
@@ -315,10 +337,16 @@ def _legal_form_mended(name: str) -> str:
 
 def _address(units: list[TextUnit]) -> Iterator[Candidate]:
     company, start, top = _company_lines(units)
-    if not company or start is None:
+    if not company:
         return
+    header = top + [u for u in units if u.order > top[-1].order][:MAX_ADDRESS_LINES]
+    if start is None:
+        # On a long receipt the header block can run past the top region, its address just under it.
+        start = _address_start(header)
+        if start is None:
+            return
     lines: list[TextUnit] = []
-    for unit in top[start:] + [u for u in units if u.order > top[-1].order][:MAX_ADDRESS_LINES]:
+    for unit in header[start:]:
         text = unit.text.strip()
         if (
             len(lines) >= MAX_ADDRESS_LINES
@@ -333,8 +361,9 @@ def _address(units: list[TextUnit]) -> Iterator[Candidate]:
             break
         lines.append(unit)
     if lines:
-        value = " ".join(u.text.strip() for u in lines)
-        yield Candidate.of(value, HEURISTIC_PRIOR, lines, value, "address_after_company")
+        raw = " ".join(u.text.strip() for u in lines)
+        value = _GLUED_POSTCODE_RE.sub(r"\1 ", raw)
+        yield Candidate.of(value, HEURISTIC_PRIOR, lines, raw, "address_after_company")
 
 
 def _far_below(upper: TextUnit, lower: TextUnit) -> bool:
