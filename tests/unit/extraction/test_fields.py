@@ -203,7 +203,8 @@ def test_receipt_total_is_the_most_final_total() -> None:
 
 def test_receipt_company_and_address_heuristics() -> None:
     result = extract(receipt().doc, "company", "address", "date")
-    assert result["company"].value == "BOOK TA .K(TAMAN DAYA) SDN BHD"
+    # OCR glued the bracket to the word before it; the name is given with the space put back.
+    assert result["company"].value == "BOOK TA .K (TAMAN DAYA) SDN BHD"
     assert result["address"].value == "NO.53 55,57 & 59, JALAN SAGU 18, TAMAN DAYA, 81100 JOHOR BAHRU, JOHOR."
     # The address spans four lines: one citation whose box covers them all.
     (citation,) = result["address"].citations
@@ -234,6 +235,72 @@ def test_a_legal_form_split_by_ocr_is_one_word_again() -> None:
     ):
         b.line(text, 40, 30 + index * 30, 40 + 9 * len(text), 48 + index * 30, confidence=0.9)
     assert extract(b.doc, "company")["company"].value == "UNIHAKKA INTERNATIONAL SDN BHD"
+
+
+def _lines(texts: list[str], *, first_y: float = 30, height: float = 1000) -> DocBuilder:
+    b = DocBuilder(width=480, height=height, source="ocr")
+    for index, text in enumerate(texts):
+        y = first_y + index * 30
+        b.line(text, 40, y, 40 + 9 * len(text), y + 18, confidence=0.9)
+    return b
+
+
+def test_the_rounded_total_printed_under_its_rounding_adjustment_is_the_total() -> None:
+    rows = ["INDAH GIFT & HOME DECO", "TOTAL AMT.......... RM 60.31", "ROUNDING ADJ.......... -0.01"]
+    result = extract(_lines([*rows, "RM 60.30", "CASH. RM 70.30", "CHANGE.. RM 10.00"]).doc, "total")["total"]
+    assert result.value == "60.30"
+    assert result.raw == "60.30" and result.citations[0]["bounding_box"][1] == 120
+    # Not printed, the rounded amount is not made up: the total stays as labelled.
+    assert extract(_lines([*rows, "CASH. RM 70.30"]).doc, "total")["total"].value == "60.31"
+    # A larger "adjustment" is no cash rounding.
+    far = ["TOTAL RM 60.31", "ADJUSTMENT -5.00", "RM 55.31"]
+    assert extract(_lines(far).doc, "total")["total"].value == "60.31"
+
+
+def test_a_company_number_label_is_no_company_label() -> None:
+    lines = [
+        "Shell ISNI PETRO TRADING",
+        "Company No:002643278-A",
+        "LOT 2685 JLN GENTING KLANG",
+        "53300KL Site 1066",
+        "Telephone 03- 40212008",
+    ]
+    result = extract(_lines(lines).doc, "company", "address")
+    assert result["company"].value == "Shell ISNI PETRO TRADING"
+    # A postcode OCR glued to its town is parted; the citation keeps the text as read.
+    assert result["address"].value == "LOT 2685 JLN GENTING KLANG 53300 KL Site 1066"
+    assert result["address"].raw == "LOT 2685 JLN GENTING KLANG 53300KL Site 1066"
+
+
+@pytest.mark.parametrize(
+    ("printed", "name"),
+    [
+        ("S.H.H.MOTOR(SUNGAI RENGIT)SDN.BHD.", "S.H.H. MOTOR (SUNGAI RENGIT) SDN. BHD."),
+        ("MR. D.I.Y.(M) SDN BHD", "MR. D.I.Y. (M) SDN BHD"),
+        ("99 SPEED MART S/B 519537-X)", "99 SPEED MART S/B"),
+        ("KEDAI MAJU SDN BHD (867388-U)", "KEDAI MAJU SDN BHD"),
+    ],
+)
+def test_spaces_and_brackets_ocr_lost_in_a_company_name(printed: str, name: str) -> None:
+    doc = _lines([printed, "NO.59 JALAN PERMAS 9/5", "81760 JOHOR BAHRU", "TEL:07-386 7524"]).doc
+    result = extract(doc, "company")["company"]
+    assert result.value == name
+    assert result.raw == printed
+
+
+def test_an_address_just_under_the_top_region_of_a_long_receipt() -> None:
+    b = _lines(["RSK"], height=1400)
+    header = [
+        "SYL ROASTED DELIGHTS SDN. BHD.",
+        "122703",
+        "75, JALAN SS 22/19, DAMANSARA JAYA, 47400 PJ.",
+        "TEL:03-7731 8169",
+    ]
+    for index, text in enumerate(header):
+        b.line(text, 40, 380 + 40 * index, 40 + 9 * len(text), 398 + 40 * index, confidence=0.9)
+    for index in range(20):
+        b.line(f"ITEM {index} 1.0 2.00 2.00", 40, 560 + 40 * index, 300, 578 + 40 * index, confidence=0.9)
+    assert extract(b.doc, "address")["address"].value == "75, JALAN SS 22/19, DAMANSARA JAYA, 47400 PJ."
 
 
 def test_confidence_combines_match_and_text_confidence() -> None:
