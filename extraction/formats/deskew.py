@@ -1,8 +1,8 @@
 """Straighten a scanned page before OCR.
 
 A page fed to a scanner or photographed is rarely square: its text lines slope by a degree or
-two. The recogniser reads slanted lines worse (its character boxes, from which word spacing is
-rebuilt, are less exact), and a slope makes a label and its value, far apart on one line, stand
+two. The recogniser reads slanted lines worse (its detection boxes cut into the line above or
+below, its character boxes are less exact), and a slope makes a label and its value, far apart on one line, stand
 at different heights, so they are no longer paired. The skew is estimated from the text itself:
 turned by the right angle, the page's ink falls into sharp horizontal bands (its lines), so the
 rows' ink totals vary most; the angle that maximises that variance is the page's skew.
