@@ -19,6 +19,10 @@ from extraction.formats.document import Box, ConfidenceSource, Document, Element
 SAME_ROW_OVERLAP = 0.3
 #: A value sits "below" a label when the gap between them is at most this many label heights.
 BELOW_MAX_GAP_HEIGHTS = 1.6
+#: A value right of its label may start this many of the label's character widths before the
+#: label's box ends: OCR detection boxes are padded, and a value set close after its label
+#: overlaps it by up to about a character ("Policy Number: 4JC7-RX3-MF76").
+LABEL_OVERLAP_CHARS = 1.0
 
 
 @dataclass(frozen=True)
@@ -173,7 +177,7 @@ def right_of(label: TextUnit, units: list[TextUnit], skew: float = 0.0) -> list[
         and u.box is not None
         and _same_area(u, label)
         and same_row(lb, u.box, shift(u))
-        and u.box.x0 >= lb.x1 - 0.25 * (lb.x1 - lb.x0) / max(len(label.text), 1)
+        and u.box.x0 >= lb.x1 - LABEL_OVERLAP_CHARS * (lb.x1 - lb.x0) / max(len(label.text), 1)
     ]
 
     def alignment(u: TextUnit) -> tuple[float, float]:

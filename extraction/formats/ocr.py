@@ -10,6 +10,7 @@ run time, and a wheel without them fails loudly instead.
 
 from __future__ import annotations
 
+import itertools
 import threading
 import unicodedata
 from collections.abc import Sequence
@@ -31,6 +32,12 @@ MIN_LINE_SCORE = 0.5
 DETECTION_MODEL = "PP-OCRv6_det_small.onnx"
 RECOGNITION_MODEL = "PP-OCRv6_rec_small.onnx"
 ORIENTATION_MODEL = "ch_ppocr_mobile_v2.0_cls_mobile.onnx"
+
+#: Two characters of one recognised word this many line heights apart are two words: the recogniser
+#: read past something between them that it does not write (a check box: "Male [X] Female" comes
+#: back "MaleFemale"). Letters of a word are never that far apart; the spaces it reads are about a
+#: third of a line height.
+SKIPPED_GAP_HEIGHTS = 1.0
 
 #: The recognition model, which also reads Chinese, reads a speck of dirt between two Latin words
 #: as a middle dot ("INTERNATIONAL·SDN"); it is taken for the space it stands in.
@@ -105,25 +112,34 @@ def recognised_lines(raw: Sequence[RawLine]) -> list[OcrLine]:
             continue
         corners = tuple((float(x), float(y)) for x, y in line.points)
         top, bottom = min(y for _, y in corners), max(y for _, y in corners)
-        words = tuple((_plain(word), Box(x0, top, x1, bottom)) for word, x0, x1 in _words(text, line.glyphs))
+        spans = _words(text, line.glyphs, SKIPPED_GAP_HEIGHTS * (bottom - top))
+        if spans:
+            text = " ".join(word for word, _, _ in spans)
+        words = tuple((_plain(word), Box(x0, top, x1, bottom)) for word, x0, x1 in spans)
         lines.append(OcrLine(_plain(text), corners, line.score, words))
     return lines
 
 
-def _words(text: str, glyphs: Sequence[tuple[str, float, float]]) -> list[tuple[str, float, float]]:
-    """The words of `text` (spaced as the recogniser read it), each with the left edge of its
-    first character and the right edge of its last; none when the characters do not spell the
-    text."""
+def _words(
+    text: str, glyphs: Sequence[tuple[str, float, float]], skipped_gap: float
+) -> list[tuple[str, float, float]]:
+    """The words of `text` (spaced as the recogniser read it, and parted where two of a word's
+    characters stand more than `skipped_gap` apart), each with the left edge of its first
+    character and the right edge of its last; none when the characters do not spell the text."""
     letters = [g for g in glyphs if g[0].strip() and g[0] != _SPECK]
     if "".join(g[0] for g in letters) != "".join(text.split()):
         return []
-    words: list[tuple[str, float, float]] = []
+    runs: list[list[tuple[str, float, float]]] = []
     start = 0
     for word in text.split():
         run = letters[start : start + len(word)]
         start += len(word)
-        words.append((word, run[0][1], max(g[2] for g in run)))
-    return words
+        runs.append([run[0]])
+        for previous, glyph in itertools.pairwise(run):
+            if glyph[1] - previous[2] > skipped_gap:
+                runs.append([])
+            runs[-1].append(glyph)
+    return [("".join(g[0] for g in run), run[0][1], max(g[2] for g in run)) for run in runs]
 
 
 def _plain(text: str) -> str:

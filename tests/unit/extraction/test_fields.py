@@ -104,6 +104,17 @@ def test_label_left_value_right_by_geometry() -> None:
     assert result.citations[0]["bounding_box"] == value.box.as_list()  # type: ignore[union-attr]
 
 
+def test_a_value_whose_padded_box_overlaps_its_labels_end_is_right_of_it() -> None:
+    # OCR boxes are padded: the value's box starts 13 px (under one character) before the label's ends.
+    b = DocBuilder(source="ocr")
+    b.line("Policy Number:", 131, 1230, 365, 1270, confidence=0.9)
+    b.line("4JC7-RX3-MF76", 352, 1229, 583, 1269, confidence=0.9)
+    b.line("Group Number:", 132, 1277, 346, 1317, confidence=0.9)
+    result = extract(b.doc, "policy_number", "group_number")
+    assert result["policy_number"].value == "4JC7-RX3-MF76"
+    assert result["group_number"].value is None
+
+
 def test_label_right_follows_a_slanted_photo() -> None:
     # Every line slopes down to the right by 0.06: the value right of TOTAL sits lower than the
     # value of the line above it.

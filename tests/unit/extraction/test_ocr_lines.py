@@ -73,3 +73,12 @@ def test_the_engine_is_given_model_files_that_ship_in_the_wheel() -> None:
         assert Path(params[key]).is_file(), params[key]
     assert params["EngineConfig.onnxruntime.intra_op_num_threads"] == 1
     assert "EngineConfig.onnxruntime.intra_op_num_threads" not in engine_params(None)
+
+
+def test_a_word_whose_letters_stand_a_line_height_apart_is_two_words() -> None:
+    # "Male [X] Female": the recogniser reads past the check box and glues the two options.
+    glyphs = [(c, 10.0 * i, 10.0 * i + 8) for i, c in enumerate("Male")]
+    glyphs += [(c, 100.0 + 10 * i, 108.0 + 10 * i) for i, c in enumerate("Female")]
+    (line,) = recognised_lines([RawLine(_CORNERS, "MaleFemale", 0.9, glyphs)])
+    assert line.text == "Male Female"
+    assert line.words == (("Male", Box(0, 0, 38, 39)), ("Female", Box(100, 0, 158, 39)))
