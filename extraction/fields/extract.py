@@ -540,7 +540,10 @@ def _label_candidates(
                 if not shaped and (
                     _is_other_label(neighbour.text)
                     or is_label_like(neighbour.text)
-                    or match_label(name, neighbour.text) >= LABEL_THRESHOLD
+                    or (
+                        match_label(name, neighbour.text) >= LABEL_THRESHOLD
+                        and not _names_more(neighbour.text)
+                    )
                 ):
                     break
                 if reading is not None:
@@ -611,6 +614,18 @@ def _longer_label_of_other_concept(label: str, next_word: str) -> bool:
         return False
     longer = concept_of(f"{label} {head}")
     return longer is not None and longer != concept_of(label)
+
+
+def _names_more(text: str) -> bool:
+    """Whether `text`, which reads like the field's label, is a name that ends in the word for
+    the kind of thing it names, after words of its own: a value ("Kansas City" under "City",
+    "Blue Cross Insurance Company" under "Insurance Company"), not the label again or an
+    OCR-damaged copy of it ("Ctiy")."""
+    tokens = [t for t in label_tokens(text) if t.isalpha()]
+    known = vocabulary_words()
+    return (
+        len(tokens) > 1 and tokens[-1] in known and any(t not in known and len(t) >= 3 for t in tokens[:-1])
+    )
 
 
 def _label_words_only(value: str) -> bool:

@@ -575,3 +575,17 @@ def test_a_cell_that_is_one_whole_label_has_its_value_elsewhere() -> None:
     b.line("INSURANCE PLAN", 132, 1155, 304, 1178)
     b.line("Aetna", 132, 1186, 222, 1216)
     assert extract(b.doc, "ins_name")["ins_name"].value == "Aetna"
+
+
+@pytest.mark.parametrize(
+    ("label", "value", "field"),
+    [
+        ("CITY", "Kansas City", "city"),
+        ("INSURANCE COMPANY", "Blue Cross Insurance Company", "ins_name"),
+    ],
+)
+def test_a_value_under_its_label_may_hold_the_labels_word(label: str, value: str, field: str) -> None:
+    b = DocBuilder(source="ocr")
+    b.line(label, 100, 600, 100 + 12 * len(label), 630, confidence=0.9)
+    b.line(value, 100, 640, 100 + 12 * len(value), 670, confidence=0.9)
+    assert extract(b.doc, field)[field].value == value
