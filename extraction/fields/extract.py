@@ -60,6 +60,7 @@ from extraction.fields.vocabulary import (
     is_other_party,
     is_prose,
     read_gender,
+    street_suffix_mended,
     validate,
 )
 from extraction.formats.document import Box, ConfidenceSource, Document, Element
@@ -318,6 +319,8 @@ def _shaped(candidate: Candidate | None, spec: FieldSpec, ctx: _Context) -> Cand
             value = marked_option(value, GENDER_OPTIONS) or value
         elif spec.concept in ("city", "state", "zip") and not validate(spec, value):
             value = address_part(value, spec.concept) or value
+        elif spec.concept == "street" and candidate.source == "ocr":
+            value = street_suffix_mended(value)
     if value is None or (
         isinstance(value, str) and (is_label_like(value) or is_prose(value) or _heading_tail(value))
     ):

@@ -189,6 +189,30 @@ def valid_street(value: str) -> bool:
     return bool(_STREET_RE.match(value.strip())) and len(value.split()) <= 10
 
 
+#: The street suffixes of USPS Publication 28 that addresses write short, in lower case.
+_STREET_SUFFIXES = frozenset(
+    {
+        "st", "ave", "av", "blvd", "dr", "ln", "rd", "pl", "ct", "cir", "way", "pkwy", "ter", "trl",
+        "hwy", "sq", "pt", "cv", "xing", "aly", "row", "loop", "run", "walk", "pass", "path",
+    }
+)  # fmt: skip
+#: What OCR reads for a lower-case "l": a capital "I" or a "1" ("Fullerton PI").
+_OCR_AS_L = str.maketrans({"I": "l", "1": "l", "|": "l"})
+
+
+def street_suffix_mended(street: str) -> str:
+    """`street` with an OCR-misread street suffix at its end read as the suffix it stands for
+    ("732 S Fullerton PI" is "... Pl"): only a last word that is no suffix but becomes one."""
+    head, _, last = street.rstrip().rpartition(" ")
+    bare = last.rstrip(".,")
+    if not head or bare.lower() in _STREET_SUFFIXES:
+        return street
+    mended = bare.translate(_OCR_AS_L)
+    if mended.lower() not in _STREET_SUFFIXES:
+        return street
+    return f"{head} {mended}{last[len(bare) :]}"
+
+
 def valid_phone(value: str) -> bool:
     digits = [c for c in value if c.isdigit()]
     return len(digits) == 10 or (len(digits) == 11 and digits[0] == "1")

@@ -589,3 +589,11 @@ def test_a_value_under_its_label_may_hold_the_labels_word(label: str, value: str
     b.line(label, 100, 600, 100 + 12 * len(label), 630, confidence=0.9)
     b.line(value, 100, 640, 100 + 12 * len(value), 670, confidence=0.9)
     assert extract(b.doc, field)[field].value == value
+
+
+def test_a_street_suffix_misread_by_ocr_is_mended_and_only_on_ocr() -> None:
+    for source, street in (("ocr", "732 S Fullerton Pl"), ("text_layer", "732 S Fullerton PI")):
+        b = DocBuilder(source=source)
+        b.line("Address 1:", 100, 600, 220, 630, confidence=0.9)
+        b.line("732 S Fullerton PI", 240, 600, 460, 630, confidence=0.9)
+        assert extract(b.doc, "address_1")["address_1"].value == street
