@@ -23,6 +23,7 @@ __all__ = [
     "document_confidence",
     "elements_payload",
     "merge_documents",
+    "page_plan",
     "pages_payload",
     "parse_bytes",
 ]
@@ -68,6 +69,16 @@ def count_pages(data: bytes, fmt: str) -> int:
         with open_image(data) as image:
             return int(getattr(image, "n_frames", 1))
     return 1
+
+
+def page_plan(data: bytes, fmt: str) -> tuple[int, bool]:
+    """Pages of the document, and whether they are scanned (read by OCR), to size its page
+    ranges: a TIFF's frames always are; a PDF's when most of its pages have no usable text layer."""
+    if fmt == "pdf":
+        from extraction.formats.pdf import pdf_page_plan
+
+        return pdf_page_plan(data)
+    return count_pages(data, fmt), fmt in IMAGE_FORMATS
 
 
 def _dispatch(fmt: str, data: bytes, filename: str, first_page: int, last_page: int | None) -> Document:

@@ -131,6 +131,19 @@ def pdf_page_count(data: bytes) -> int:
         return int(doc.page_count)
 
 
+def pdf_page_plan(data: bytes) -> tuple[int, bool]:
+    """Pages of the PDF, and whether most of them need OCR (a scan). Reads each page's plain text
+    only (milliseconds a page), not its layout."""
+    with open_pdf(data, MAX_PAGES) as doc:
+        count = int(doc.page_count)
+        try:
+            thin = sum(1 for page in doc if _needs_ocr(page.get_text("text")))
+        except RuntimeError:
+            # A damaged page: the parse will say what is wrong; plan it as text.
+            thin = 0
+        return count, 2 * thin > count
+
+
 def parse_pdf(
     data: bytes,
     filename: str,

@@ -6,8 +6,11 @@
 Each document goes through the same Ray tasks as the API's jobs (`extraction.jobs.pool.run_document`):
 the same engines, the per-task time limit (`AGENTRY_DOCUMENT_TIMEOUT_SECONDS`, or `timeout_seconds`)
 and memory cap, and a document that fails, hangs or crashes its worker fails alone: its row carries
-the `error` and the run goes on. Ray Data's operators only orchestrate (an actor per worker holding
-no CPU); the CPU work stays in the pool's one-CPU tasks, so `workers` documents run at once.
+the `error` and the run goes on. Ray Data's operator only orchestrates: one actor holding no CPU
+takes documents one block at a time, a few more than `workers` in hand, and runs them all on one
+`WorkerPool` of `workers` one-CPU tasks. So the workers are never idle while documents wait, a long
+scan's page ranges spread over every free worker, and the pool shares its workers fairly between
+documents, so small ones do not wait behind a long one.
 
 Rows come in the order documents finish, with a fixed Arrow schema (below), so results stream to
 `write_parquet`, `write_json` or `to_pandas()` alike. An extract row has `path`, `error`,
@@ -35,6 +38,8 @@ if TYPE_CHECKING:
 #: Suffixes of the columns an extract row holds for each field, beside the value's own column.
 CONFIDENCE_SUFFIX = "_confidence"
 CITATIONS_SUFFIX = "_citations"
+#: Documents the operator holds per worker: the next one is read while the last one finishes.
+DOCUMENTS_PER_WORKER = 2
 #: Columns every row has.
 PATH_COLUMN = "path"
 ERROR_COLUMN = "error"
@@ -58,7 +63,9 @@ def read_documents(sources: str | Sequence[str]) -> Dataset:
     if not paths:
         raise FileNotFoundError(f"no document matches {sources!r}")
     ensure_ray()
-    return ray.data.read_binary_files(paths, include_paths=True)
+    # One document per block: blocks are dealt to the operator one at a time, so several documents
+    # bundled in one block would be processed one after the other.
+    return ray.data.read_binary_files(paths, include_paths=True, override_num_blocks=len(paths))
 
 
 def expand_sources(sources: list[str]) -> list[str]:
@@ -172,29 +179,36 @@ def _map(
     from extraction.jobs.ray_session import ensure_ray
 
     ensure_ray()
+    size = workers or cluster_cpus()
+    in_hand = size * DOCUMENTS_PER_WORKER
     return ds.map_batches(
         DocumentBatch,
         fn_constructor_kwargs={
             "kind": kind,
             "params": params,
+            "workers": size,
             "timeout_seconds": timeout_seconds or get_settings().document_timeout_seconds,
             "model_factory": model_factory,
         },
         batch_size=1,
         batch_format="pyarrow",
-        # The actors wait on the pool's tasks, which hold the CPUs: one actor per document at once.
-        compute=ActorPoolStrategy(size=workers or cluster_cpus()),
+        # One actor, its calls concurrent on one event loop: the pool's tasks hold the CPUs.
+        compute=ActorPoolStrategy(
+            size=1, max_tasks_in_flight_per_actor=in_hand, max_concurrent_calls_per_actor=in_hand
+        ),
         num_cpus=0,
     )
 
 
 class DocumentBatch:
-    """The Ray Data operator: runs each document of a batch as the API's jobs do, one at a time."""
+    """The Ray Data operator: runs each document of a batch as the API's jobs do, on one pool that
+    every concurrent call of the actor shares (Ray Data runs an async `__call__` on one loop)."""
 
     def __init__(
         self,
         kind: str,
         params: dict[str, Any],
+        workers: int,
         timeout_seconds: float,
         model_factory: ModelFactory | None,
     ) -> None:
@@ -202,24 +216,30 @@ class DocumentBatch:
 
         self.kind = kind
         self.params = params
+        self.workers = workers
         self.timeout_seconds = timeout_seconds
         self.model_factory = model_factory
         self.model = (
             model_factory(get_settings()) if model_factory is not None and kind == "extract" else None
         )
+        self._pool: Any = None
 
-    def __call__(self, batch: pa.Table) -> pa.Table:
+    async def __call__(self, batch: pa.Table) -> pa.Table:
         paths = batch.column("path").to_pylist()
         blobs = batch.column("bytes").to_pylist()
-        outcomes = asyncio.run(self._run(paths, blobs))
+        pool = self._shared_pool()
+        outcomes = list(
+            await asyncio.gather(*(self._one(path, data, pool) for path, data in zip(paths, blobs, strict=True)))
+        )
         return to_table(self.kind, self.params, paths, outcomes)
 
-    async def _run(self, paths: list[str], blobs: list[bytes]) -> list[dict[str, Any] | str]:
+    def _shared_pool(self) -> Any:
+        # Made on first use, inside the loop every call runs on: its slots belong to that loop.
         from extraction.jobs.pool import WorkerPool
 
-        # A pool per call: its semaphore belongs to this call's event loop.
-        pool = WorkerPool(1, timeout_seconds=self.timeout_seconds)
-        return [await self._one(path, data, pool) for path, data in zip(paths, blobs, strict=True)]
+        if self._pool is None:
+            self._pool = WorkerPool(self.workers, timeout_seconds=self.timeout_seconds)
+        return self._pool
 
     async def _one(self, path: str, data: bytes, pool: Any) -> dict[str, Any] | str:
         """The job's result, or the words of its failure."""

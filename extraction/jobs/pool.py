@@ -12,8 +12,13 @@ a task's time limit starts when it can actually run. A task that blows up fails 
 - every worker is replaced after `WORKER_MAX_CALLS` tasks, which bounds what native libraries
   leak or fragment over time.
 
-A large PDF is split into page ranges parsed in parallel and merged in page order. The parsed ranges
-may be kept in a `ParsedCache`, so a later job or value search on the same file skips the parse.
+A document of several pages is split into page ranges parsed in parallel and merged in page order:
+a large PDF with a text layer in ranges of `PAGES_PER_RANGE`, a scan (an image-only PDF, a
+multi-page TIFF) in ranges small enough to spread its OCR over the pool's workers, since OCR costs
+seconds a page where a text layer costs milliseconds. The pool's slots are shared fairly between
+documents (`slots.FairSlots`), so a small document does not wait behind every range of a long one.
+The parsed ranges may be kept in a `ParsedCache`, so a later job or value search on the same file
+skips the parse.
 """
 
 from __future__ import annotations
@@ -21,7 +26,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Hashable
 from typing import Any, TypeAlias
 
 import ray
@@ -34,16 +39,21 @@ from ray.exceptions import (
 
 from core import metrics
 from extraction.formats.document import Document
+from extraction.formats.engines import PAGED_FORMATS
 from extraction.jobs.memory import TASK_MEMORY_BYTES, memory_cap
 from extraction.jobs.model import ModelCaller, ModelReplyError, ModelUnavailable
 from extraction.jobs.parsed_cache import ParsedCache
 from extraction.jobs.results import finish
+from extraction.jobs.slots import FairSlots
 from extraction.jobs.stages import DocumentSpec, ModelReply, Stage
 
 log = logging.getLogger(__name__)
 
 #: A PDF with more pages than this is parsed as ranges of this many pages, in parallel.
 PAGES_PER_RANGE = 20
+#: Most pages in one range of a scan: a few seconds of OCR each, so a long scan interleaves with
+#: other documents and a range stays far inside the task time limit.
+SCAN_PAGES_PER_RANGE = 4
 #: Tasks a worker process runs before Ray replaces it with a fresh one.
 WORKER_MAX_CALLS = 25
 
@@ -73,11 +83,12 @@ def timeout_message(seconds: float) -> str:
 
 
 @ray.remote(**TASK_OPTIONS)
-def count_pages(data: bytes) -> int:
-    from extraction.formats.pdf import pdf_page_count
+def count_pages(data: bytes, fmt: str) -> tuple[int, bool]:
+    """The document's pages, and whether they are read by OCR (see `engines.page_plan`)."""
+    from extraction.formats.engines import page_plan
 
     with memory_cap():
-        return pdf_page_count(data)
+        return page_plan(data, fmt)
 
 
 #: Page ranges go to the nodes in turn rather than to the caller's node first: Ray's default
@@ -129,6 +140,14 @@ def page_ranges(page_count: int, per_range: int = PAGES_PER_RANGE) -> list[tuple
     return [(first, min(first + per_range - 1, page_count)) for first in range(1, page_count + 1, per_range)]
 
 
+def range_size(page_count: int, scanned: bool, workers: int) -> int:
+    """Pages per range: a scan's pages spread over the workers (at most `SCAN_PAGES_PER_RANGE`
+    each); a text layer parses so fast that only a large PDF is worth splitting."""
+    if not scanned:
+        return PAGES_PER_RANGE
+    return max(1, min(SCAN_PAGES_PER_RANGE, -(-page_count // max(workers, 1))))
+
+
 def cluster_cpus() -> int:
     resources: dict[str, float] = ray.cluster_resources()  # type: ignore[no-untyped-call]
     return max(1, int(resources.get("CPU", 1)))
@@ -163,15 +182,16 @@ class WorkerPool:
 
         self.size = size or cluster_cpus()
         self.timeout_seconds = timeout_seconds or get_settings().document_timeout_seconds
-        self._slots = asyncio.Semaphore(self.size)
+        self._slots = FairSlots(self.size)
 
     async def run_ref(
-        self, function: Any, *args: Any, timeout_seconds: float | None = None
+        self, function: Any, *args: Any, timeout_seconds: float | None = None, owner: Hashable = None
     ) -> ray.ObjectRef[Any]:
         """Run the task to its end and return its result's ref (the value stays in the object store
-        for the next task); raise `JobFailure` when it fails, crashes or overruns."""
+        for the next task); raise `JobFailure` when it fails, crashes or overruns. Tasks of one
+        `owner` (a document) share the slots fairly with other owners' (None: the task alone)."""
         limit = timeout_seconds or self.timeout_seconds
-        async with self._slots:
+        async with self._slots.hold(object() if owner is None else owner):
             ref: ray.ObjectRef[Any] = function.remote(*args)
             try:
                 await asyncio.wait_for(asyncio.wrap_future(ref.future()), limit)
@@ -186,8 +206,10 @@ class WorkerPool:
                 raise failure_of(exc) from None
         return ref
 
-    async def run(self, function: Any, *args: Any, timeout_seconds: float | None = None) -> Any:
-        ref = await self.run_ref(function, *args, timeout_seconds=timeout_seconds)
+    async def run(
+        self, function: Any, *args: Any, timeout_seconds: float | None = None, owner: Hashable = None
+    ) -> Any:
+        ref = await self.run_ref(function, *args, timeout_seconds=timeout_seconds, owner=owner)
         return await ref
 
 
@@ -206,14 +228,16 @@ async def parse_parts(
     if callable(data):
         data = await data()
     data_ref = data if isinstance(data, ray.ObjectRef) else ray.put(data)
+    owner = object()
     ranges: list[tuple[int, int | None]] = [(1, None)]
-    if spec.format == "pdf":
-        ranges = page_ranges(await pool.run(count_pages, data_ref))
+    if spec.format in PAGED_FORMATS:
+        pages, scanned = await pool.run(count_pages, data_ref, spec.format, owner=owner)
+        ranges = page_ranges(pages, range_size(pages, scanned, pool.size))
     try:
         # A failing range cancels its siblings (and their Ray tasks) instead of letting them run on.
         async with asyncio.TaskGroup() as group:
             parsing = [
-                group.create_task(pool.run_ref(parse_range, data_ref, spec.filename, first, last))
+                group.create_task(pool.run_ref(parse_range, data_ref, spec.filename, first, last, owner=owner))
                 for first, last in ranges
             ]
     except BaseExceptionGroup as failures:

@@ -106,3 +106,29 @@ async def test_python_clients_inside_a_running_event_loop(
         awaited = await aclient.extract(await aclient.upload(str(folder / "b.docx")), FIELDS)
     assert job.result is not None and job.result["data"]["invoice_number"] == "INV-1"
     assert awaited.result is not None and awaited.result["data"]["invoice_number"] == "INV-2"
+
+
+def test_a_multi_page_scan_is_read_in_ranges_and_joined_in_page_order(
+    service: Service, tmp_path: Path
+) -> None:
+    """A scan's pages are OCR'd as separate ranges on the pool's workers (one page each here, on
+    the session's two CPUs) and come back as one document, page after page."""
+    import io
+
+    from PIL import Image
+
+    from extraction.jobs.dataset import parse_dataset, read_documents
+
+    frames = [
+        Image.open(io.BytesIO(documents.image("png", f"Invoice {n}0000"))).convert("RGB") for n in (1, 2, 3)
+    ]
+    buffer = io.BytesIO()
+    frames[0].save(buffer, "TIFF", save_all=True, append_images=frames[1:])
+    (tmp_path / "scan.tiff").write_bytes(buffer.getvalue())
+
+    rows = parse_dataset(read_documents(str(tmp_path / "scan.tiff")), output_format="text", workers=2)
+    row = rows.to_pandas().iloc[0]
+    assert row["page_count"] == 3
+    content = row["content"]
+    positions = [content.find(f"{n}0000") for n in (1, 2, 3)]
+    assert -1 not in positions and positions == sorted(positions), content

@@ -116,3 +116,16 @@ def test_count_pages_plans_ranges_without_parsing():
     frame = builders.text_image(("A",))
     assert count_pages(builders.image_bytes(frame, "TIFF", save_all=True, append_images=[frame]), "tiff") == 2
     assert count_pages(b"just text", "text") == 1
+
+
+def test_page_plan_tells_a_scan_from_a_text_layer():
+    from extraction.formats.engines import page_plan
+    from tests.unit.extraction import builders
+
+    assert page_plan(builders.pdf_pages(3), "pdf") == (3, False)
+    assert page_plan(builders.scanned_pdf(), "pdf") == (1, True)
+    frame = builders.text_image(("A",))
+    assert page_plan(builders.image_bytes(frame, "TIFF", save_all=True, append_images=[frame]), "tiff") == (
+        2,
+        True,
+    )

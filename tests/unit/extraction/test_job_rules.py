@@ -20,6 +20,7 @@ from extraction.jobs.pool import (
     OUT_OF_MEMORY_MESSAGE,
     failure_of,
     page_ranges,
+    range_size,
     timeout_message,
 )
 from extraction.jobs.schemas import (
@@ -48,6 +49,23 @@ FILE = f"file://{uuid.uuid4()}"
 )
 def test_page_ranges_cover_the_document_in_order(pages: int, ranges: list) -> None:
     assert page_ranges(pages, 20) == ranges
+
+
+@pytest.mark.parametrize(
+    ("pages", "scanned", "workers", "size"),
+    [
+        (19, False, 2, 20),  # a text layer parses in milliseconds a page: one range
+        (2, True, 2, 1),  # a two-page scan: one page on each worker
+        (5, True, 2, 3),
+        (100, True, 2, 4),  # a long scan in short ranges, which interleave with other documents
+        (3, True, 8, 1),
+        (1, True, 1, 1),
+    ],
+)
+def test_a_scan_is_split_to_spread_its_ocr_over_the_workers(
+    pages: int, scanned: bool, workers: int, size: int
+) -> None:
+    assert range_size(pages, scanned, workers) == size
 
 
 def _task_error(cause: BaseException) -> RayTaskError:
