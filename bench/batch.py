@@ -5,7 +5,7 @@
 Without a glob, every document of the corpus's manifest. In-process is what one Python loop
 does with no Ray at all: sniff, parse and extract each file in turn, with OCR on one thread as in a
 worker task. Ray Data is `extraction.jobs.dataset.extract_dataset` on a private local Ray with two CPUs:
-the same tasks, time limit and memory cap as the API's jobs, one document per worker at a time.
+the same tasks, time limit and memory cap as the API's jobs, a scan's pages spread over the workers.
 Every set-up is warmed up first (imports, OCR models, Ray's workers and actors), so the figures are
 steady-state throughput; Ray's start-up is left out. The Ray set-ups run alternately, best of
 --trials each.
@@ -80,7 +80,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("globs", nargs="*", help="documents to extract (default: every document of the corpus manifest)")
+    parser.add_argument(
+        "globs", nargs="*", help="documents to extract (default: every document of the corpus manifest)"
+    )
     parser.add_argument("--corpus", type=Path, default=REPO.parent / "shared" / "corpus")
     parser.add_argument("--limit", type=int, help="only N documents, spread evenly over the list")
     parser.add_argument("--fields", default=DEFAULT_FIELDS)
