@@ -28,8 +28,8 @@ export function needsCheck(confidence, threshold) {
   return typeof confidence === "number" && confidence < threshold;
 }
 
-// The confidence as a percentage, with a "check" badge when it is under the threshold. The badge
-// carries its reason as text too, so a screen reader says why, not only "check".
+// The confidence as a percentage, with a "check" badge when it is under the threshold. Beside the
+// badge its reason is written out for screen readers, which read that instead of the bare word.
 export function confidenceNote(confidence, threshold) {
   if (typeof confidence !== "number") return null;
   const low = needsCheck(confidence, threshold);
@@ -37,14 +37,8 @@ export function confidenceNote(confidence, threshold) {
     "span",
     { class: low ? "confidence low" : "confidence", dataset: { confidence: String(confidence), check: String(low) } },
     h("span", { class: "confidence-value", title: "How likely this value is right" }, percent(confidence)),
-    low
-      ? h(
-          "span",
-          { class: "check-badge", title: `Confidence under ${percent(threshold)}: check this value against the document` },
-          "check",
-          h("span", { class: "visually-hidden" }, `: confidence under ${percent(threshold)}, check against the document`),
-        )
-      : null,
+    low ? h("span", { class: "check-badge", title: `Confidence under ${percent(threshold)}`, "aria-hidden": "true" }, "check") : null,
+    low ? h("span", { class: "visually-hidden" }, `Check this value against the document: confidence under ${percent(threshold)}`) : null,
   );
 }
 
