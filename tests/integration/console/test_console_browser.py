@@ -193,7 +193,7 @@ def test_a_task_feed_updates_live_and_a_cited_value_shows_its_box(
     assert cited.text.startswith("INV-2024-0042")
     cited.click()
     assert_box_on_page_image(browser)
-    save_screenshot(browser, tmp_path, "console.png")
+    save_screenshot(browser, tmp_path, "console-task.png", publish=False)
 
     # The reply and everything after it came over the event stream, not from the history.
     assert arrived.get_attribute("data-arrived") == "live"
@@ -304,7 +304,8 @@ def test_a_tasks_structured_output_shows_each_extracted_values_confidence(
     assert not css(browser, '#structured-output [data-path="note"] .confidence')
     doubtful.find_element("css selector", "button.cited-value").click()
     assert_box_on_page_image(browser)
-    save_screenshot(browser, tmp_path, "console-review.png", publish=False)
+    # The README's picture: a feed, a structured output with a value to check, and its box.
+    save_screenshot(browser, tmp_path, "console.png")
 
 
 def test_signed_out_the_page_shows_only_the_sign_in_and_loads_its_favicon(
