@@ -113,6 +113,11 @@ class Settings(BaseSettings):
     #: request's `extraction_config.date_order` says otherwise. Unset, each document's own dates and
     #: locale decide, month first when they say nothing (extraction/fields/date_locale.py).
     date_order: Literal["MDY", "DMY", "YMD"] | None = Field(None, validation_alias=_env("AGENTRY_DATE_ORDER"))
+    #: The console marks an extracted value whose confidence is below this for a person to check.
+    #: 0.9 from the calibration (bench/README.md, corpus_quality, 2026-11-26): of 975 values, the
+    #: 767 at or above 0.9 were right 0.997 of the time, the 208 below it 0.73 (151), so the values
+    #: under 0.9 are the ones worth a reviewer's look.
+    review_confidence: float = Field(0.9, ge=0.0, le=1.0, validation_alias=_env("AGENTRY_REVIEW_CONFIDENCE"))
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = Field(
         "INFO", validation_alias=_env("AGENTRY_LOG_LEVEL")
     )

@@ -26,6 +26,7 @@ def test_defaults_match_the_contract(monkeypatch: pytest.MonkeyPatch, tmp_path) 
     assert s.default_model == "scripted" and s.task_placement == "dedicated"
     assert s.max_live_tasks_per_node == 32
     assert s.sync_result_cap_bytes == 1024 * 1024
+    assert s.review_confidence == 0.9
 
 
 @pytest.mark.parametrize(
@@ -36,6 +37,7 @@ def test_defaults_match_the_contract(monkeypatch: pytest.MonkeyPatch, tmp_path) 
         ("AGENTRY_RATE_LIMIT", "lots"),
         ("AGENTRY_TASK_PLACEMENT", "everywhere"),
         ("AGENTRY_SYNC_ENABLED", "perhaps"),
+        ("AGENTRY_REVIEW_CONFIDENCE", "1.5"),
     ],
 )
 def test_invalid_value_names_the_variable(monkeypatch: pytest.MonkeyPatch, name: str, value: str) -> None:

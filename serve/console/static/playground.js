@@ -1,9 +1,10 @@
-// The extraction playground: upload a file, name fields, see each value with its confidence and,
-// on a click, the page with the value's box.
+// The extraction playground: upload a file, name fields, see each value with its confidence (the
+// ones under the review threshold marked to check) and, on a click, the page with the value's box.
 
 import { getJson, postJson, request } from "./api.js";
 import { boxFractions, describe } from "./citations.js";
 import { clear, errorBox, h, markSelected } from "./dom.js";
+import { confidenceNote, needsCheck, reviewSummary, reviewThreshold } from "./review.js";
 import { PageViewer } from "./viewer.js";
 
 const POLL_MS = 500;
@@ -73,7 +74,13 @@ export function playgroundView(signal) {
       const missing = Object.entries(body.result.fields)
         .filter(([, field]) => field.value === null || field.value === undefined)
         .map(([name]) => name);
-      clear(results, resultTable(body.result.fields, uploaded.file_id, viewer));
+      const threshold = await reviewThreshold(signal);
+      const found = Object.values(body.result.fields).filter((field) => field.value !== null && field.value !== undefined);
+      clear(
+        results,
+        reviewSummary(found.map((field) => field.confidence), threshold, "pg-review"),
+        resultTable(body.result.fields, uploaded.file_id, viewer, threshold),
+      );
       if (missing.length) results.append(await notFound(missing, body.result, uploaded.file_id, signal));
     } catch (error) {
       if (!signal.aborted) clear(results, errorBox(error));
@@ -91,7 +98,7 @@ export function playgroundView(signal) {
   );
 }
 
-function resultTable(fields, fileId, viewer) {
+function resultTable(fields, fileId, viewer, threshold) {
   const rows = Object.entries(fields).map(([name, field]) => {
     const citations = field.citations || [];
     const onPage = citations.filter((c) => c.page !== undefined);
@@ -113,12 +120,13 @@ function resultTable(fields, fileId, viewer) {
         h("td", { class: "hint" }, "no label or value for it in the document"),
       );
     }
+    const check = needsCheck(field.confidence, threshold);
     return h(
       "tr",
-      { dataset: { field: name, found: "true" } },
+      { class: check ? "to-check" : null, dataset: { field: name, found: "true", check: String(check) } },
       h("td", {}, name),
       h("td", {}, h("button", { type: "button", class: "cited-value", onclick: show }, String(field.value))),
-      h("td", { class: "num" }, typeof field.confidence === "number" ? `${Math.round(field.confidence * 100)}%` : ""),
+      h("td", { class: "num" }, confidenceNote(field.confidence, threshold)),
       h("td", {}, onPage.length ? `page ${onPage[0].page}` : citations.map(describe).join("; ")),
     );
   });

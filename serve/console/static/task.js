@@ -1,10 +1,12 @@
 // One task: its status, its feed kept live from the event stream, its structured output with
-// citations, and the cited page with the value's box drawn on it.
+// citations and, where an extraction found a value, its confidence (marked when under the review
+// threshold), and the cited page with the value's box drawn on it.
 
 import { ApiError, getJson } from "./api.js";
 import { boxFractions, describe, fileIdsByName, isCitedLeaf, pageSizeOf } from "./citations.js";
 import { clear, errorBox, h, markSelected, statusBadge, when } from "./dom.js";
 import { feedEntry } from "./feed.js";
+import { confidenceNote, extractedConfidences, needsCheck, reviewSummary, reviewThreshold, valueKey } from "./review.js";
 import { followEvents } from "./sse.js";
 import { PageViewer } from "./viewer.js";
 
@@ -14,6 +16,8 @@ const POLL_MS = 1500;
 export function taskView(taskId, signal) {
   const base = `/api/v1/tasks/${encodeURIComponent(taskId)}`;
   const seen = new Set();
+  // The feed's tool results, where the extractions' confidences are (the output's leaves carry none).
+  const toolResults = [];
   const viewer = new PageViewer();
   const status = h("span", { id: "task-status" });
   const live = h("span", { id: "feed-state", class: "feed-state" }, "connecting");
@@ -46,6 +50,7 @@ export function taskView(taskId, signal) {
   function addItem(item, live = false) {
     if (item.seq === undefined || seen.has(item.seq)) return;
     seen.add(item.seq);
+    if (item.type === "tool_result") toolResults.push(item);
     const entry = feedEntry(item);
     if (live) {
       entry.classList.add("fresh");
@@ -88,8 +93,10 @@ export function taskView(taskId, signal) {
 
   async function loadOutput() {
     let body;
+    let threshold;
     try {
       body = await getJson(`${base}/structured-response?include_citations=true`, { signal });
+      threshold = await reviewThreshold(signal);
     } catch (error) {
       renderedOutput = null;
       clear(output, errorBox(error));
@@ -104,11 +111,15 @@ export function taskView(taskId, signal) {
     // rendered tree, so a value the user is about to click is not replaced under the pointer.
     // (A document's link is signed afresh on each answer, so its query string is left out.)
     const links = (body.documents || []).map((d) => ({ ...d, url: (d.url || "").split("?")[0] }));
-    const key = JSON.stringify({ ...body, documents: links });
+    const confidences = extractedConfidences(toolResults);
+    const key = JSON.stringify({ ...body, documents: links, confidences: [...confidences] });
     if (key === renderedOutput) return;
     renderedOutput = key;
     const documents = body.documents || [];
-    clear(output, outputTree(body.structured_response, { documents, fileIds: fileIdsByName(documents), viewer }));
+    const shown = [];
+    const context = { documents, fileIds: fileIdsByName(documents), viewer, confidences, threshold, shown };
+    const tree = outputTree(body.structured_response, context);
+    clear(output, shown.length ? reviewSummary(shown, threshold, "output-review") : null, tree);
   }
 
   // Live from the event stream; polling only where the service has no stream to give.
@@ -186,7 +197,7 @@ function outputTree(value, context, path = "") {
   return h("span", { class: "plain-value" }, value === null ? "null" : String(value));
 }
 
-function citedValue(leaf, { documents, fileIds, viewer }, path) {
+function citedValue(leaf, { documents, fileIds, viewer, confidences, threshold, shown }, path) {
   const citations = leaf.bounding_boxes;
   const drawable = citations.filter((c) => c.page !== undefined && fileIds[c.file]);
   async function showCitation(citation) {
@@ -211,5 +222,15 @@ function citedValue(leaf, { documents, fileIds, viewer }, path) {
     String(leaf.value),
     h("span", { class: "cite-count" }, String(citations.length)),
   );
-  return button;
+  // A value the search found in a document, not an extraction, has no confidence to show.
+  const confidence = confidences.get(valueKey(leaf.value));
+  if (confidence === undefined) return button;
+  shown.push(confidence);
+  const check = needsCheck(confidence, threshold);
+  return h(
+    "span",
+    { class: check ? "cited-leaf to-check" : "cited-leaf", dataset: { path, check: String(check) } },
+    button,
+    confidenceNote(confidence, threshold),
+  );
 }

@@ -1,4 +1,5 @@
-"""The console in headless Chromium: sign in, follow a task's feed live, see a cited value's box.
+"""The console in headless Chromium: sign in, follow a task's feed live, see a cited value's box,
+see each extracted value's confidence and which values are under the review threshold.
 
 Each test saves a screenshot in its tmp dir (and in $AGENTRY_SCREENSHOT_DIR when set: that is how
 docs/console.png is made) for people to look at.
@@ -21,6 +22,17 @@ from tests.support.browser import chromium, save_screenshot, until
 pytestmark = pytest.mark.integration
 
 INVOICE = {"invoice_number": "INV-2024-0042", "customer_name": "Ada Lovelace", "total_amount": "1234.50"}
+#: A receipt with a text layer: its invoice number has a label (a confidence near 1), its company
+#: name only its place at the top of the page, a reading the calibration trusts far less (about 0.75,
+#: under the default review threshold of 0.9).
+RECEIPT_LINES = [
+    "Riverside Bakery Ltd",
+    "12 High Street, Springfield",
+    "Date: 2024-03-05",
+    "Invoice number: INV-7731",
+    "Bread 3.50",
+    "Total: 12.50",
+]
 
 
 @pytest.fixture(scope="module")
@@ -32,6 +44,39 @@ def browser() -> Iterator[Any]:
 @pytest.fixture(scope="module")
 def invoice_pdf() -> bytes:
     return documents.pdf_form(INVOICE)
+
+
+@pytest.fixture(scope="module")
+def receipt_pdf() -> bytes:
+    return documents.pdf_text([RECEIPT_LINES])
+
+
+def review_threshold(service: Service) -> float:
+    """The threshold the console is given (AGENTRY_REVIEW_CONFIDENCE; the session service keeps the default)."""
+    with httpx.Client(base_url=service.url) as anonymous:
+        config = anonymous.get("/console/config.json")
+    assert config.status_code == 200, config.text
+    threshold: float = config.json()["review_confidence"]
+    return threshold
+
+
+def assert_confidence_shown(note: Any, threshold: float) -> float:
+    """`note` (a `.confidence`) shows its confidence as a whole percentage, rounded down, and carries
+    the check badge, with its reason in words, exactly when the confidence is under `threshold`."""
+    from selenium.webdriver.common.by import By
+
+    confidence = float(note.get_attribute("data-confidence"))
+    shown = note.find_element(By.CSS_SELECTOR, ".confidence-value").text
+    assert shown == f"{int(confidence * 100 + 1e-9)}%"
+    badges = note.find_elements(By.CSS_SELECTOR, ".check-badge")
+    low = confidence < threshold
+    assert note.get_attribute("data-check") == str(low).lower()
+    assert len(badges) == (1 if low else 0)
+    if low:
+        assert badges[0].text.lower() == "check"  # shown in capitals by the style
+        spoken = note.find_element(By.CSS_SELECTOR, ".visually-hidden").get_attribute("textContent")
+        assert spoken == f"Check this value against the document: confidence under {int(threshold * 100)}%"
+    return confidence
 
 
 def css(driver: Any, selector: str) -> list[Any]:
@@ -148,7 +193,7 @@ def test_a_task_feed_updates_live_and_a_cited_value_shows_its_box(
     assert cited.text.startswith("INV-2024-0042")
     cited.click()
     assert_box_on_page_image(browser)
-    save_screenshot(browser, tmp_path, "console.png")
+    save_screenshot(browser, tmp_path, "console-task.png", publish=False)
 
     # The reply and everything after it came over the event stream, not from the history.
     assert arrived.get_attribute("data-arrived") == "live"
@@ -175,6 +220,92 @@ def test_the_playground_extracts_fields_and_shows_their_boxes(
     # The customer's name is the second field of the form, below the invoice number's line.
     assert geometry["boxes"][0]["top"] > geometry["image"]["top"] + 0.1 * geometry["image"]["height"]
     save_screenshot(browser, tmp_path, "console-playground.png", publish=False)
+
+
+def test_the_playground_marks_the_values_under_the_review_threshold(
+    service: Service, browser: Any, receipt_pdf: bytes, tmp_path: Path
+) -> None:
+    threshold = review_threshold(service)
+    assert threshold == 0.9  # the default, from the calibration (core/settings.py)
+    path = tmp_path / "receipt.pdf"
+    path.write_bytes(receipt_pdf)
+    sign_in(browser, service, service.key(), "#/playground")
+    one(browser, "#pg-file").send_keys(str(path))
+    one(browser, "#pg-fields").send_keys("company_name, invoice_number")
+    one(browser, "#pg-extract").click()
+
+    doubtful = one(browser, '#pg-table tr[data-field="company_name"]', timeout=120)
+    sure = one(browser, '#pg-table tr[data-field="invoice_number"]')
+    assert "Riverside Bakery Ltd" in doubtful.text and "INV-7731" in sure.text
+    low = assert_confidence_shown(
+        one(browser, '#pg-table tr[data-field="company_name"] .confidence'), threshold
+    )
+    high = assert_confidence_shown(
+        one(browser, '#pg-table tr[data-field="invoice_number"] .confidence'), threshold
+    )
+    assert low < threshold <= high
+    assert doubtful.get_attribute("data-check") == "true" and "to-check" in doubtful.get_attribute("class")
+    assert sure.get_attribute("data-check") == "false"
+    summary = one(browser, "#pg-review")
+    assert summary.text == "1 value to check (confidence under 90%)"
+    assert summary.get_attribute("role") == "status"
+    save_screenshot(browser, tmp_path, "console-playground-review.png", publish=False)
+
+
+def test_a_tasks_structured_output_shows_each_extracted_values_confidence(
+    service: Service, browser: Any, receipt_pdf: bytes, tmp_path: Path
+) -> None:
+    key = service.key()
+    threshold = review_threshold(service)
+    extract = {
+        "tool_calls": [
+            {
+                "name": "extract_document",
+                "arguments": {
+                    "input": "receipt.pdf",
+                    "extraction_config": {
+                        "json_options": ["company_name", "invoice_number"],
+                        "prompt_mode": "rules",
+                    },
+                },
+            }
+        ]
+    }
+    # `note` is not in the document: its leaf has no citation and so no confidence either.
+    filed = {
+        "answer": "Filed the receipt.",
+        "structured": {"company": "Riverside Bakery Ltd", "invoice_number": "INV-7731", "note": "filed"},
+    }
+    with service.client(key, timeout=120) as api:
+        agent = create_agent(
+            api,
+            scripted(extract, filed, output_schema={"type": "object"}, structured_output_citations=True),
+            name="Receipt filer",
+        )
+        started = api.post(
+            f"/api/v1/agents/{agent['id']}/run",
+            data={"query": "File the attached receipt"},
+            files=[("files", ("receipt.pdf", receipt_pdf))],
+        )
+        assert started.status_code == 201, started.text
+        task_id = started.json()["task_id"]
+        wait_status(api, task_id, "completed", timeout=120)
+
+    sign_in(browser, service, key, f"#/tasks/{task_id}")
+    doubtful = one(browser, '#structured-output .cited-leaf[data-path="company"]', timeout=60)
+    sure = one(browser, '#structured-output .cited-leaf[data-path="invoice_number"]')
+    # The confidence sits beside the value's citation button, which still shows the page.
+    assert doubtful.find_element("css selector", "button.cited-value").text.startswith("Riverside Bakery Ltd")
+    low = assert_confidence_shown(doubtful.find_element("css selector", ".confidence"), threshold)
+    high = assert_confidence_shown(sure.find_element("css selector", ".confidence"), threshold)
+    assert low < threshold <= high
+    assert doubtful.get_attribute("data-check") == "true" and sure.get_attribute("data-check") == "false"
+    assert one(browser, "#output-review").text == "1 value to check (confidence under 90%)"
+    assert not css(browser, '#structured-output [data-path="note"] .confidence')
+    doubtful.find_element("css selector", "button.cited-value").click()
+    assert_box_on_page_image(browser)
+    # The README's picture: a feed, a structured output with a value to check, and its box.
+    save_screenshot(browser, tmp_path, "console.png")
 
 
 def test_signed_out_the_page_shows_only_the_sign_in_and_loads_its_favicon(
@@ -264,3 +395,7 @@ def test_console_files_are_served_with_a_same_origin_policy(service: Service) ->
         script = anonymous.get("/console/app.js")
         assert script.status_code == 200 and "javascript" in script.headers["content-type"]
         assert anonymous.get("/console/missing.js").status_code == 404
+        # The page's settings: the review threshold, with the same headers as the files.
+        config = anonymous.get("/console/config.json")
+        assert config.status_code == 200 and config.json() == {"review_confidence": 0.9}
+        assert config.headers["content-security-policy"] == policy
