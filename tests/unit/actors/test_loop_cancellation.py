@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from actors import scheduler, webhook_dispatcher
+from core import webhook_delivery
 
 pytestmark = pytest.mark.unit
 
@@ -83,6 +84,6 @@ async def test_the_webhook_dispatcher_loop_stops_on_a_swallowed_cancel(
         dispatch_due = staticmethod(store.call)
 
     monkeypatch.setattr(webhook_dispatcher, "async_client", lambda url: object())
-    monkeypatch.setattr(webhook_dispatcher.webhook_delivery, "ensure_group", nothing)
+    monkeypatch.setattr(webhook_delivery, "ensure_group", nothing)
     monkeypatch.setattr(webhook_dispatcher, "Dispatcher", Dispatcher)
     await stops_when_cancelled(webhook_dispatcher.run_dispatcher, store)
