@@ -1,6 +1,10 @@
 """What an approval binds to: the exact call that was previewed and the target it would reach.
 
-This holds for any call of a tool the agent lists in `review_tools`, whatever the tool:
+This holds for any call of a tool the agent lists in `review_tools`, whatever the tool. A tool that
+reaches something outside the task (a connector, a remote server) declares it with its
+`ToolSpec.review_binding(arguments, ctx)` (`tools/registry.py`), returning a JSON-able target (e.g.
+`{connector, environment, url}`), and, when approved, acts only on `ToolContext.approved_target`;
+a tool without one is bound by its arguments alone.
 
 - Pausing, the runner records under `pause.pending_tool_call` the call's `call_id`, its
   `arguments_sha256` (`arguments_digest`, the digest of its arguments' canonical JSON) and its
