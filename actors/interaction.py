@@ -10,7 +10,7 @@ import redis.asyncio as aioredis
 from actors.context_budget import stored_results
 from actors.launcher import admit_and_launch, drain_queue
 from actors.models.extraction import extraction_model
-from actors.review_binding import binding_of, recorded_arguments
+from actors.review_binding import binding_of, preview_of, recorded_arguments
 from actors.step_markers import Piece, reply_marker, step_marker
 from core import delegation, keys, tasks
 from core.errors import BadRequest, Conflict
@@ -76,18 +76,34 @@ async def reply(
 
 
 async def review(
-    redis: aioredis.Redis, settings: Settings, task: Task, decision: str, comment: str | None
+    redis: aioredis.Redis,
+    settings: Settings,
+    task: Task,
+    decision: str,
+    comment: str | None,
+    answers: dict[str, str] | None = None,
 ) -> Task:
-    """Approve (the pending call runs) or reject (the model gets a tool error) a paused call."""
+    """Approve (the pending call runs) or reject (the model gets a tool error) a paused call.
+
+    `answers` is the preview the reviewer answers (`{call_id, arguments_sha256}`); when given it
+    must be the pending call's. The decision is written only while that call is still the pending
+    one (`actors.review_binding`).
+    """
     if task.status != REVIEW:
         raise Conflict(f"the task is {task.status}; only a task in awaiting_review takes a review")
     pending = (task.pause or {}).get("pending_tool_call") or {}
     call_id, step = pending.get("call_id"), pending.get("step")
+    shown = preview_of(pending)
+    if answers is not None and answers != shown:
+        raise Conflict(
+            f"the review answers call {answers['call_id']} with arguments {answers['arguments_sha256']}, "
+            f"but the call pending review is {shown['call_id']} with arguments "
+            f"{shown['arguments_sha256']}; it stays in awaiting_review"
+        )
     decided: dict[str, Any] = {"decision": decision, "comment": comment}
-    shown = pending.get("binding")
-    if decision == "approve" and shown is not None:
-        await _check_binding(redis, settings, task, pending, shown)
-        decided["target"] = shown.get("target")
+    if decision == "approve":
+        decided["arguments_sha256"] = shown["arguments_sha256"]
+        decided["target"] = await _check_binding(redis, settings, task, pending, shown["arguments_sha256"])
     item = {
         "type": "message_sent",
         "kind": "review_decision",
@@ -96,6 +112,7 @@ async def review(
         "comment": comment,
         "tool_name": pending.get("tool_name"),
         "call_id": call_id,
+        "arguments_sha256": shown["arguments_sha256"],
     }
     written = await tasks.record(
         redis,
@@ -106,7 +123,10 @@ async def review(
         fields={"retries_used": "0"},
         drop=["pause"],
         items=[item],
+        paused_on=shown,
     )
+    if written == -2:
+        raise Conflict("another call is pending review now; it stays in awaiting_review")
     if written <= 0:
         raise Conflict("the task is no longer awaiting review")
     await admit_and_launch(redis, settings, task, from_status=REVIEW)
@@ -119,9 +139,13 @@ def _tools() -> ToolRegistry:
 
 
 async def _check_binding(
-    redis: aioredis.Redis, settings: Settings, task: Task, pending: dict[str, Any], shown: dict[str, Any]
-) -> None:
-    """409 (the task stays in review) when the call or its target changed since the preview."""
+    redis: aioredis.Redis, settings: Settings, task: Task, pending: dict[str, Any], approved: str
+) -> Any:
+    """The approved target; 409 (the task stays in review) when what would run is not what was shown.
+
+    What would run is the call as its model step recorded it (the runner runs that record), so its
+    arguments are compared with the approved digest and its target is taken again now.
+    """
     step, call_id = pending.get("step"), pending.get("call_id")
     steps = await tasks.read_steps(redis, task.workspace_id, task.id)
     ctx = ToolContext(
@@ -135,13 +159,15 @@ async def _check_binding(
     now = await binding_of(
         _tools(), str(pending.get("tool_name")), recorded_arguments(steps, step, call_id), ctx
     )
-    if now["arguments_sha256"] != shown.get("arguments_sha256"):
+    if now["arguments_sha256"] != approved:
         raise Conflict("the call's arguments changed since the preview; it stays in awaiting_review")
-    if now["target"] != shown.get("target"):
+    shown = (pending.get("binding") or {}).get("target")
+    if now["target"] != shown:
         raise Conflict(
             f"what {pending.get('tool_name')} would reach (its connector, environment or URL) changed "
             "since the preview; it stays in awaiting_review"
         )
+    return shown
 
 
 async def _stop(redis: aioredis.Redis, settings: Settings, task: Task) -> None:

@@ -1,9 +1,25 @@
 """What an approval binds to: the exact call that was previewed and the target it would reach.
 
-A call paused for review records, with its preview, a digest of its arguments and the tool's
-`review_binding` (for a practice write: the connector, its environment and URL). An approval is
-refused while either differs from what the reviewer was shown, and the approved call then runs only
-against the approved target, so a reconnect between preview and run cannot redirect it.
+This holds for any call of a tool the agent lists in `review_tools`, whatever the tool. A tool that
+reaches something outside the task (a connector, a remote server) declares it with its
+`ToolSpec.review_binding(arguments, ctx)` (`tools/registry.py`), returning a JSON-able target (e.g.
+`{connector, environment, url}`), and, when approved, acts only on `ToolContext.approved_target`;
+a tool without one is bound by its arguments alone.
+
+- Pausing, the runner records under `pause.pending_tool_call` the call's `call_id`, its
+  `arguments_sha256` (`arguments_digest`, the digest of its arguments' canonical JSON) and its
+  `binding` (`binding_of`: that digest again and the tool's `review_binding` target, e.g. for a
+  practice write its connector, environment and URL; null for a tool that declares none).
+- A review may name the preview it answers (`{call_id, arguments_sha256}`, `preview_of`); one that
+  names another call than the pending one is refused. Whether named or not, the decision is written
+  only while the task is still paused on the call the reviewer was answering: the call id and digest
+  are compared in the same Lua script that writes the decision (`tasks.record(paused_on=...)`), so a
+  second review that began meanwhile is never answered by the first one's approval.
+- An approval is refused while the target differs from the one shown, or the arguments recorded
+  for the call (what would run) differ from what was approved. The decision records the approved
+  digest and target; the runner runs the approved call only if its arguments still have that
+  digest (`runs_as_approved`), and only against the approved target, so neither a reconnect nor a
+  changed record between preview and run can redirect it.
 """
 
 from __future__ import annotations
@@ -31,6 +47,21 @@ async def binding_of(registry: ToolRegistry, name: str, arguments: Any, ctx: Too
     except ToolError as exc:
         target = {"error": exc.message}
     return {"arguments_sha256": arguments_digest(arguments), "target": target}
+
+
+def preview_of(pending: dict[str, Any]) -> dict[str, str]:
+    """`{call_id, arguments_sha256}` of a pending reviewed call, what a review may name to answer it.
+
+    Calls paused before the digest was shown beside the call id keep it only under `binding`.
+    """
+    digest = pending.get("arguments_sha256") or (pending.get("binding") or {}).get("arguments_sha256")
+    return {"call_id": str(pending.get("call_id")), "arguments_sha256": str(digest)}
+
+
+def runs_as_approved(review: dict[str, Any], arguments: Any) -> bool:
+    """Whether a call about to run is the one its approval approved (its arguments' digest)."""
+    approved = review.get("arguments_sha256")
+    return approved is None or approved == arguments_digest(arguments)
 
 
 def recorded_arguments(steps: dict[str, Any], step: Any, call_id: Any) -> Any:

@@ -33,7 +33,7 @@ from actors.models.resolve import resolve_model
 from actors.models.structured import matching_answer
 from actors.outcomes import AskUser, CallOutcome, Delegated, Failed, Recorded, StepOutcome, Stopped
 from actors.policy import AgentPolicy
-from actors.review_binding import binding_of
+from actors.review_binding import binding_of, runs_as_approved
 from actors.step_markers import Piece, step_marker
 from actors.usage import record_model_call
 from core import agents, delegation, keys, metrics, tasks
@@ -319,13 +319,21 @@ class TaskRunner:
             return StepOutcome.STOP
         if awaiting_review:
             call = awaiting_review[0]
-            pending = {"call_id": call.id, "tool_name": call.name, "arguments": call.arguments, "step": step}
+            binding = await binding_of(
+                self.registry, call.name, call.arguments, self._context(task, policy, step, call_id=call.id)
+            )
+            pending: dict[str, Any] = {
+                "call_id": call.id,
+                # Shown beside the call id: the two a review names to say which preview it answers.
+                "arguments_sha256": binding["arguments_sha256"],
+                "tool_name": call.name,
+                "arguments": call.arguments,
+                "step": step,
+            }
             preview = await self._review_preview(task, policy, step, call)
             if preview is not None:
                 pending["preview"] = preview
-            pending["binding"] = await binding_of(
-                self.registry, call.name, call.arguments, self._context(task, policy, step, call_id=call.id)
-            )
+            pending["binding"] = binding
             pause = {"kind": "review", "tool_name": call.name, "pending_tool_call": pending}
             await tasks.transition(
                 self.redis,
@@ -373,8 +381,13 @@ class TaskRunner:
             note = f": {comment}" if comment else ""
             return await self._record_result(task, step, call, error=f"a reviewer rejected this call{note}")
         ctx = self._context(task, policy, step, call_id=call.id)
-        if review.get("decision") == "approve" and review.get("target") is not None:
-            ctx = replace(ctx, approved_target=review["target"])
+        if review.get("decision") == "approve":
+            if not runs_as_approved(review, call.arguments):
+                return await self._record_result(
+                    task, step, call, error="this call is not the one a reviewer approved; it did not run"
+                )
+            if review.get("target") is not None:
+                ctx = replace(ctx, approved_target=review["target"])
         try:
             # read_result only reads this task's own stored results, so every task may call it.
             if call.name != READ_RESULT and call.name not in resolve_tool_names(

@@ -21,6 +21,7 @@ from actors.delegation import check_timers, handle_event
 from actors.names import NAMESPACE
 from actors.reconciler import reap_task_actors, reconcile_once
 from core import keys
+from core.cancellation import raise_if_cancelled
 from core.persistence import warn_unless_durable
 from core.settings import get_settings
 from core.store import StoreOutage, async_client, resolve_redis_url
@@ -70,8 +71,11 @@ async def run_scheduler() -> None:
     url, _ = resolve_redis_url(settings)
     redis = async_client(url)
     outage = StoreOutage("the scheduler", log)
+    # Each round checks for a cancel that a store call swallowed (`core.cancellation`), as the
+    # lease keeper does: otherwise a stop asked while a read was in flight is lost and the loop runs on.
     # Also when the store is down as the scheduler starts: it waits for it instead of ending its thread.
     while True:
+        raise_if_cancelled()
         try:
             # Once per start, in the one process a `serve deploy` cluster always has.
             await warn_unless_durable(redis, log)
@@ -84,6 +88,7 @@ async def run_scheduler() -> None:
     outage.over()
     last_reconcile = 0.0
     while True:
+        raise_if_cancelled()
         try:
             await _consume(redis, settings, backlog=False)
             if time.monotonic() - last_reconcile >= settings.reconcile_seconds:

@@ -25,6 +25,7 @@ import ray
 
 from actors.names import NAMESPACE
 from core import keys, tasks, webhook_delivery, webhooks
+from core.cancellation import raise_if_cancelled
 from core.errors import AgentryError
 from core.ids import utcnow
 from core.secretbox import SealedValueError
@@ -229,8 +230,11 @@ async def run_dispatcher() -> None:
     redis = async_client(url)
     dispatcher = Dispatcher(redis, settings)
     outage = StoreOutage("the webhook dispatcher", log)
+    # Each round checks for a cancel that a store call swallowed (`core.cancellation`), as the
+    # lease keeper does: otherwise a stop asked while a read was in flight is lost and the loop runs on.
     # Also when the store is down as the dispatcher starts: it waits for it instead of ending its thread.
     while True:
+        raise_if_cancelled()
         try:
             await webhook_delivery.ensure_group(redis)
             while await dispatcher.consume(backlog=True):
@@ -241,6 +245,7 @@ async def run_dispatcher() -> None:
     outage.over()
     last_backlog = time.monotonic()
     while True:
+        raise_if_cancelled()
         try:
             await dispatcher.consume(backlog=False)
             await dispatcher.dispatch_due()

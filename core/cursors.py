@@ -1,9 +1,11 @@
 """Page cursors that are tamper-evident: an HMAC of the position, keyed by the service secret.
 
 A cursor is `<position>.<tag>`: the position is what `core.pagination` pages from, the tag an
-HMAC-SHA256 (truncated to 128 bits) of the position and the list it was issued for, under a key
-derived from `Settings.resolved_secret()` for this purpose alone. A cursor that was altered, made up,
-issued for another list, or issued under a previous secret fails to open: a 400, never a first page.
+HMAC-SHA256 (truncated to 128 bits) of the position and the list it was issued for (`list_scope`:
+the route, its path ids, the workspace and the filters), under a key derived from
+`Settings.resolved_secret()` for this purpose alone. A cursor that was altered, made up, issued for
+another list, another workspace or other filters, or issued under a previous secret fails to open: a
+400, never a first page and never a page of a list it was not issued for.
 """
 
 from __future__ import annotations
@@ -12,6 +14,8 @@ import base64
 import binascii
 import hashlib
 import hmac
+import json
+from collections.abc import Iterable, Mapping
 from functools import lru_cache
 
 from cryptography.hazmat.primitives import hashes
@@ -21,7 +25,12 @@ from core.errors import BadRequest
 
 _HKDF_SALT = b"agentry/cursor/v1"
 _TAG_BYTES = 16
-_REFUSED = "cursor is not a value returned by a previous page of this list; start again without it"
+_REFUSED = (
+    "cursor is not a value returned by a previous page of this list (same workspace and filters); "
+    "start again without it"
+)
+#: Query parameters that choose the page, not the list: they may change from page to page.
+PAGE_PARAMETERS = frozenset({"cursor", "limit"})
 
 
 @lru_cache(maxsize=8)
@@ -31,6 +40,19 @@ def cursor_key(secret: str) -> bytes:
         raise ValueError("cursors need a non-empty service secret")
     hkdf = HKDF(algorithm=hashes.SHA256(), length=32, salt=_HKDF_SALT, info=b"page cursors")
     return hkdf.derive(secret.encode("utf-8"))
+
+
+def list_scope(
+    route: str, *, workspace_id: str, path_ids: Mapping[str, str], query: Iterable[tuple[str, str]]
+) -> str:
+    """The list a cursor belongs to: the route template, its path ids, the workspace and the filters.
+
+    Every query parameter other than `cursor` and `limit` counts as a filter; their order does not
+    matter, their values do (a filter changed between pages is another list).
+    """
+    filters = sorted((name, value) for name, value in query if name not in PAGE_PARAMETERS)
+    scope = {"route": route, "path": sorted(path_ids.items()), "workspace": workspace_id, "filters": filters}
+    return json.dumps(scope, separators=(",", ":"))
 
 
 def _tag(position: str, *, key: bytes, scope: str) -> bytes:

@@ -92,8 +92,11 @@ return {1, current}
 #: only) the parent's feed. ARGV: marker field, marker value, allowed statuses (JSON list), fields
 #: (JSON object), drop (JSON list), feed items (JSON list), increments (JSON object field -> number),
 #: now, channel, member, further step markers written with it (JSON object marker -> value), task id,
-#: the parent's live-set member ("" = no parent).
-#: Returns 1 when written, 0 when the marker was already there, -1 when the status forbids it.
+#: the parent's live-set member ("" = no parent), the reviewed call the task must be paused on ("" =
+#: any; else JSON `{call_id, arguments_sha256}`, compared with the `pause` field's `pending_tool_call`,
+#: whose digest older records keep only under `binding`).
+#: Returns 1 when written, 0 when the marker was already there, -1 when the status forbids it, -2
+#: when the task is paused on another call than the one named.
 RECORD = (
     _APPEND
     + """
@@ -104,6 +107,15 @@ for _, s in ipairs(cjson.decode(ARGV[3])) do
   if s == status then ok = true end
 end
 if not ok then return -1 end
+if ARGV[14] ~= '' then
+  local want = cjson.decode(ARGV[14])
+  local pause = cjson.decode(redis.call('HGET', KEYS[1], 'pause') or 'null')
+  local pending = type(pause) == 'table' and pause['pending_tool_call'] or nil
+  if type(pending) ~= 'table' then return -2 end
+  local digest = pending['arguments_sha256']
+  if digest == nil and type(pending['binding']) == 'table' then digest = pending['binding']['arguments_sha256'] end
+  if pending['call_id'] ~= want['call_id'] or digest ~= want['arguments_sha256'] then return -2 end
+end
 redis.call('HSET', KEYS[3], ARGV[1], ARGV[2])
 for k, v in pairs(cjson.decode(ARGV[11])) do
   redis.call('HSET', KEYS[3], k, v)

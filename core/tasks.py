@@ -338,8 +338,13 @@ async def record(
     items: list[dict[str, Any]] | None = None,
     increments: dict[str, float] | None = None,
     markers: dict[str, Any] | None = None,
+    paused_on: dict[str, str] | None = None,
 ) -> int:
-    """Write one recorded piece of a step exactly once (see `lua.RECORD` for the result codes)."""
+    """Write one recorded piece of a step exactly once (see `lua.RECORD` for the result codes).
+
+    `paused_on` (`{call_id, arguments_sha256}`) writes only while the task's pending reviewed call
+    is that one, checked in the same script that writes.
+    """
     ws, task_id = task.workspace_id, task.id
     stamp = now_iso()
     encoded = [dumps(item | {"created_at": stamp}) for item in items or []]
@@ -367,6 +372,7 @@ async def record(
         dumps({k: dumps(v) for k, v in (markers or {}).items()}),
         task_id,
         parent_member,
+        "" if paused_on is None else dumps(paused_on),
     )
     return int(result)
 

@@ -7,9 +7,9 @@ from typing import Annotated
 
 from fastapi import Depends, Request
 
-from core.cursors import cursor_key, open_cursor, sign_cursor
+from core.cursors import cursor_key, list_scope, open_cursor, sign_cursor
 from core.models import PageOf
-from serve.deps import SettingsDep
+from serve.deps import PrincipalDep, SettingsDep
 from serve.openapi_responses import CursorQuery, LimitQuery
 
 
@@ -19,7 +19,7 @@ class Paging:
     cursor: str | None
     limit: int | None
     key: bytes
-    #: The list the cursor belongs to: the route's path template.
+    #: The list the cursor belongs to (`core.cursors.list_scope`).
     scope: str
 
     def signed(self, page: PageOf) -> PageOf:
@@ -29,11 +29,20 @@ class Paging:
 
 
 def paging(
-    request: Request, settings: SettingsDep, cursor: CursorQuery = None, limit: LimitQuery = None
+    request: Request,
+    settings: SettingsDep,
+    principal: PrincipalDep,
+    cursor: CursorQuery = None,
+    limit: LimitQuery = None,
 ) -> Paging:
     key = cursor_key(settings.resolved_secret())
     route = request.scope.get("route")
-    scope = getattr(route, "path_format", request.url.path)
+    scope = list_scope(
+        getattr(route, "path_format", request.url.path),
+        workspace_id=principal.workspace_id,
+        path_ids=request.path_params,
+        query=request.query_params.multi_items(),
+    )
     position = open_cursor(cursor, key=key, scope=scope) if cursor else None
     return Paging(cursor=position, limit=limit, key=key, scope=scope)
 

@@ -282,10 +282,19 @@ class AsyncClient:
         return await self._do(ops.reply(self._ctx, task_id, message, parts, ids))
 
     async def review(
-        self, task_id: str, decision: Literal["approve", "reject"], comment: str | None = None
+        self,
+        task_id: str,
+        decision: Literal["approve", "reject"],
+        comment: str | None = None,
+        *,
+        answering: Mapping[str, Any] | None = None,
     ) -> Task:
-        """Approve or reject the tool call a task in `awaiting_review` waits on."""
-        return await self._do(ops.review(self._ctx, task_id, decision, comment))
+        """Approve or reject the tool call a task in `awaiting_review` waits on.
+
+        Pass the `pause.pending_tool_call` the decision was made on as `answering`: if another call
+        is pending by then, the review is refused (`Conflict`) instead of answering that one.
+        """
+        return await self._do(ops.review(self._ctx, task_id, decision, comment, answering))
 
     async def cancel(self, task_id: str, *, cascade: bool = False) -> Task:
         """Stop the task (and, with `cascade`, its active descendants); idempotent."""

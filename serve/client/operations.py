@@ -417,11 +417,20 @@ def reply(
 
 
 def review(
-    ctx: Context, task_id: str, decision: Literal["approve", "reject"], comment: str | None
+    ctx: Context,
+    task_id: str,
+    decision: Literal["approve", "reject"],
+    comment: str | None,
+    answering: Mapping[str, Any] | None = None,
 ) -> Flow[Task]:
+    """`answering` is the `pending_tool_call` the reviewer was shown: the service then refuses the
+    review (409, `Conflict`) unless that call is still the one pending."""
     body: dict[str, Any] = {"decision": decision}
     if comment is not None:
         body["comment"] = comment
+    if answering is not None:
+        body["call_id"] = answering["call_id"]
+        body["arguments_sha256"] = answering["arguments_sha256"]
     return fetch(ctx, Call("POST", f"{V1}/tasks/{segment(task_id)}/review", json=body), Task)
 
 

@@ -6,7 +6,7 @@ from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Header, Request
 from fastapi.responses import JSONResponse, StreamingResponse
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from actors import interaction
 from core import agents, audit, delegation, keys, results, task_events, tasks
@@ -53,6 +53,30 @@ class ReviewBody(BaseModel):
 
     decision: Literal["approve", "reject"]
     comment: str | None = None
+    call_id: str | None = Field(
+        default=None,
+        description="The `pending_tool_call.call_id` this review answers (with `arguments_sha256`).",
+    )
+    arguments_sha256: str | None = Field(
+        default=None,
+        description="The `pending_tool_call.arguments_sha256` this review answers (with `call_id`).",
+    )
+
+    @model_validator(mode="after")
+    def _names_a_whole_preview(self) -> ReviewBody:
+        # Half a preview would bind to less than the reviewer saw (a call id repeats its arguments'
+        # digest for nothing; a digest alone matches any call with the same arguments).
+        if (self.call_id is None) != (self.arguments_sha256 is None):
+            raise ValueError(
+                "call_id and arguments_sha256 name the previewed call together: give both or neither"
+            )
+        return self
+
+    def answers(self) -> dict[str, str] | None:
+        """The preview this review answers, or None when it names none."""
+        if self.call_id is None or self.arguments_sha256 is None:
+            return None
+        return {"call_id": self.call_id, "arguments_sha256": self.arguments_sha256}
 
 
 @router.get(
@@ -204,9 +228,11 @@ async def reply_to_task(
 async def review_task(
     task_id: TaskIdPath, body: ReviewBody, principal: PrincipalDep, edge: EdgeDep
 ) -> dict[str, Any]:
-    """Approve or reject the tool call a task is waiting on."""
+    """Approve or reject the tool call a task is waiting on; 409 when the named preview is not the pending call."""
     task = await tasks.load_task(edge.redis, principal.workspace_id, task_id)
-    updated = await interaction.review(edge.redis, edge.settings, task, body.decision, body.comment)
+    updated = await interaction.review(
+        edge.redis, edge.settings, task, body.decision, body.comment, body.answers()
+    )
     return task_views.record(updated)
 
 

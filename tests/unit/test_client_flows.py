@@ -329,3 +329,16 @@ def test_which_connection_errors_prove_nothing_was_sent(monkeypatch: pytest.Monk
     monkeypatch.delenv("AGENTRY_API_KEY")
     with pytest.raises(AgentryClientError, match="AGENTRY_API_KEY"):
         resolve_api_key(None)
+
+
+def test_a_review_names_the_preview_it_answers() -> None:
+    pending = {"call_id": "call_1_0", "arguments_sha256": "ab" * 32, "tool_name": "x", "arguments": {}}
+    bound, unbound = Script(task("running")), Script(task("running"))
+    bound.drive(ops.review(bound.context(), "t1", "approve", None, pending))
+    unbound.drive(ops.review(unbound.context(), "t1", "reject", "no"))
+    assert bound.calls[0].json == {
+        "decision": "approve",
+        "call_id": "call_1_0",
+        "arguments_sha256": "ab" * 32,
+    }
+    assert unbound.calls[0].json == {"decision": "reject", "comment": "no"}

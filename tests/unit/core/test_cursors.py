@@ -6,7 +6,7 @@ import base64
 
 import pytest
 
-from core.cursors import cursor_key, open_cursor, sign_cursor
+from core.cursors import cursor_key, list_scope, open_cursor, sign_cursor
 from core.errors import BadRequest
 from core.ids import encode_cursor
 
@@ -63,3 +63,19 @@ def test_keys_differ_per_secret_and_need_one() -> None:
     assert cursor_key("a") != cursor_key("b")
     with pytest.raises(ValueError):
         cursor_key("")
+
+
+def test_the_list_scope_is_the_route_its_ids_the_workspace_and_the_filters() -> None:
+    def scope(ws: str = "ws-1", ids: dict[str, str] | None = None, **query: str) -> str:
+        return list_scope("/api/v1/tasks", workspace_id=ws, path_ids=ids or {}, query=query.items())
+
+    base = scope(status="running", title="a")
+    # Filter order and the page parameters do not change the list.
+    assert scope(title="a", status="running", limit="5", cursor="x") == base
+    assert scope(ws="ws-2", status="running", title="a") != base
+    assert scope(ids={"task_id": "t1"}, status="running", title="a") != base
+    assert scope(status="running") != base
+    assert scope(status="running", title="b") != base
+    cursor = sign_cursor(POSITION, key=KEY, scope=base)
+    with pytest.raises(BadRequest, match="same workspace and filters"):
+        open_cursor(cursor, key=KEY, scope=scope(ws="ws-2", status="running", title="a"))
