@@ -23,11 +23,15 @@ OURS = re.compile(
 
 @pytest.mark.parametrize("project", [".", "clients/python"])
 def test_the_project_metadata_builds_without_warnings(project: str, tmp_path: Path) -> None:
-    """An sdist of the pyproject and README alone: the metadata and its checks, none of the code."""
+    """An sdist of the service's pyproject and README alone (its metadata and their checks, none of
+    its code), and of the whole client."""
     source = tmp_path / "project"
-    source.mkdir()
-    for name in ("pyproject.toml", "README.md"):
-        shutil.copy(ROOT / project / name, source / name)
+    if project == ".":
+        source.mkdir()
+        for name in ("pyproject.toml", "README.md"):
+            shutil.copy(ROOT / name, source / name)
+    else:
+        shutil.copytree(ROOT / project, source, ignore=shutil.ignore_patterns("build", "dist", "*.egg-info"))
     built = subprocess.run(
         [sys.executable, "-m", "build", "--sdist", "--outdir", str(tmp_path / "dist"), str(source)],
         env=dict(os.environ, PIP_CACHE_DIR=str(tmp_path / "pip-cache")),
