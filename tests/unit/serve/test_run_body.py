@@ -6,7 +6,8 @@ import pytest
 from starlette.requests import Request
 
 from core.errors import BadRequest
-from serve.run_body import read_run_body
+from core.settings import Settings
+from serve.run_body import RunBody, read_run_body
 
 pytestmark = pytest.mark.unit
 
@@ -27,12 +28,17 @@ def request(raw: bytes) -> Request:
     return Request(scope, receive)
 
 
+async def read(raw: bytes) -> RunBody:
+    async with read_run_body(request(raw), Settings()) as body:
+        return body
+
+
 @pytest.mark.parametrize("raw", [b"\xb2\x0c=", b"\xff\xfe\x00", b"{", b"[1]", b'"text"'])
 async def test_malformed_json_is_a_bad_request(raw: bytes) -> None:
     with pytest.raises(BadRequest):
-        await read_run_body(request(raw))
+        await read(raw)
 
 
 async def test_json_body_is_read() -> None:
-    body = await read_run_body(request(b'{"query": "hi", "file_ids": ["file://x"], "version": 2}'))
+    body = await read(b'{"query": "hi", "file_ids": ["file://x"], "version": 2}')
     assert (body.run.query, body.run.version, body.file_ids) == ("hi", 2, ["file://x"])
