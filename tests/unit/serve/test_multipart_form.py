@@ -31,7 +31,7 @@ def request(raw: bytes, *, piece: int = 5, declared: int | None = None) -> Reque
         {"type": "http.request", "body": c, "more_body": i < len(chunks) - 1} for i, c in enumerate(chunks)
     ]
 
-    async def receive() -> dict:
+    async def receive() -> dict[str, object]:
         return messages.pop(0)
 
     headers = [(b"content-type", f"multipart/form-data; boundary={BOUNDARY}".encode())]
