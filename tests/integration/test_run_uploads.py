@@ -18,6 +18,7 @@ from serve.multipart_form import MAX_PARTS
 from serve.run_body import MAX_ATTACHMENTS
 from tests.integration.conftest import Service
 from tests.support.agents import ask, create_agent, feed, of_type, scripted, start, wait_status
+from tests.support.service import wait_for
 
 pytestmark = pytest.mark.integration
 
@@ -124,6 +125,23 @@ def test_a_declared_length_past_every_bound_is_a_413_before_reading(
         sock.sendall(head.encode())
         status_line = sock.makefile("rb").readline()
     assert status_line.split()[1] == b"413"
+
+
+def test_a_client_gone_mid_upload_leaves_nothing(service: Service, api_key: str, agent_id: str) -> None:
+    """The spool of a file whose sender disconnects is removed when the request ends."""
+    spool = service.data_dir / "spool"
+    parts = urlsplit(service.url)
+    boundary = uuid.uuid4().hex
+    head = (
+        f"POST /api/v1/agents/{agent_id}/run HTTP/1.1\r\nHost: {parts.netloc}\r\n"
+        f"Authorization: Bearer {api_key}\r\nContent-Type: multipart/form-data; boundary={boundary}\r\n"
+        f"Content-Length: {10 * MIB}\r\n\r\n--{boundary}\r\n"
+        'Content-Disposition: form-data; name="files"; filename="cut.txt"\r\n\r\n'
+    )
+    with socket.create_connection((parts.hostname or "127.0.0.1", parts.port or 80), timeout=30) as sock:
+        sock.sendall(head.encode() + b"a" * (2 * MIB))
+        wait_for(lambda: list(spool.glob("form-*")), timeout=60, what="the upload's spool")
+    wait_for(lambda: not list(spool.glob("form-*")), timeout=60, what="the spool to be removed")
 
 
 def test_parts_files_and_text_fields_are_bounded(service: Service, api: httpx.Client, agent_id: str) -> None:
