@@ -13,6 +13,7 @@ from fastapi import Request
 from actors.submit import RunInput
 from core.errors import BadRequest
 from core.settings import Settings
+from serve.body_guard import MULTIPART, media_type
 from serve.input_checks import json_text_problem, text_problem
 from serve.multipart_form import FormLimits, SpooledFile, read_form
 
@@ -102,8 +103,7 @@ async def read_run_body(
     request: Request, settings: Settings, *, text_field: str = "query"
 ) -> AsyncIterator[RunBody]:
     """The run's (or reply's) body; files it carries stay spooled until the block ends."""
-    content_type = request.headers.get("content-type", "")
-    if content_type.startswith("multipart/form-data"):
+    if media_type(request.headers.get("content-type")) == MULTIPART:
         async with read_form(request, _form_limits(settings)) as form:
             run = RunInput(
                 query=_text(form.get(text_field), text_field),

@@ -1,6 +1,8 @@
-"""Reading a run's JSON body by hand: every malformed body is a 400, never a crash."""
+"""Reading a run's body by hand: every malformed JSON body is a 400, never a crash; a form is a form."""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import pytest
 from starlette.requests import Request
@@ -12,7 +14,7 @@ from serve.run_body import RunBody, read_run_body
 pytestmark = pytest.mark.unit
 
 
-def request(raw: bytes) -> Request:
+def request(raw: bytes, content_type: str = "application/json") -> Request:
     messages = [{"type": "http.request", "body": raw, "more_body": False}]
 
     async def receive() -> dict:
@@ -22,7 +24,7 @@ def request(raw: bytes) -> Request:
         "type": "http",
         "method": "POST",
         "path": "/api/v1/agents/x/run",
-        "headers": [(b"content-type", b"application/json")],
+        "headers": [(b"content-type", content_type.encode())],
         "query_string": b"",
     }
     return Request(scope, receive)
@@ -42,3 +44,13 @@ async def test_malformed_json_is_a_bad_request(raw: bytes) -> None:
 async def test_json_body_is_read() -> None:
     body = await read(b'{"query": "hi", "file_ids": ["file://x"], "version": 2}')
     assert (body.run.query, body.run.version, body.file_ids) == ("hi", 2, ["file://x"])
+
+
+async def test_a_multipart_body_in_any_case_is_read_as_a_form(tmp_path: Path) -> None:
+    raw = (
+        b'--b0\r\nContent-Disposition: form-data; name="query"\r\n\r\nhi\r\n'
+        b'--b0\r\nContent-Disposition: form-data; name="files"; filename="a.txt"\r\n\r\nnote\r\n--b0--\r\n'
+    )
+    settings = Settings(AGENTRY_DATA_DIR=tmp_path)  # type: ignore[call-arg]
+    async with read_run_body(request(raw, "Multipart/Form-Data; boundary=b0"), settings) as body:
+        assert body.run.query == "hi" and [(f.filename, f.size) for f in body.uploads] == [("a.txt", 4)]
