@@ -53,7 +53,8 @@ def test_requests_within_the_limits_reach_the_app(api: httpx.Client) -> None:
     """A 12 KB query, the most parameters allowed and 90 extra header fields are answered by the app."""
     assert api.get("/api/v1/agents", params={"q": "a" * 12_000}).status_code == 200
     query = "&".join(["limit=5"] + ["x"] * (MAX_QUERY_PARAMS - 1))
-    assert api.get(f"/api/v1/agents?{query}").json()["has_more"] is False
+    listed = api.get(f"/api/v1/agents?{query}")
+    assert listed.status_code == 200 and len(listed.json()["data"]) <= 5
     extra = {f"X-H{i}": "1" for i in range(90)}
     assert api.get("/api/v2/configs", headers=extra).status_code == 200
 
