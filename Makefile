@@ -8,10 +8,12 @@ EXTERNAL_REDIS_URL ?= redis://127.0.0.1:6379/15
 
 .PHONY: install browser curl run test test-unit lint bench clean
 
-$(STAMP): pyproject.toml
+# The Python client is its own distribution (clients/python): installed editable beside the service,
+# whose tests and README import it as `agentry_client`.
+$(STAMP): pyproject.toml clients/python/pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	$(BIN)/python -m pip install --quiet -e ./clients/python -e '.[dev]'
 	@touch $(STAMP)
 
 install: $(STAMP)
@@ -48,7 +50,7 @@ test-unit: install
 lint: install
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
-	$(BIN)/mypy core actors tools extraction serve
+	$(BIN)/mypy core actors tools extraction serve clients/python/src/agentry_client
 
 clean:
 	rm -rf $(VENV) .agentry .pytest_cache .mypy_cache .ruff_cache

@@ -2,25 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from typing import Any
-
-from starlette.datastructures import UploadFile
 
 from core import files
 from core.errors import BadRequest
 from extraction.jobs.edge import sniff_upload
+from serve.multipart_form import SpooledFile, file_chunks
+from serve.run_body import MAX_ATTACHMENTS
 from serve.state import EdgeState
 
-#: Bytes read from an upload per chunk while streaming it to the blob store.
+#: Bytes read from a spooled upload per chunk while streaming it to the blob store.
 CHUNK_BYTES = 256 * 1024
-#: docs/spec.md does not bound attachments per run; this keeps one request from fanning out without end.
-MAX_ATTACHMENTS = 20
-
-
-async def _chunks(upload: UploadFile) -> AsyncIterator[bytes]:
-    while chunk := await upload.read(CHUNK_BYTES):
-        yield chunk
 
 
 def task_file(record: files.FileRecord) -> dict[str, Any]:
@@ -34,7 +26,7 @@ def task_file(record: files.FileRecord) -> dict[str, Any]:
 
 
 async def attach_files(
-    edge: EdgeState, workspace_id: str, uploads: list[UploadFile], file_ids: list[str]
+    edge: EdgeState, workspace_id: str, uploads: list[SpooledFile], file_ids: list[str]
 ) -> list[dict[str, Any]]:
     if len(uploads) + len(file_ids) > MAX_ATTACHMENTS:
         raise BadRequest(f"at most {MAX_ATTACHMENTS} files per request")
@@ -45,10 +37,11 @@ async def attach_files(
             edge.redis,
             edge.blobs,
             workspace_id,
-            _chunks(upload),
+            file_chunks(upload, CHUNK_BYTES),
             filename=upload.filename,
             max_bytes=edge.settings.max_upload_bytes,
             sniff=sniff_upload,
+            spool_dir=edge.settings.data_dir / "spool",
         )
         for upload in uploads
     ]

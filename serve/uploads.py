@@ -77,11 +77,21 @@ class FilePart:
     chunks: AsyncIterator[bytes]
 
 
-async def _events(request: Request, boundary: bytes) -> AsyncIterator[tuple[str, Any]]:
+async def multipart_events(
+    request: Request, boundary: bytes, *, max_bytes: int | None = None
+) -> AsyncIterator[tuple[str, Any]]:
+    """The body's parts as they arrive: ("part", headers), then ("data", bytes)..., then ("end", None).
+
+    The parser bounds each part's headers itself (8 lines of about 4 KB): a larger one is malformed.
+    With `max_bytes`, a body (chunked, so of no declared length) that streams past it is a 413."""
     state = _Parse()
     parser = MultipartParser(boundary, state.callbacks())  # type: ignore[arg-type]
+    received = 0
     try:
         async for chunk in request.stream():
+            received += len(chunk)
+            if max_bytes is not None and received > max_bytes:
+                raise PayloadTooLarge(f"the multipart body is larger than {max_bytes} bytes")
             parser.write(chunk)
             while state.events:
                 yield state.events.popleft()
@@ -103,7 +113,7 @@ async def file_field(request: Request, *, name: str = "file", max_bytes: int) ->
     declared = request.headers.get("content-length")
     if declared and declared.isdigit() and int(declared) > max_bytes + MULTIPART_OVERHEAD_BYTES:
         raise PayloadTooLarge(too_large_message(max_bytes))
-    events = _events(request, options[b"boundary"])
+    events = multipart_events(request, options[b"boundary"])
     other_bytes = 0
     async for kind, value in events:
         if kind == "data":

@@ -73,13 +73,13 @@ async def run_agent(
     redis, settings = edge.redis, edge.settings
     is_async = strict_bool(request, "async", True)
     include_citations = strict_bool(request, "include_citations", False)
-    body = await read_run_body(request)
-    version, group = await submit.resolve_agent(redis, principal.workspace_id, agent_id, body.run.version)
-    plan = submit.plan_sync(
-        version, body.run, is_async=is_async, requested=request.query_params.get("result")
-    )
-    submit.check_run_input(body.run, has_files=bool(body.uploads or body.file_ids))
-    body.run.files = await attach_files(edge, principal.workspace_id, body.uploads, body.file_ids)
+    async with read_run_body(request, settings) as body:
+        version, group = await submit.resolve_agent(redis, principal.workspace_id, agent_id, body.run.version)
+        plan = submit.plan_sync(
+            version, body.run, is_async=is_async, requested=request.query_params.get("result")
+        )
+        submit.check_run_input(body.run, has_files=bool(body.uploads or body.file_ids))
+        body.run.files = await attach_files(edge, principal.workspace_id, body.uploads, body.file_ids)
     task = await submit.create_and_admit(redis, settings, principal.workspace_id, version, group, body.run)
     created = {
         "task_id": task.id,

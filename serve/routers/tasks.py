@@ -218,8 +218,8 @@ async def reply_to_task(
 ) -> dict[str, Any]:
     """Reply to a task in waiting_for_input (JSON `{message}` or multipart `message` + `files`)."""
     task = await tasks.load_task(edge.redis, principal.workspace_id, task_id)
-    body = await read_run_body(request, text_field="message")
-    files = await attach_files(edge, principal.workspace_id, body.uploads, body.file_ids)
+    async with read_run_body(request, edge.settings, text_field="message") as body:
+        files = await attach_files(edge, principal.workspace_id, body.uploads, body.file_ids)
     updated = await interaction.reply(edge.redis, edge.settings, task, body.run.query, files)
     return task_views.record(updated)
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
+from agentry_client import Client, PollPolicy
 
-from serve.client import Client, PollPolicy
 from tests.support.session_service import TEST_ENV, Service
 
 __all__ = ["TEST_ENV", "TEST_POLL", "Service"]

@@ -6,8 +6,8 @@ import uuid
 
 import httpx
 import pytest
+from agentry_client import BadRequest, Client
 
-from serve.client import BadRequest, Client
 from tests.integration.conftest import Service
 
 pytestmark = pytest.mark.integration

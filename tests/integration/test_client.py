@@ -1,4 +1,4 @@
-"""The Python client (`serve.client`) against the real service: runs, waits, lists, extraction,
+"""The Python client (`agentry_client`) against the real service: runs, waits, lists, extraction,
 live events, and its retries (429 from the service's limiter; 5xx and broken connections from a
 loopback proxy standing in for the network)."""
 
@@ -9,8 +9,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-
-from serve.client import (
+from agentry_client import (
     AsyncClient,
     BadRequest,
     Client,
@@ -25,6 +24,7 @@ from serve.client import (
     Unauthorized,
     ValidationFailed,
 )
+
 from tests.integration.conftest import Service
 from tests.support import documents
 from tests.support.agents import ask, scripted

@@ -14,7 +14,13 @@ from pathlib import Path
 import httpx
 import pytest
 
-from serve.edge_answers import INTERRUPTED_MESSAGE, RETRY_AFTER_SECONDS
+from serve.edge_answers import (
+    HEADER_FIELDS_PARSED,
+    INTERRUPTED_MESSAGE,
+    REQUEST_HEAD_BUFFER_BYTES,
+    RETRY_AFTER_SECONDS,
+    URL_TOO_LONG_MESSAGE,
+)
 from serve.haproxy_launch import MARKER, haproxy_binary, rewrite
 from tests.support.service import free_port, wait_for
 
@@ -102,6 +108,22 @@ def test_the_rewrite_is_idempotent_and_drops_serves_500_pages() -> None:
     once = rewrite(config)
     assert rewrite(once) == once and once.count(MARKER) == 1
     assert "errorfile" not in once
+
+
+@pytest.mark.parametrize(("serves", "kept"), [(16384, REQUEST_HEAD_BUFFER_BYTES), (1 << 20, 1 << 20)])
+def test_the_rewrite_makes_room_for_the_heads_its_rules_answer(serves: int, kept: int) -> None:
+    """Serve's `tune.bufsize` is raised to what the 414/431 rules need, never lowered."""
+    config = SERVE_CONFIG.format(errorfile="/x/500.http", port=1, replica_port=2)
+    once = rewrite(config.replace("global\n", f"global\n    tune.bufsize {serves}\n"))
+    assert once.count("tune.bufsize") == 1 and f"tune.bufsize {kept}\n" in once
+    assert f"tune.http.maxhdr {HEADER_FIELDS_PARSED}\n" in once
+    assert f"tune.bufsize {REQUEST_HEAD_BUFFER_BYTES}\n" in rewrite(config)
+
+
+def test_a_url_too_long_is_a_414_in_the_envelope(haproxy: str) -> None:
+    response = httpx.get(haproxy + "/api/v2/ok", params={"q": "a" * 20_000})
+    assert response.status_code == 414 and response.json() == {"detail": URL_TOO_LONG_MESSAGE}
+    assert not any(b"q=aaaa" in line for line in SEEN)
 
 
 @pytest.mark.parametrize(("path", "key"), [("/api/v1/agents/a/dies", "error"), ("/api/v2/dies", "detail")])

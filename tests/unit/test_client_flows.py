@@ -1,6 +1,6 @@
 """The client's flows driven by a script of replies: retries, run fallbacks, polling, parsing.
 
-A flow is the client's logic with the I/O taken out (see `serve.client.protocol`), so these tests
+A flow is the client's logic with the I/O taken out (see `agentry_client.protocol`), so these tests
 feed it replies and record what it asks for; the integration tests run it against the service.
 """
 
@@ -12,9 +12,8 @@ from typing import Any
 
 import httpx
 import pytest
-
-from serve.client import operations as ops
-from serve.client.errors import (
+from agentry_client import operations as ops
+from agentry_client.errors import (
     AgentryClientError,
     ConnectionFailed,
     NotFound,
@@ -23,10 +22,10 @@ from serve.client.errors import (
     ValidationFailed,
     WaitTimeout,
 )
-from serve.client.models import Job, Page, SyncReply, Task, TaskSummary
-from serve.client.protocol import Call, Context, Flow, Reply, TransportFailure, drive_sync
-from serve.client.retry import PollPolicy, RetryPolicy
-from serve.client.transport import request_options, resolve_api_key, to_failure
+from agentry_client.models import Job, Page, SyncReply, Task, TaskSummary
+from agentry_client.protocol import Call, Context, Flow, Reply, TransportFailure, drive_sync
+from agentry_client.retry import PollPolicy, RetryPolicy
+from agentry_client.transport import request_options, resolve_api_key, to_failure
 
 pytestmark = pytest.mark.unit
 

@@ -7,8 +7,7 @@ import random
 from datetime import UTC, datetime
 
 import pytest
-
-from serve.client.retry import PollPolicy, RetryPolicy, parse_retry_after
+from agentry_client.retry import PollPolicy, RetryPolicy, parse_retry_after
 
 pytestmark = pytest.mark.unit
 

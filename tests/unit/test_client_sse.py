@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import pytest
+from agentry_client.errors import ConnectionFailed, NotFound
+from agentry_client.events import EventStream, stream_id_after
+from agentry_client.protocol import Context
+from agentry_client.retry import RetryPolicy
+from agentry_client.sse import ServerSentEvent, SSEDecoder, parse_events
 from hypothesis import given
 from hypothesis import strategies as st
-
-from serve.client.errors import ConnectionFailed, NotFound
-from serve.client.events import EventStream, stream_id_after
-from serve.client.protocol import Context
-from serve.client.retry import RetryPolicy
-from serve.client.sse import ServerSentEvent, SSEDecoder, parse_events
 
 pytestmark = pytest.mark.unit
 

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from agentry_client import AsyncClient, Client
 
-from serve.client import AsyncClient, Client
 from tests.integration.conftest import TEST_POLL, Service
 from tests.support import documents
 

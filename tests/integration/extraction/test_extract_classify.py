@@ -8,8 +8,8 @@ import json
 
 import httpx
 import pytest
+from agentry_client import Client
 
-from serve.client import Client
 from tests.integration.conftest import TEST_POLL, Service
 from tests.integration.extraction.conftest import settle, upload
 from tests.support import documents

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import httpx
 import pytest
+from agentry_client import Client, Conflict
 
-from serve.client import Client, Conflict
 from tests.integration.conftest import Service
 from tests.support.agents import ask, create_agent, feed, of_type, run, scripted, start, task, wait_status
 

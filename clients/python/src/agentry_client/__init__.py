@@ -1,16 +1,15 @@
 """A Python client of the Agentry APIs (`/api/v1` agents and tasks, `/api/v2` extraction).
 
-    from serve.client import Client
+    from agentry_client import Client
 
     with Client("http://127.0.0.1:8000") as client:      # the key from AGENTRY_API_KEY
         done = client.run_and_wait(agent_id, "hello", result="summary")
         print(done.status, done.result)
 
-`AsyncClient` has the same methods, awaited (`async for` over lists and events). It needs only
-httpx and pydantic: nothing of the service is imported, and its modules import one another
-relatively, so the same files install alone as the `agentry_client` package
-(`pip install ./clients/python`; `from agentry_client import Client`). The blocking client uses no
-event loop, so it works inside a notebook's running one as well.
+`AsyncClient` has the same methods, awaited (`async for` over lists and events). It is its own
+distribution, `agentry-client` (`pip install ./clients/python`), and needs only httpx and pydantic:
+nothing of the service is imported. The blocking client uses no event loop, so it works inside a
+notebook's running one as well.
 """
 
 from .async_client import AsyncClient
