@@ -45,16 +45,14 @@ def schema_problem(schema: Any) -> tuple[str, str] | None:
 def schema_errors(schema: dict[str, Any], response: ModelResponse) -> list[str]:
     """Why the response's structured answer does not match `schema`, as `<path in the answer>:
     <what is wrong>`; empty when it does."""
+    problem = schema_problem(schema)
+    if problem is not None:
+        # Only a schema saved before schemas were checked can get here: say so rather than pass.
+        return [f"the output schema is not valid JSON Schema ({problem[0] or '(root)'}: {problem[1]})"]
     if response.structured is None:
         return ["the answer is not a JSON value"]
-    try:
-        validator = jsonschema.Draft202012Validator(schema)
-        found = sorted(
-            validator.iter_errors(response.structured), key=lambda e: list(map(str, e.absolute_path))
-        )
-    except jsonschema.SchemaError as exc:
-        # Only a schema saved before schemas were checked can get here: say so rather than pass.
-        return [f"the output schema is not valid JSON Schema ({_where(exc.absolute_path)}: {exc.message})"]
+    validator = jsonschema.Draft202012Validator(schema)
+    found = sorted(validator.iter_errors(response.structured), key=lambda e: [str(p) for p in e.absolute_path])
     return [f"{_where(error.absolute_path)}: {error.message}" for error in found[:MAX_QUOTED_ERRORS]]
 
 
