@@ -52,7 +52,9 @@ def schema_errors(schema: dict[str, Any], response: ModelResponse) -> list[str]:
     if response.structured is None:
         return ["the answer is not a JSON value"]
     validator = jsonschema.Draft202012Validator(schema)
-    found = sorted(validator.iter_errors(response.structured), key=lambda e: [str(p) for p in e.absolute_path])
+    found = sorted(
+        validator.iter_errors(response.structured), key=lambda e: [str(p) for p in e.absolute_path]
+    )
     return [f"{_where(error.absolute_path)}: {error.message}" for error in found[:MAX_QUOTED_ERRORS]]
 
 

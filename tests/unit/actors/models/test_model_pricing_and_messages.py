@@ -3,9 +3,9 @@ from typing import Any
 
 import pytest
 
+from actors.models.anthropic import AnthropicProvider
 from actors.models.base import ModelResponse, ToolCall, Usage
 from actors.models.messages import assistant_message, system_message, tool_message, user_message
-from actors.models.anthropic import AnthropicProvider
 from actors.models.openai import OpenAIProvider
 from actors.models.pricing import cost_usd, is_priced
 from actors.models.targets import ModelTarget
