@@ -70,7 +70,9 @@ def test_each_provider_reads_its_cached_tokens_from_its_own_usage_shape() -> Non
         "cache_creation_input_tokens": 1000,
         "output_tokens": 100,
     }
-    assert sonnet._usage(anthropic_usage) == Usage(10_000, 100, pytest.approx(0.01065), True)
+    charged = sonnet._usage(anthropic_usage)
+    assert (charged.input_tokens, charged.output_tokens, charged.cost_known) == (10_000, 100, True)
+    assert charged.cost_usd == pytest.approx(0.01065)
     gpt = OpenAIProvider(target("gpt-4o-mini"))
     # Chat completions count the cached tokens inside `prompt_tokens` (gpt-4o-mini: $0.15 input,
     # $0.075 cached input, $0.60 output).
@@ -80,7 +82,9 @@ def test_each_provider_reads_its_cached_tokens_from_its_own_usage_shape() -> Non
         "prompt_tokens_details": {"cached_tokens": 1024},
     }
     expected = (976 * 0.15 + 1024 * 0.075 + 10 * 0.60) / 1e6
-    assert gpt._usage(openai_usage) == Usage(2000, 10, pytest.approx(expected), True)
+    charged = gpt._usage(openai_usage)
+    assert (charged.input_tokens, charged.output_tokens, charged.cost_known) == (2000, 10, True)
+    assert charged.cost_usd == pytest.approx(expected)
 
 
 def test_an_unknown_model_has_no_price() -> None:
