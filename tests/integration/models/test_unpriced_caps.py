@@ -102,6 +102,14 @@ def test_a_running_task_whose_connection_lost_its_price_pauses_on_its_spend_cap(
     assert f"openai:{UNPRICED} has no known price" in paused["pause"]["question"]
     # The model was not called again, uncapped.
     assert len(openai_server.requests) == 1
+    # A price again, and a reply: the task goes on.
+    assert api.put(url, json=connection | {"price": {"input": 1.0, "output": 2.0}}).status_code == 200
+    openai_server.push(completion("It was 1999.", prompt_tokens=1000, completion_tokens=100))
+    assert api.post(f"/api/v1/tasks/{task_id}/message", json={"message": "go on"}).status_code < 300
+    done = wait_status(api, task_id, timeout=90)
+    assert done["status"] == "completed", done
+    assert done["usage"]["cost_known"] is True
+    assert done["usage"]["cost_usd"] == pytest.approx(2 * (1000 * 1.0 + 100 * 2.0) / 1e6)
 
 
 def test_a_child_on_an_unpriced_model_under_its_trees_budget_pauses_before_calling_it(
