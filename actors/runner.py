@@ -24,13 +24,13 @@ from typing import Any
 import httpx
 import redis.asyncio as aioredis
 
-from actors import completion, tree_budget
+from actors import completion, spend_caps, tree_budget
 from actors.context_budget import elision_note, fit_window, offered_tools, stored_results
 from actors.conversation import build_messages, template_context
 from actors.lease import Lease, hold_while
 from actors.models.base import ModelError, ModelRequest, ModelResponse, ToolCall, Usage
 from actors.models.resolve import resolve_model
-from actors.models.structured import matching_answer
+from actors.models.structured import checked_answer, matching_answer
 from actors.outcomes import AskUser, CallOutcome, Delegated, Failed, Recorded, StepOutcome, Stopped
 from actors.policy import AgentPolicy
 from actors.review_binding import binding_of, runs_as_approved
@@ -118,7 +118,7 @@ class TaskRunner:
 
     async def _step(self, task: Task, policy: AgentPolicy) -> StepOutcome:
         latest = await self._latest_policy(task, policy)
-        if await self._over_a_cap(task, latest):
+        if await self._over_a_cap(task, policy, latest):
             return StepOutcome.STOP
         step = task.step
         steps = await tasks.read_steps(self.redis, task.workspace_id, task.id)
@@ -128,7 +128,7 @@ class TaskRunner:
             if isinstance(response, StepOutcome):
                 return response
             task = await tasks.find_task(self.redis, task.workspace_id, task.id) or task
-            if await self._over_a_cap(task, latest):
+            if await self._over_a_cap(task, policy, latest):
                 return StepOutcome.STOP
         else:
             response = _response_from_record(recorded)
@@ -153,15 +153,18 @@ class TaskRunner:
             return policy
         return AgentPolicy.of(latest.config, None, self.settings)
 
-    async def _over_a_cap(self, task: Task, latest: AgentPolicy) -> bool:
+    async def _over_a_cap(self, task: Task, policy: AgentPolicy, latest: AgentPolicy) -> bool:
         """Pause the task (as docs/spec.md's spend cap does, whatever on_failure says) when it is over
-        its spend cap or its token cap; True when it paused."""
+        its spend cap or its token cap, or would call a model with no known price under a spend cap;
+        True when it paused."""
         if latest.spend_cap_usd is not None and task.cost_usd > latest.spend_cap_usd:
             text, reason = "the task's spend cap is exceeded", "task_spend_cap_exceeded"
         elif task.input_tokens + task.output_tokens > latest.max_tokens:
             text, reason = f"the task used more than {latest.max_tokens} tokens", "task_token_cap_exceeded"
         elif await tree_budget.over_budget(self.redis, self.settings, task):
             text, reason = "the task tree's spend budget is exceeded", "tree_spend_cap_exceeded"
+        elif unpriced := await spend_caps.unpriced_under_cap(self.redis, self.settings, task, policy, latest):
+            text, reason = unpriced
         else:
             return False
         await self._pause_failure(task, text, reason=reason)
@@ -192,17 +195,24 @@ class TaskRunner:
                 request = replace(request, messages=fitted)
             with metrics.timed(metrics.MODEL_CALL_SECONDS, model=model.label):
                 response = await model.provider.complete(request)
-                # The scripted model plays what its turns say; a real one's answer is checked.
-                if response.final and policy.output_schema is not None and model.label != "scripted":
-                    response = await matching_answer(model.provider, request, response, policy.output_schema)
+                if response.final and policy.output_schema is not None:
+                    # A real model gets a repair turn; the scripted one plays what its turns say.
+                    response = (
+                        checked_answer(response, policy.output_schema)
+                        if model.target is None
+                        else await matching_answer(model.provider, request, response, policy.output_schema)
+                    )
         except (ModelError, ValueError) as exc:
             message = getattr(exc, "message", str(exc))
-            written = await tasks.record(
-                self.redis,
-                task,
-                step_marker(step, Piece.MODEL_ERROR, task.model_calls),
-                message,
-                increments={"model_calls": 1, "retries_used": 1},
+            marker = step_marker(step, Piece.MODEL_ERROR, task.model_calls)
+            retried: dict[str, float] = {"model_calls": 1, "retries_used": 1}
+            paid = getattr(exc, "usage", None)
+            # A failed call the provider charged for all the same (an answer that failed the output
+            # schema) is counted in the task's usage and its tree's spend.
+            written = await (
+                record_model_call(self.redis, task, marker, message, "steps", paid, increments=retried)
+                if paid is not None
+                else tasks.record(self.redis, task, marker, message, increments=retried)
             )
             if written < 0:
                 return StepOutcome.STOP

@@ -34,14 +34,15 @@ TREE_FIELDS = ("input_tokens", "output_tokens", "cost_usd")
 #: Set on a task paused for being over its own reservation: its next check (after a reply) tops it up.
 _TOP_UP_FIELD = "tree_top_up"
 
-#: KEYS: the task and its ancestors' hashes. ARGV: input tokens, output tokens, cost. A deleted
-#: task's hash is not recreated.
+#: KEYS: the task and its ancestors' hashes. ARGV: input tokens, output tokens, cost, 1 when the
+#: model had no known price (else 0). A deleted task's hash is not recreated.
 _CHARGE = """
 for _, key in ipairs(KEYS) do
   if redis.call('EXISTS', key) == 1 then
     redis.call('HINCRBYFLOAT', key, 'tree_input_tokens', ARGV[1])
     redis.call('HINCRBYFLOAT', key, 'tree_output_tokens', ARGV[2])
     redis.call('HINCRBYFLOAT', key, 'tree_cost_usd', ARGV[3])
+    if ARGV[4] == '1' then redis.call('HINCRBYFLOAT', key, 'tree_unpriced_calls', 1) end
   end
 end
 return 1
@@ -102,11 +103,18 @@ def _key(task: Task) -> str:
 
 
 async def charge(
-    redis: aioredis.Redis, task: Task, input_tokens: int, output_tokens: int, cost_usd: float
+    redis: aioredis.Redis,
+    task: Task,
+    input_tokens: int,
+    output_tokens: int,
+    cost_usd: float,
+    *,
+    cost_known: bool = True,
 ) -> None:
     """Add one model call of `task` to its own and every ancestor's tree totals, atomically."""
     chain = [_key(t) for t in await lineage(redis, task)]
-    await redis.eval(_CHARGE, len(chain), *chain, input_tokens, output_tokens, cost_usd)
+    unpriced = 0 if cost_known else 1
+    await redis.eval(_CHARGE, len(chain), *chain, input_tokens, output_tokens, cost_usd, unpriced)
 
 
 async def _agent_cap(redis: aioredis.Redis, settings: Settings, task: Task) -> float | None:
@@ -180,3 +188,13 @@ async def over_budget(redis: aioredis.Redis, settings: Settings, task: Task) -> 
         if budget is not None and _spent(member) > budget:
             return True
     return False
+
+
+async def budgeted(redis: aioredis.Redis, settings: Settings, task: Task) -> bool:
+    """Whether a tree budget applies to `task`: its root's agent sets a tree cap, or the task or one
+    of its ancestors holds a reservation (read after `over_budget` made the task's own)."""
+    chain = await lineage(redis, task)
+    if await _agent_cap(redis, settings, chain[-1]) is not None:
+        return True
+    chain[0] = await tasks.find_task(redis, task.workspace_id, task.id) or chain[0]
+    return any(_budget(member, None, False) is not None for member in chain[:-1])

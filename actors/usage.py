@@ -38,8 +38,12 @@ async def record_model_call(
         fields=fields,
         items=items,
         increments=(increments or {})
-        | tasks.usage_increments(purpose, usage.input_tokens, usage.output_tokens, usage.cost_usd),
+        | tasks.usage_increments(
+            purpose, usage.input_tokens, usage.output_tokens, usage.cost_usd, cost_known=usage.cost_known
+        ),
     )
     if written > 0:
-        await tree_budget.charge(redis, task, usage.input_tokens, usage.output_tokens, usage.cost_usd)
+        await tree_budget.charge(
+            redis, task, usage.input_tokens, usage.output_tokens, usage.cost_usd, cost_known=usage.cost_known
+        )
     return written

@@ -44,12 +44,15 @@ _SEAL_PURPOSE = "model-connection"
 
 
 class Price(BaseModel):
-    """USD per million tokens."""
+    """USD per million tokens. Cached input tokens cost `cache_read` (read from the provider's prompt
+    cache) and `cache_write` (written to it), each `input` when not given."""
 
     model_config = ConfigDict(extra="forbid")
 
     input: float = Field(ge=0, le=1_000_000)
     output: float = Field(ge=0, le=1_000_000)
+    cache_read: float | None = Field(None, ge=0, le=1_000_000)
+    cache_write: float | None = Field(None, ge=0, le=1_000_000)
 
 
 class ConnectionRequest(BaseModel):

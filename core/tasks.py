@@ -93,15 +93,18 @@ class Task:
 
 #: Prefix of the per-purpose usage counters in a task's hash: `usage:<purpose>:<metric>`.
 _PURPOSE_PREFIX = "usage:"
-_USAGE_METRICS = ("input_tokens", "output_tokens", "cost_usd", "calls")
+_USAGE_METRICS = ("input_tokens", "output_tokens", "cost_usd", "calls", "unpriced_calls")
+#: Calls of a model with no known price (actors.models.pricing): while there is one, `cost_usd`
+#: counts only the priced calls and `cost_known` is false.
+UNPRICED_CALLS = "unpriced_calls"
 
 
 def usage_increments(
-    purpose: str, input_tokens: int, output_tokens: int, cost_usd: float
+    purpose: str, input_tokens: int, output_tokens: int, cost_usd: float, *, cost_known: bool = True
 ) -> dict[str, float]:
     """What one model call adds to a task's usage: the totals and its purpose's share
     (`steps`, `data_fields`, `documents`, `grounding`)."""
-    return {
+    increments: dict[str, float] = {
         "input_tokens": input_tokens,
         "output_tokens": output_tokens,
         "cost_usd": cost_usd,
@@ -110,6 +113,15 @@ def usage_increments(
         f"{_PURPOSE_PREFIX}{purpose}:cost_usd": cost_usd,
         f"{_PURPOSE_PREFIX}{purpose}:calls": 1,
     }
+    if not cost_known:
+        increments[UNPRICED_CALLS] = 1
+        increments[f"{_PURPOSE_PREFIX}{purpose}:{UNPRICED_CALLS}"] = 1
+    return increments
+
+
+def all_priced(raw: dict[str, str], prefix: str = "") -> bool:
+    """Whether every model call counted in `raw` (its `<prefix>unpriced_calls`) had a known price."""
+    return not float(raw.get(f"{prefix}{UNPRICED_CALLS}") or 0)
 
 
 def usage_by_purpose(raw: dict[str, str]) -> dict[str, dict[str, float | int]]:
@@ -133,6 +145,7 @@ def tree_usage(raw: dict[str, str]) -> dict[str, float | int]:
         "input_tokens": int(float(raw.get("tree_input_tokens", 0))),
         "output_tokens": int(float(raw.get("tree_output_tokens", 0))),
         "cost_usd": round(float(raw.get("tree_cost_usd", 0.0)), 6),
+        "cost_known": all_priced(raw, "tree_"),
     }
     if raw.get("tree_budget_usd"):
         usage["budget_usd"] = round(float(raw["tree_budget_usd"]), 6)

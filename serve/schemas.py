@@ -113,7 +113,8 @@ class TaskFile(BaseModel):
 class TaskUsage(BaseModel):
     input_tokens: int
     output_tokens: int
-    cost_usd: float
+    cost_usd: float = Field(description="The cost of the calls whose model has a known price.")
+    cost_known: bool = Field(description="False when a model call had no known price: the cost is unknown.")
     steps: int
 
 

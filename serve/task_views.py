@@ -5,14 +5,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from core.tasks import Task, tree_usage, usage_by_purpose
+from core.tasks import Task, all_priced, tree_usage, usage_by_purpose
 
 
 def usage(task: Task) -> dict[str, Any]:
     return {
         "input_tokens": task.input_tokens,
         "output_tokens": task.output_tokens,
+        # A model with no known price adds nothing to `cost_usd`: `cost_known` says so.
         "cost_usd": round(task.cost_usd, 6),
+        "cost_known": all_priced(task.raw),
         "steps": task.decision_steps,
         "by_purpose": usage_by_purpose(task.raw),
         **({"tree": tree_usage(task.raw)} if "tree_cost_usd" in task.raw else {}),

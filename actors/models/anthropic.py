@@ -129,11 +129,6 @@ class AnthropicProvider:
             # The answer ends the turn; tool calls made beside it are not run.
             calls = []
             text = text or json.dumps(structured, ensure_ascii=False)
-        raw_usage = body.get("usage") or {}
-        input_tokens = int(raw_usage.get("input_tokens") or 0) + int(
-            raw_usage.get("cache_read_input_tokens") or 0
-        )
-        output_tokens = int(raw_usage.get("output_tokens") or 0)
         if request.output_schema is not None and not calls and not answered:
             structured = parse_structured(text)
         return ModelResponse(
@@ -141,8 +136,26 @@ class AnthropicProvider:
             tool_calls=calls,
             final=not calls,
             structured=structured,
-            usage=Usage(input_tokens, output_tokens, cost_usd(self.target, input_tokens, output_tokens)),
+            usage=self._usage(body.get("usage")),
         )
+
+    def _usage(self, raw: Any) -> Usage:
+        """The call's tokens and price: the Messages API's `input_tokens` leaves out the tokens read
+        from (`cache_read_input_tokens`) and written to (`cache_creation_input_tokens`) the prompt
+        cache, so the call's input is the three added up."""
+        raw = raw if isinstance(raw, dict) else {}
+        cache_read = int(raw.get("cache_read_input_tokens") or 0)
+        cache_write = int(raw.get("cache_creation_input_tokens") or 0)
+        input_tokens = int(raw.get("input_tokens") or 0) + cache_read + cache_write
+        output_tokens = int(raw.get("output_tokens") or 0)
+        cost = cost_usd(
+            self.target,
+            input_tokens,
+            output_tokens,
+            cache_read_tokens=cache_read,
+            cache_write_tokens=cache_write,
+        )
+        return Usage.priced(input_tokens, output_tokens, cost)
 
 
 def to_messages(messages: list[dict[str, Any]]) -> tuple[str, list[dict[str, Any]]]:

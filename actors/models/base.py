@@ -18,17 +18,27 @@ from actors.models.templates import TemplateContext as TemplateContext
 
 @dataclass(frozen=True)
 class Usage:
-    """Tokens and money charged for one model call; `+` adds two up."""
+    """Tokens and money charged for one model call; `+` adds two up.
+
+    `cost_known` is false when the model has no known price (actors.models.pricing): `cost_usd` is
+    then 0.0 for this call, and the task's usage says its cost is unknown."""
 
     input_tokens: int = 0
     output_tokens: int = 0
     cost_usd: float = 0.0
+    cost_known: bool = True
+
+    @classmethod
+    def priced(cls, input_tokens: int, output_tokens: int, cost_usd: float | None) -> Usage:
+        """A call's usage from `pricing.cost_usd`'s answer (None: the price is unknown)."""
+        return cls(input_tokens, output_tokens, cost_usd or 0.0, cost_usd is not None)
 
     def __add__(self, other: Usage) -> Usage:
         return Usage(
             self.input_tokens + other.input_tokens,
             self.output_tokens + other.output_tokens,
             self.cost_usd + other.cost_usd,
+            self.cost_known and other.cost_known,
         )
 
 
@@ -77,13 +87,23 @@ class ModelResponse:
 
 class ModelError(Exception):
     """A model call that failed. `retryable` says whether calling again may succeed;
-    `retry_after_seconds` is how long the provider asked to wait first (a 429's Retry-After)."""
+    `retry_after_seconds` is how long the provider asked to wait first (a 429's Retry-After);
+    `usage` is what the provider charged for it all the same (an answer that failed its output
+    schema was still paid for)."""
 
-    def __init__(self, message: str, retryable: bool, retry_after_seconds: float | None = None) -> None:
+    def __init__(
+        self,
+        message: str,
+        retryable: bool,
+        retry_after_seconds: float | None = None,
+        *,
+        usage: Usage | None = None,
+    ) -> None:
         super().__init__(message)
         self.message = message
         self.retryable = retryable
         self.retry_after_seconds = retry_after_seconds
+        self.usage = usage
 
 
 class ModelConfigError(ValueError):

@@ -112,16 +112,30 @@ class OpenAIProvider:
             text = text or json.dumps(structured, ensure_ascii=False)
         elif request.output_schema is not None and not tool_calls:
             structured = parse_structured(text)
-        raw_usage = body.get("usage") or {}
-        input_tokens = int(raw_usage.get("prompt_tokens") or 0)
-        output_tokens = int(raw_usage.get("completion_tokens") or 0)
         return ModelResponse(
             text=text,
             tool_calls=tool_calls,
             final=not tool_calls,
             structured=structured,
-            usage=Usage(input_tokens, output_tokens, cost_usd(self.target, input_tokens, output_tokens)),
+            usage=self._usage(body.get("usage")),
         )
+
+    def _usage(self, raw: Any) -> Usage:
+        """The call's tokens and price: `prompt_tokens` counts the cached input too, and
+        `prompt_tokens_details.cached_tokens` says how many of them were read from the cache."""
+        raw = raw if isinstance(raw, dict) else {}
+        details = raw.get("prompt_tokens_details")
+        details = details if isinstance(details, dict) else {}
+        input_tokens = int(raw.get("prompt_tokens") or 0)
+        output_tokens = int(raw.get("completion_tokens") or 0)
+        cost = cost_usd(
+            self.target,
+            input_tokens,
+            output_tokens,
+            cache_read_tokens=int(details.get("cached_tokens") or 0),
+            cache_write_tokens=int(details.get("cache_write_tokens") or 0),
+        )
+        return Usage.priced(input_tokens, output_tokens, cost)
 
 
 def _tool_call(raw: Any, call_index: int, position: int) -> ToolCall:

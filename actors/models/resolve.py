@@ -84,6 +84,25 @@ async def resolve_model(
     return ResolvedModel(provider_for(target), target.label, target)
 
 
+async def target_of(
+    model_config: str | Mapping[str, Any] | None,
+    settings: Settings,
+    *,
+    redis: aioredis.Redis,
+    workspace_id: str,
+) -> ModelTarget | None:
+    """Where an agent's `model` value sends its calls (None: the scripted model), without the URL
+    guard's check of the host: for reading the model's price, not for calling it. Raises
+    `ModelConfigError` as `resolve_model` does."""
+    if model_config is None:
+        model_config = settings.default_model
+    if model_config == "scripted" or (
+        isinstance(model_config, Mapping) and model_config.get("provider") == "scripted"
+    ):
+        return None
+    return await _target(model_config, settings, redis, workspace_id)
+
+
 async def _target(
     model_config: str | Mapping[str, Any], settings: Settings, redis: aioredis.Redis, workspace_id: str
 ) -> ModelTarget:

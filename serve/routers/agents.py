@@ -6,7 +6,8 @@ from fastapi import APIRouter, Request, status
 
 from core import agents, delegation_profiles
 from core.models import Agent, PageOf
-from serve.deps import PrincipalDep, RedisDep
+from serve.agent_checks import check_config
+from serve.deps import PrincipalDep, RedisDep, SettingsDep
 from serve.openapi_params import AgentIdPath
 from serve.openapi_responses import bool_query
 from serve.paging import PagingDep
@@ -30,8 +31,11 @@ async def backfill_profiles(request: Request, principal: PrincipalDep, redis: Re
 
 
 @router.post("", status_code=status.HTTP_201_CREATED, response_model=Agent)
-async def create_agent(body: AgentCreate, principal: PrincipalDep, redis: RedisDep) -> Agent:
+async def create_agent(
+    body: AgentCreate, principal: PrincipalDep, redis: RedisDep, settings: SettingsDep
+) -> Agent:
     """Create an agent, published as version 1."""
+    await check_config(redis, settings, principal.workspace_id, body.config)
     return await agents.create_agent(
         redis,
         principal.workspace_id,
@@ -58,9 +62,10 @@ async def get_agent(agent_id: AgentIdPath, principal: PrincipalDep, redis: Redis
 
 @router.patch("/{agent_id}", response_model=Agent)
 async def update_agent(
-    agent_id: AgentIdPath, body: AgentPatch, principal: PrincipalDep, redis: RedisDep
+    agent_id: AgentIdPath, body: AgentPatch, principal: PrincipalDep, redis: RedisDep, settings: SettingsDep
 ) -> Agent:
     """Rename, (de)activate or publish a new version (when `config` is given)."""
+    await check_config(redis, settings, principal.workspace_id, body.config)
     return await agents.update_agent(
         redis,
         principal.workspace_id,

@@ -8,6 +8,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 
 from actors import submit
+from serve.agent_checks import check_run
 from serve.attachments import attach_files
 from serve.deps import EdgeDep, PrincipalDep
 from serve.middleware import SYNC_BUDGET_HEADER
@@ -75,6 +76,7 @@ async def run_agent(
     include_citations = strict_bool(request, "include_citations", False)
     async with read_run_body(request, settings) as body:
         version, group = await submit.resolve_agent(redis, principal.workspace_id, agent_id, body.run.version)
+        await check_run(redis, settings, principal.workspace_id, version.config, body.run.output_config)
         plan = submit.plan_sync(
             version, body.run, is_async=is_async, requested=request.query_params.get("result")
         )

@@ -262,10 +262,12 @@ def test_classify_an_attachment(api: httpx.Client, invoice_pdf: bytes) -> None:
         "input": "INVOICE.PDF",
         "classify_config": {"categories": ["invoice", "recipe"], "prompt_mode": "rules"},
     }
-    agent = cited_agent(
+    agent = create_agent(
         api,
-        {"tool_calls": [{"name": "classify_document", "arguments": arguments}]},
-        {"answer": "{{last_tool_result.classification.category}}"},
+        scripted(
+            {"tool_calls": [{"name": "classify_document", "arguments": arguments}]},
+            {"answer": "{{last_tool_result.classification.category}}"},
+        ),
     )
     task_id = start_with_files(api, agent["id"], [("invoice.pdf", invoice_pdf)])
     assert wait_status(api, task_id, timeout=180)["status"] == "completed"
@@ -278,7 +280,7 @@ def test_classify_an_attachment(api: httpx.Client, invoice_pdf: bytes) -> None:
 
 
 def test_an_unknown_attachment_is_an_error_the_model_sees(api: httpx.Client, invoice_pdf: bytes) -> None:
-    agent = cited_agent(api, extract_turn("nope.pdf"), {"answer": "{{last_tool_result.error}}"})
+    agent = create_agent(api, scripted(extract_turn("nope.pdf"), {"answer": "{{last_tool_result.error}}"}))
     task_id = start_with_files(api, agent["id"], [("invoice.pdf", invoice_pdf)])
     assert wait_status(api, task_id, timeout=180)["status"] == "completed"
     [result] = tool_results(api, task_id)
@@ -291,10 +293,12 @@ def test_an_unknown_attachment_is_an_error_the_model_sees(api: httpx.Client, inv
 def test_a_document_that_cannot_be_read_is_an_error_the_model_sees(api: httpx.Client) -> None:
     other = api.post("/api/v2/files", files={"file": ("a.pdf", documents.pdf_text([["x"]]))}).json()
     api.delete(f"/api/v2/files/{other['file_id']}")
-    agent = cited_agent(
+    agent = create_agent(
         api,
-        {"tool_calls": [{"name": "parse_document", "arguments": {"input": other["file_id"]}}]},
-        {"answer": "{{last_tool_result.error}}"},
+        scripted(
+            {"tool_calls": [{"name": "parse_document", "arguments": {"input": other["file_id"]}}]},
+            {"answer": "{{last_tool_result.error}}"},
+        ),
     )
     response = api.post(f"/api/v1/agents/{agent['id']}/run", json={"query": "go"})
     task_id = response.json()["task_id"]

@@ -75,14 +75,14 @@ async def test_a_connection_price_overrides_the_list_price(openai_server: OpenAI
     assert response.usage.cost_usd == pytest.approx(5.0)
 
 
-async def test_unknown_model_costs_nothing_and_no_key_sends_no_authorization(
+async def test_an_unknown_models_cost_is_unknown_and_no_key_sends_no_authorization(
     openai_server: OpenAICompatibleServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # The SDK would fall back to this environment key; the provider must not let it.
     monkeypatch.setenv("OPENAI_API_KEY", "sk-operator-secret")
     openai_server.push(completion("ok", prompt_tokens=50, completion_tokens=5))
     response = await provider(openai_server, model="local-llama", api_key=None).complete(request())
-    assert response.usage == Usage(50, 5, 0.0)
+    assert response.usage == Usage(50, 5, 0.0, cost_known=False)
     headers = openai_server.requests[0].headers
     assert "authorization" not in headers
     assert "sk-operator-secret" not in json.dumps(headers)

@@ -42,7 +42,12 @@ def test_a_child_that_takes_the_tree_over_budget_pauses_and_usage_rolls_up(api: 
     assert paused["pause"]["kind"] == "failure_pause"
     assert paused["pause"]["reason"] == "tree_spend_cap_exceeded"
     root = task(api, root_id)
-    assert root["usage"]["tree"] == {"input_tokens": 11, "output_tokens": 0, "cost_usd": 0.61}
+    assert root["usage"]["tree"] == {
+        "input_tokens": 11,
+        "output_tokens": 0,
+        "cost_usd": 0.61,
+        "cost_known": True,
+    }
     assert root["usage"]["cost_usd"] == 0.01
     # A larger budget on the root's agent lets the tree go on.
     patched = api.patch(

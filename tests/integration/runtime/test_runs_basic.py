@@ -30,9 +30,10 @@ def test_async_run_completes_with_summary_usage_and_feed(api: httpx.Client, plac
         "input_tokens": 5,
         "output_tokens": 2,
         "cost_usd": 0.01,
+        "cost_known": True,
         "steps": 1,
         "by_purpose": {"steps": {"input_tokens": 5, "output_tokens": 2, "cost_usd": 0.01, "calls": 1}},
-        "tree": {"input_tokens": 5, "output_tokens": 2, "cost_usd": 0.01},
+        "tree": {"input_tokens": 5, "output_tokens": 2, "cost_usd": 0.01, "cost_known": True},
     }
     assert done["agent_id"] == agent["id"] and done["agent_group_id"] == agent["agent_group_id"]
     assert done["query"] == "Ada" and done["title"] == "Ada" and done["pause"] is None

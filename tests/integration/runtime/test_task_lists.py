@@ -107,10 +107,19 @@ def test_structured_response_rules(fresh: httpx.Client) -> None:
         assert "structured_response" not in body and "schema" in body["error"]
         assert {"task_id", "agent_id", "status", "created_at", "updated_at"} <= set(body)
 
-        with_schema = create_agent(api, scripted({"answer": "a"}, output_schema=schema))
+        # An answer without the structured output its schema asks for fails the run (docs/contract.md
+        # section 2, "Structured output").
+        with_schema = create_agent(
+            api,
+            scripted({"answer": "a"}, output_schema=schema, on_failure="fail", settings={"max_retries": 0}),
+        )
         t2 = start(api, with_schema["id"])
         wait_status(api, t2)
-        assert "without writing" in api.get(f"/api/v1/tasks/{t2}/structured-response").json()["error"]
+        error = api.get(f"/api/v1/tasks/{t2}/structured-response").json()["error"]
+        assert error == (
+            "the run failed before writing a structured output: model call failed: "
+            "the answer does not match the output schema: the answer is not a JSON value"
+        )
 
         slow = create_agent(api, scripted({"delay_seconds": 3, "answer": "a"}, output_schema=schema))
         t3 = start(api, slow["id"])

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from actors.webhook_dispatcher import task_data
+from core import tasks
 from core.tasks import Task, new_spec
 from serve.task_views import list_item, record
 
@@ -63,7 +64,7 @@ def test_the_record_keeps_its_fields_in_order() -> None:
         "usage",
         "error",
     ]
-    assert shown["usage"]["cost_usd"] == 0.123457
+    assert shown["usage"]["cost_usd"] == 0.123457 and shown["usage"]["cost_known"] is True
     assert shown["usage"]["steps"] == 2
     assert "tree" in shown["usage"]
     assert list(list_item(task)) == list(shown)[:11]
@@ -80,3 +81,14 @@ def test_a_webhook_event_carries_the_list_item_at_its_transition() -> None:
         "pause": {"q": 1},
     }
     assert json.dumps(data) == json.dumps(expected)
+
+
+def test_usage_says_the_cost_is_unknown_after_a_call_of_an_unpriced_model() -> None:
+    task = _task()
+    added = tasks.usage_increments("steps", 3, 1, 0.0, cost_known=False)
+    task.raw |= {name: str(value) for name, value in added.items()} | {"tree_unpriced_calls": "1"}
+    shown = record(task)["usage"]
+    # The priced calls' cost stays a number; `cost_known` says it is not the whole cost.
+    assert shown["cost_usd"] == 0.123457 and shown["cost_known"] is False
+    assert shown["by_purpose"]["steps"]["unpriced_calls"] == 1
+    assert shown["tree"]["cost_known"] is False
