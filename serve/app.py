@@ -18,6 +18,7 @@ from serve.routers import (
     files,
     health,
     integrations,
+    mcp_servers,
     runs,
     tasks,
     webhooks,
@@ -52,6 +53,7 @@ def build_app() -> FastAPI:
         audit.router,
         integrations.router,
         webhooks.router,
+        mcp_servers.router,
     )
     extraction_api = (files.router, extraction.router, configs.router)
     for router in (health.router, *agents_api, *extraction_api):
