@@ -133,6 +133,19 @@ class McpServerPatch(BaseModel):
     )
 
 
+class McpServerView(BaseModel):
+    """What the API shows of a server: never a header value or the token."""
+
+    id: str
+    name: str
+    url: str
+    description: str | None = None
+    header_names: list[str]
+    has_bearer_token: bool
+    created_at: str
+    updated_at: str
+
+
 class McpServerRecord(Record):
     id: str
     workspace_id: str

@@ -5,19 +5,31 @@ from __future__ import annotations
 from typing import Any
 
 from fastapi import APIRouter
+from pydantic import BaseModel, Field
 
 from actors import mcp_client, mcp_tools
 from core import mcp_servers
-from core.mcp_servers import McpServerCreate, McpServerPatch
+from core.mcp_servers import McpServerCreate, McpServerPatch, McpServerView
 from core.models import PageOf
 from serve.deps import PrincipalDep, RedisDep, SettingsDep
 from serve.openapi_params import McpServerIdPath
+from serve.openapi_responses import v1_errors
 from serve.paging import PagingDep
 
 router = APIRouter(prefix="/api/v1/mcp-servers", tags=["mcp-servers"])
 
 
-@router.post("", status_code=201)
+class McpServerTest(BaseModel):
+    id: str
+    name: str
+    ok: bool
+    tools: list[dict[str, Any]] = Field(
+        description="`{name, tool_name, description, input_schema}`: `tool_name` is what a model calls."
+    )
+    error: str | None = None
+
+
+@router.post("", status_code=201, response_model=McpServerView, responses=v1_errors(409))
 async def create_mcp_server(
     body: McpServerCreate, principal: PrincipalDep, redis: RedisDep, settings: SettingsDep
 ) -> dict[str, Any]:
@@ -39,7 +51,7 @@ async def list_mcp_servers(principal: PrincipalDep, redis: RedisDep, paging: Pag
     )
 
 
-@router.get("/{server_id}")
+@router.get("/{server_id}", response_model=McpServerView)
 async def get_mcp_server(
     server_id: McpServerIdPath, principal: PrincipalDep, redis: RedisDep
 ) -> dict[str, Any]:
@@ -47,7 +59,7 @@ async def get_mcp_server(
     return (await mcp_servers.get(redis, principal.workspace_id, server_id)).resource()
 
 
-@router.patch("/{server_id}")
+@router.patch("/{server_id}", response_model=McpServerView, responses=v1_errors(409))
 async def update_mcp_server(
     server_id: McpServerIdPath,
     body: McpServerPatch,
@@ -73,7 +85,7 @@ async def delete_mcp_server(
     return {"id": record.id, "deleted": True}
 
 
-@router.post("/{server_id}/test")
+@router.post("/{server_id}/test", response_model=McpServerTest, response_model_exclude_none=True)
 async def test_mcp_server(
     server_id: McpServerIdPath, principal: PrincipalDep, redis: RedisDep, settings: SettingsDep
 ) -> dict[str, Any]:
