@@ -36,6 +36,7 @@ from mcp.types import CallToolResult, TextContent, Tool
 from actors import mcp_client
 from actors.policy import AgentPolicy
 from core import keys, mcp_servers, tasks
+from core.errors import BadRequest
 from core.mcp_config import ServerUse, server_uses
 from core.mcp_servers import McpServerRecord
 from core.settings import Settings
@@ -132,8 +133,9 @@ async def toolset_for(
     """The MCP tools an agent with `config` offers in `task` (servers of the agent's workspace)."""
     try:
         uses = server_uses(config)
-    except Exception:
-        # Checked when the agent was saved; a config stored before this key existed has none.
+    except BadRequest:
+        # Checked when the agent is saved; only a version saved before the key was checked fails here.
+        log.warning("task %s: its agent's mcp_servers is malformed; no MCP tools are offered", task.id)
         return Toolset()
     specs: list[ToolSpec] = []
     review: set[str] = set()

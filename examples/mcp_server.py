@@ -22,7 +22,9 @@ ORDERS: dict[str, dict[str, Any]] = {
 
 def build_server(*, host: str = "127.0.0.1", port: int = 8765) -> FastMCP:
     """The example server; stateless JSON replies, so any client request stands on its own."""
-    server = FastMCP("orders", host=host, port=port, stateless_http=True, json_response=True)
+    server = FastMCP(
+        "orders", host=host, port=port, stateless_http=True, json_response=True, log_level="WARNING"
+    )
     orders = {key: dict(value) for key, value in ORDERS.items()}
 
     @server.tool()
