@@ -140,3 +140,17 @@ def test_mcp_needs_a_key(service: Service) -> None:
         f"{service.url}/mcp", json=body, headers=headers | {"Authorization": "Bearer agk_x_y"}, timeout=30
     )
     assert wrong.status_code == 401 and json.dumps(wrong.json())
+
+
+def test_mcp_shares_the_keys_rate_limit_with_the_api(service: Service) -> None:
+    key = service.key(rate_limit="3/minute")
+    headers = {"Accept": "application/json, text/event-stream", "Authorization": f"Bearer {key}"}
+    body = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
+    with httpx.Client(base_url=service.url, headers=headers, timeout=30) as api:
+        assert api.get("/api/v1/agents").status_code == 200
+        listed = api.post("/mcp", json=body)
+        assert listed.status_code == 200, listed.text
+        assert {t["name"] for t in listed.json()["result"]["tools"]} == {"get_task", "parse", "extract"}
+        assert api.post("/mcp", json=body).status_code == 200
+        limited = api.post("/mcp", json=body)
+    assert limited.status_code == 429 and "Retry-After" in limited.headers and "error" in limited.json()
