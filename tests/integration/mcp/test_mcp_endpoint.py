@@ -54,6 +54,14 @@ def call(service: Service, key: str, name: str, arguments: dict[str, Any]) -> Ca
     return with_session(service, key, lambda s: s.call_tool(name, arguments))
 
 
+def poll_until_completed(service: Service, key: str, task_id: str) -> dict[str, Any]:
+    def finished() -> dict[str, Any] | None:
+        polled = call(service, key, "get_task", {"task_id": task_id}).structuredContent
+        return polled if polled and polled["status"] == "completed" else None
+
+    return wait_for(finished, timeout=120, interval=0.5, what=f"task {task_id} through get_task")
+
+
 def tool_names(service: Service, key: str) -> dict[str, Any]:
     async def listed(session: ClientSession) -> dict[str, Any]:
         return {t.name: t for t in (await session.list_tools()).tools}
@@ -76,7 +84,10 @@ def test_the_workspaces_agents_are_tools_and_run_to_their_answer(
     result = call(service, key, echo, {"query": "hi", "input": {"order": "A-1"}})
     assert not result.isError, result
     answer = result.structuredContent
-    assert answer is not None and answer["status"] == "completed"
+    assert answer is not None
+    if answer["status"] != "completed":
+        # A loaded machine may take longer than the call waits: then the client polls, as any does.
+        answer = poll_until_completed(service, key, answer["task_id"])
     assert answer["answer"].startswith("echo: hi") and '"order": "A-1"' in answer["answer"]
     assert answer["structured"] == {"ok": True}
     # The task is the workspace's own, visible through the API too.
@@ -94,13 +105,7 @@ def test_a_long_run_returns_its_task_id_and_the_client_polls_get_task(
     started = call(service, key, slow, {"query": "go", "wait_seconds": 0})
     assert not started.isError and started.structuredContent is not None
     assert started.structuredContent["status"] in ("running", "pending", "queued")
-    task_id = started.structuredContent["task_id"]
-
-    def finished() -> dict[str, Any] | None:
-        polled = call(service, key, "get_task", {"task_id": task_id}).structuredContent
-        return polled if polled and polled["status"] == "completed" else None
-
-    done = wait_for(finished, timeout=90, interval=0.5, what="the slow task through get_task")
+    done = poll_until_completed(service, key, started.structuredContent["task_id"])
     assert done["answer"] == "slow answer"
 
 

@@ -10,7 +10,7 @@ from mcp.types import CallToolResult, ErrorData, ImageContent, TextContent, Tool
 from actors import mcp_client, mcp_tools
 from core.errors import BadRequest
 from core.mcp_config import server_uses
-from core.mcp_servers import check_headers, check_name
+from core.mcp_servers import McpServer, check_headers, check_name
 from core.url_guard import BlockedURL
 from tools.registry import TOOL_NAME_PATTERN
 
@@ -104,3 +104,14 @@ def test_results_keep_text_and_structured_content() -> None:
 def test_a_tool_view_shows_the_name_the_model_calls() -> None:
     tool = Tool(name="add", description="Add", inputSchema={"type": "object", "properties": {}})
     assert mcp_tools.tool_view("calc", tool)["tool_name"] == "mcp__calc__add"
+
+
+async def test_every_request_passes_the_url_guard() -> None:
+    """A loopback server (as a name that later resolves to one would be) is refused before any
+    connection while private addresses are not allowed: the client's transport is the guard's."""
+    server = McpServer(id="s", name="crm", url="http://127.0.0.1:9/mcp", revision="r", headers={})
+    with pytest.raises(mcp_client.McpRefused) as raised:
+        await mcp_client.list_tools(server, allow_private=False, limit_seconds=10)
+    assert "loopback" in raised.value.message
+    with pytest.raises(mcp_client.McpUnreachable):
+        await mcp_client.call_tool(server, "x", {}, allow_private=True, limit_seconds=10)
