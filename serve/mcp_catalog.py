@@ -136,6 +136,8 @@ def task_result(task: Task) -> CallToolResult:
 
 
 async def _wait(edge: EdgeState, task: Task, seconds: float) -> Task:
+    if seconds <= 0:
+        return await tasks.load_task(edge.redis, task.workspace_id, task.id)
     deadline = time.monotonic() + seconds
     async with edge.waiters.watch(task.id) as watch:
         while True:
@@ -159,7 +161,8 @@ async def _run_agent(edge: EdgeState, workspace_id: str, agent: Agent, call: Age
     submit.check_run_input(run, has_files=bool(call.file_ids))
     run.files = await attach_files(edge, workspace_id, [], call.file_ids)
     task = await submit.create_and_admit(edge.redis, edge.settings, workspace_id, version, group, run)
-    budget = edge.settings.sync_budget_seconds if edge.settings.sync_enabled else 0
+    # As a sync run falls back to async: a replica holding its most requests answers at once.
+    budget = edge.settings.sync_budget_seconds if edge.settings.sync_enabled and not edge.waiters.full else 0
     wait = min(DEFAULT_WAIT_SECONDS if call.wait_seconds is None else call.wait_seconds, budget)
     return task_result(await _wait(edge, task, wait))
 
