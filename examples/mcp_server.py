@@ -2,8 +2,8 @@
 
     python examples/mcp_server.py --port 8765      # serves http://127.0.0.1:8765/mcp
 
-It keeps a few orders in memory: `lookup_order` reads one, `refund_order` changes one (the kind of
-call an agent config puts under `require_approval`), `add` is arithmetic. The tests start the same
+It keeps a few orders in memory: `lookup_order` and `order_history` read one, `refund_order`
+changes one (the kind of call an agent config puts under `require_approval`), `add` is arithmetic. The tests start the same
 server in process (`build_server`).
 """
 
@@ -38,6 +38,13 @@ def build_server(*, host: str = "127.0.0.1", port: int = 8765) -> FastMCP:
         if order_id not in orders:
             raise ValueError(f"no order {order_id}")
         return orders[order_id]
+
+    @server.tool()
+    def order_history(order_id: str, entries: int = 10) -> str:
+        """The order's event log, newest last (long for a busy order)."""
+        if order_id not in orders:
+            raise ValueError(f"no order {order_id}")
+        return "\n".join(f"{order_id} event {n}: status checked, nothing changed" for n in range(entries))
 
     @server.tool()
     def refund_order(order_id: str, amount: float) -> dict[str, Any]:

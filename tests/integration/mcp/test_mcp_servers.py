@@ -80,7 +80,7 @@ def test_a_server_is_stored_sealed_listed_tested_patched_and_deleted(
     tested = ws_api.post(f"/api/v1/mcp-servers/{server_id}/test").json()
     assert tested["ok"] is True, tested
     tools = {t["name"]: t for t in tested["tools"]}
-    assert set(tools) == {"add", "lookup_order", "refund_order"}
+    assert set(tools) == {"add", "lookup_order", "order_history", "refund_order"}
     assert tools["lookup_order"]["tool_name"] == LOOKUP
     assert tools["add"]["input_schema"]["required"] == ["a", "b"]
 
@@ -250,6 +250,26 @@ def test_schema_invalid_arguments_are_a_tool_error_and_never_reach_the_server(
     assert first["status"] == "error" and "$.a" in first["error"] and "invalid arguments" in first["error"]
     assert second["status"] == "ok"
     assert mcp_server.tool_calls("add")[before:] == [{"a": 2, "b": 3}]
+
+
+def test_a_long_result_is_stored_and_paged(ws_api: httpx.Client, mcp_server: McpTestServer) -> None:
+    add_server(ws_api, mcp_server.url)
+    history = "mcp__orders__order_history"
+    agent = orders_agent(
+        ws_api,
+        call(history, order_id="A-100", entries=2000),
+        # Scripted call ids are call_<step>_<index>: the first result's handle is s0.call_0_0.
+        call("read_result", handle="s0.call_0_0", page=2),
+        {"answer": "page {{last_tool_result.page}} of {{last_tool_result.pages}}"},
+        require_approval="none",
+    )
+    task_id = start(ws_api, agent["id"])
+    done = wait_status(ws_api, task_id, timeout=90)
+    assert done["status"] == "completed", done
+    long, page = of_type(feed(ws_api, task_id), "tool_result")
+    assert long["status"] == "ok" and len(long["output"]["content"]) > 60_000  # the feed keeps it whole
+    assert page["status"] == "ok" and "A-100 event" in page["output"]["text"]
+    assert summary(ws_api, task_id) == f"page 2 of {page['output']['pages']}" and page["output"]["pages"] > 2
 
 
 def test_a_server_that_goes_down_mid_task_is_a_retryable_failure_naming_it(ws_api: httpx.Client) -> None:
