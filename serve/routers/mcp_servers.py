@@ -94,7 +94,7 @@ async def test_mcp_server(
     record = await mcp_servers.get(redis, principal.workspace_id, server_id)
     reply: dict[str, Any] = {"id": record.id, "name": record.name}
     try:
-        tools = await mcp_tools.list_server_tools(settings, record)
+        tools = await mcp_tools.list_server_tools(settings, record, redis)
     except (mcp_client.McpFailure, mcp_servers.ServerUnreadable) as exc:
         return reply | {"ok": False, "tools": [], "error": str(exc)}
     return reply | {"ok": True, "tools": [mcp_tools.tool_view(record.name, tool) for tool in tools]}
