@@ -28,6 +28,7 @@ import hashlib
 import json
 from typing import Any
 
+from actors import mcp_tools
 from actors.step_markers import Piece, step_marker
 from tools.context import ToolContext
 from tools.errors import ToolError
@@ -42,8 +43,13 @@ def arguments_digest(arguments: Any) -> str:
 
 async def binding_of(registry: ToolRegistry, name: str, arguments: Any, ctx: ToolContext) -> dict[str, Any]:
     """The binding of a call of tool `name` as things stand now."""
+    target: dict[str, Any] | None
     try:
-        target = await registry.binding(name, arguments, ctx) if isinstance(arguments, dict) else None
+        if mcp_tools.is_mcp_tool(name):
+            # A remote MCP tool is not in the native registry: its binding is its server's now.
+            target = await mcp_tools.binding(name, ctx)
+        else:
+            target = await registry.binding(name, arguments, ctx) if isinstance(arguments, dict) else None
     except ToolError as exc:
         target = {"error": exc.message}
     return {"arguments_sha256": arguments_digest(arguments), "target": target}

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import copy
 import logging
 import uuid
 from dataclasses import asdict, replace
@@ -24,7 +25,7 @@ from typing import Any
 import httpx
 import redis.asyncio as aioredis
 
-from actors import completion, spend_caps, tree_budget
+from actors import completion, mcp_tools, spend_caps, tree_budget
 from actors.context_budget import elision_note, fit_window, offered_tools, stored_results
 from actors.conversation import build_messages, template_context
 from actors.lease import Lease, hold_while
@@ -57,6 +58,9 @@ MAX_STEPS = 200
 
 
 class TaskRunner:
+    #: The task's remote MCP tools (actors.mcp_tools), offered beside the agent's native tools.
+    mcp_names: tuple[str, ...] = ()
+
     def __init__(
         self, *, settings: Settings, redis: aioredis.Redis, registry: ToolRegistry, http: httpx.AsyncClient
     ) -> None:
@@ -108,13 +112,28 @@ class TaskRunner:
             return
         version = await agents.load_version(self.redis, task.agent_workspace_id, task.spec.agent_id)
         policy = AgentPolicy.of(version.config, task.spec.output_config, self.settings)
+        runner = self
+        toolset = await mcp_tools.toolset_for(self.redis, self.settings, task, version.config)
+        if toolset.specs:
+            # This task's own runner: the shared one's registry stays the native tools alone.
+            runner = copy.copy(self)
+            runner.registry = self.registry.with_tools(toolset.specs)
+            runner.mcp_names = toolset.names
+            policy = toolset.policy(policy)
         for _ in range(MAX_STEPS):
             task = await tasks.find_task(self.redis, workspace_id, task_id)
             if task is None or task.status != TaskStatus.RUNNING.value:
                 return
-            if await self._step(task, policy) is StepOutcome.STOP:
+            if await runner._step(task, policy) is StepOutcome.STOP:
                 return
-        await self._fail(task, f"the task exceeded {MAX_STEPS} steps", policy)
+        await runner._fail(task, f"the task exceeded {MAX_STEPS} steps", policy)
+
+    def _tool_names(self, task: Task, policy: AgentPolicy) -> list[str]:
+        """The tools the task's model may call: the agent's native ones, then its MCP tools."""
+        native = resolve_tool_names(
+            policy.config, disable_delegation=task.spec.disable_delegation, available=tuple(self.registry)
+        )
+        return native + [name for name in self.mcp_names if name not in native]
 
     async def _step(self, task: Task, policy: AgentPolicy) -> StepOutcome:
         latest = await self._latest_policy(task, policy)
@@ -173,9 +192,7 @@ class TaskRunner:
     async def _call_model(self, task: Task, policy: AgentPolicy, step: int) -> ModelResponse | StepOutcome:
         """One model call. Returns the response, CONTINUE to try again, or STOP when the task left running."""
         feed = await tasks.read_feed(self.redis, task.workspace_id, task.id)
-        tool_names = resolve_tool_names(
-            policy.config, disable_delegation=task.spec.disable_delegation, available=tuple(self.registry)
-        )
+        tool_names = self._tool_names(task, policy)
         schema_ctx = self._context(task, policy, step, call_id="")
         messages = build_messages(policy.system_prompt, feed)
         request = ModelRequest(
@@ -400,9 +417,7 @@ class TaskRunner:
                 ctx = replace(ctx, approved_target=review["target"])
         try:
             # read_result only reads this task's own stored results, so every task may call it.
-            if call.name != READ_RESULT and call.name not in resolve_tool_names(
-                policy.config, disable_delegation=task.spec.disable_delegation, available=tuple(self.registry)
-            ):
+            if call.name != READ_RESULT and call.name not in self._tool_names(task, policy):
                 raise ToolError(f"tool {call.name!r} is not available to this agent")
             with metrics.timed(metrics.TOOL_CALL_SECONDS, tool=call.name):
                 output = await self.registry.call(call.name, call.arguments, ctx)

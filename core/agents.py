@@ -16,6 +16,7 @@ from redis.exceptions import WatchError
 from core import keys
 from core.errors import BadRequest, Forbidden, NotFound
 from core.ids import new_id, now_iso, parse_uuid, sort_key, utcnow
+from core.mcp_config import server_uses
 from core.models import Agent, AgentGroup, AgentVersion, PageOf
 from core.pagination import check_limit, member_id, newest_first
 
@@ -63,6 +64,8 @@ async def create_agent(
         number = await redis.incr(keys.untitled_counter(workspace_id))
         name = f"Untitled Agent {number}"
     name = _check_name(name)
+    if config is not None:
+        server_uses(config)
     moment = utcnow()
     stamp = now_iso()
     group_id, version_id = new_id(), new_id()
@@ -206,6 +209,8 @@ async def update_agent(
     _, group = await resolve(redis, workspace_id, agent_id)
     if name is not None:
         name = _check_name(name)
+    if config is not None:
+        server_uses(config)
     group_key = keys.agent_group(workspace_id, group.id)
     while True:
         async with redis.pipeline(transaction=True) as pipe:

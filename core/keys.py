@@ -255,3 +255,23 @@ WEBHOOKS_GROUP = "webhooks"
 def spare_task_actors(node_id: str) -> str:
     """Idle warm task actors of one node (a list of their Ray names), each handed to one task."""
     return glob("spare-task-actors", node_id)
+
+
+# MCP servers (core.mcp_servers).
+def mcp_server(workspace_id: str, server_id: str) -> str:
+    """One of the workspace's remote MCP servers (JSON; its headers sealed)."""
+    return ws(workspace_id, "mcp-server", server_id)
+
+
+def mcp_server_names(workspace_id: str) -> str:
+    """Server name -> id, so names stay unique in a workspace and agent configs can name servers."""
+    return ws(workspace_id, "mcp-servers", "names")
+
+
+def mcp_servers_index(workspace_id: str) -> str:
+    return ws(workspace_id, "mcp-servers")
+
+
+def mcp_server_tools(workspace_id: str, server_id: str) -> str:
+    """The tools the server offered when last listed, so a task still knows them while it is down."""
+    return ws(workspace_id, "mcp-server", server_id, "tools")

@@ -109,6 +109,15 @@ class Settings(BaseSettings):
     webhook_retry_base_seconds: float = Field(
         10.0, gt=0, le=3600, validation_alias=_env("AGENTRY_WEBHOOK_RETRY_BASE_SECONDS")
     )
+    #: Longest one call to a remote MCP server may take (connect, initialize, the call) before it
+    #: is a retryable tool failure; listing a server's tools has the same limit.
+    mcp_call_timeout_seconds: float = Field(
+        30.0, gt=0, le=3600, validation_alias=_env("AGENTRY_MCP_CALL_TIMEOUT_SECONDS")
+    )
+    #: Largest MCP tool result (its JSON) a task records; a larger one is a tool error the model sees.
+    mcp_max_result_bytes: int = Field(
+        1024 * 1024, ge=1024, le=64 * 1024 * 1024, validation_alias=_env("AGENTRY_MCP_MAX_RESULT_BYTES")
+    )
     #: How extraction reads a numeric date whose day and month could swap (12/03/2001), unless a
     #: request's `extraction_config.date_order` says otherwise. Unset, each document's own dates and
     #: locale decide, month first when they say nothing (extraction/fields/date_locale.py).

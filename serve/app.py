@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 from fastapi import FastAPI
+from starlette.routing import Route
 
 from core.settings import get_settings
 from serve.body_guard import BodyGuard
 from serve.console import mount_console
 from serve.errors import install_error_handlers
+from serve.mcp_endpoint import PATH as MCP_PATH
+from serve.mcp_endpoint import McpEndpoint
 from serve.middleware import EdgeMiddleware
 from serve.openapi_responses import openapi_document
 from serve.routers import (
@@ -18,6 +21,7 @@ from serve.routers import (
     files,
     health,
     integrations,
+    mcp_servers,
     runs,
     tasks,
     webhooks,
@@ -52,10 +56,13 @@ def build_app() -> FastAPI:
         audit.router,
         integrations.router,
         webhooks.router,
+        mcp_servers.router,
     )
     extraction_api = (files.router, extraction.router, configs.router)
     for router in (health.router, *agents_api, *extraction_api):
         app.include_router(router)
+    # Agentry as an MCP server: an ASGI app of its own (the SDK's), behind the same key check.
+    app.router.routes.append(Route(MCP_PATH, McpEndpoint(), methods=["GET", "POST", "DELETE"]))
     mount_console(app)
     app.openapi = lambda: openapi_document(app)  # type: ignore[method-assign]
     return app

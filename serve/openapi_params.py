@@ -33,6 +33,7 @@ def _prefixed_path(what: str, scheme: str) -> Any:
 AgentIdPath = Annotated[str, _uuid_path("agent version")]
 TaskIdPath = Annotated[str, _uuid_path("task")]
 WebhookIdPath = Annotated[str, _uuid_path("webhook subscription")]
+McpServerIdPath = Annotated[str, _uuid_path("MCP server")]
 RecordIdPath = Annotated[str, _uuid_path("job")]
 BatchIdPath = Annotated[str, _uuid_path("batch")]
 FileIdPath = Annotated[str, _prefixed_path("file", "file://")]

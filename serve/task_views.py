@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from core.mcp_servers import mcp_calls
 from core.tasks import Task, all_priced, tree_usage, usage_by_purpose
 
 
@@ -18,6 +19,7 @@ def usage(task: Task) -> dict[str, Any]:
         "steps": task.decision_steps,
         "by_purpose": usage_by_purpose(task.raw),
         **({"tree": tree_usage(task.raw)} if "tree_cost_usd" in task.raw else {}),
+        **({"mcp_calls": calls} if (calls := mcp_calls(task.raw)) else {}),
     }
 
 

@@ -97,6 +97,10 @@ class ToolRegistry:
         self._specs[spec.name] = spec
         self._validators[spec.name] = jsonschema.Draft202012Validator(spec.model_schema()["parameters"])
 
+    def with_tools(self, specs: Iterable[ToolSpec]) -> ToolRegistry:
+        """A new registry holding these tools and `specs` (one task's remote MCP tools, say)."""
+        return ToolRegistry([*self._specs.values(), *specs])
+
     def get(self, name: str) -> ToolSpec:
         """The tool called `name`; `UnknownToolError` (which the model can be shown) when none is."""
         try:
