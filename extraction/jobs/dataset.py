@@ -229,7 +229,9 @@ class DocumentBatch:
         blobs = batch.column("bytes").to_pylist()
         pool = self._shared_pool()
         outcomes = list(
-            await asyncio.gather(*(self._one(path, data, pool) for path, data in zip(paths, blobs, strict=True)))
+            await asyncio.gather(
+                *(self._one(path, data, pool) for path, data in zip(paths, blobs, strict=True))
+            )
         )
         return to_table(self.kind, self.params, paths, outcomes)
 

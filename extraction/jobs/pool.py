@@ -237,7 +237,9 @@ async def parse_parts(
         # A failing range cancels its siblings (and their Ray tasks) instead of letting them run on.
         async with asyncio.TaskGroup() as group:
             parsing = [
-                group.create_task(pool.run_ref(parse_range, data_ref, spec.filename, first, last, owner=owner))
+                group.create_task(
+                    pool.run_ref(parse_range, data_ref, spec.filename, first, last, owner=owner)
+                )
                 for first, last in ranges
             ]
     except BaseExceptionGroup as failures:
