@@ -185,7 +185,7 @@ def make_header(rng: random.Random) -> Header:
     if rng.random() < 0.2:
         extra = rng.choice([f"{rng.choice(_NAME_WORDS).lower()}{rng.choice(_TRADES).split()[0].lower()}.example", "info@shop.example"])
         contact.append(("www." if "@" not in extra else "") + extra)
-    if rng.random() < 0.5 or rng.random() < 0.3 and country is _my:
+    if rng.random() < 0.5 or (rng.random() < 0.3 and country is _my):
         name = name.upper()
         address = [line.upper() for line in address]
     words = name.split()

@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterator
 
 from extraction.fields.candidate import HEURISTIC_PRIOR, Candidate
 from extraction.fields.contract_terms import effective_date, jurisdiction, parties, term
+from extraction.fields.header_lines import has_postcode, is_contact_line
 from extraction.fields.normalize import DateOrder, concept_of, find_dates, is_label, label_tokens
 from extraction.fields.text_lines import TextUnit
 from extraction.fields.value_kinds import Kind, read_value
@@ -127,7 +128,6 @@ _STREET_WORDS = frozenset(
     ]
 )
 _ADDRESS_START_RE = re.compile(r"^(?:no\b|no\.|no\d|lot\b|level\b|unit\b|suite\b|block\b|\d)", re.IGNORECASE)
-_POSTCODE_RE = re.compile(r"\b\d{5}\b")
 #: A five-digit postcode with the town glued to it ("53300KL"): OCR lost the space between them.
 _GLUED_POSTCODE_RE = re.compile(r"\b(\d{5})(?=[A-Za-z]{2,}\b)")
 _ADDRESS_STOP_RE = re.compile(
@@ -237,16 +237,22 @@ def _looks_like_name(text: str) -> bool:
     letters = _letters(text)
     if letters < 3 or letters < 0.5 * len(text.replace(" ", "")) or ":" in text:
         return False
-    if find_dates(text) or _ADDRESS_STOP_RE.search(text) or _is_registration(text):
+    if find_dates(text) or _ADDRESS_STOP_RE.search(text) or _is_registration(text) or is_contact_line(text):
         return False
     return not (tokens and set(tokens) <= _HEADING_WORDS)
 
 
 def _looks_like_address(text: str) -> bool:
-    if find_dates(text) or _is_registration(text) or _letters(text) < 2 or _LEGAL_FORM_RE.search(text):
+    if (
+        find_dates(text)
+        or _is_registration(text)
+        or _letters(text) < 2
+        or _LEGAL_FORM_RE.search(text)
+        or is_contact_line(text)
+    ):
         return False
     tokens = set(label_tokens(text))
-    return bool(_ADDRESS_START_RE.match(text.strip()) or tokens & _STREET_WORDS or _POSTCODE_RE.search(text))
+    return bool(_ADDRESS_START_RE.match(text.strip()) or tokens & _STREET_WORDS or has_postcode(text))
 
 
 def _address_start(top: list[TextUnit]) -> int | None:
@@ -351,6 +357,7 @@ def _address(units: list[TextUnit]) -> Iterator[Candidate]:
         if (
             len(lines) >= MAX_ADDRESS_LINES
             or _ADDRESS_STOP_RE.search(text)
+            or is_contact_line(text)
             or find_dates(text)
             or _is_registration(text)
             or _letters(text) < 2
