@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterator
 
 from extraction.fields.candidate import HEURISTIC_PRIOR, Candidate
 from extraction.fields.contract_terms import effective_date, jurisdiction, parties, term
-from extraction.fields.header_lines import has_postcode, is_contact_line
+from extraction.fields.header_lines import has_postcode, is_contact_line, is_identifier_line
 from extraction.fields.normalize import DateOrder, concept_of, find_dates, is_label, label_tokens
 from extraction.fields.text_lines import TextUnit
 from extraction.fields.value_kinds import Kind, read_value
@@ -67,7 +67,8 @@ _BUSINESS_WORDS = frozenset(
 #: Legal forms that end a company's name.
 _LEGAL_FORM_RE = re.compile(
     r"\b(?:sdn\.?\s*bhd|sdn|bhd|berhad|s/b|ltd|limited|llc|l\.l\.c|llp|inc|incorporated|corp|corporation|"
-    r"co(?=[.\s]|$)|gmbh|ag|plc|pte|pvt|sarl|sas|s\.a|b\.v|n\.v|kg|srl|s\.r\.l|spa|oy|ab)\b\.?",
+    r"co(?=[.\s]|$)|gmbh|ag|plc|pte|pvt|pty|sarl|sas|s\.a|b\.v|n\.v|kg|srl|s\.r\.l|spa|s\.p\.a|oy|ab|a/s|"
+    r"k\.k|v\.o\.f|e\.k|s\.l|ltda)\b\.?",
     re.IGNORECASE,
 )
 #: Legal forms written as one word, which OCR can split ("BH D", "L TD").
@@ -296,13 +297,81 @@ def _company_lines(units: list[TextUnit]) -> tuple[list[TextUnit], int | None, l
         chosen = names[-1]
     else:
         chosen = max(names, key=lambda i: (_height(region[i]), -i))
+    body = _body_height(units)
     first = chosen
-    while first - 1 in names and _continues(region[first - 1].text, region[first].text):
+    while first - 1 in names and (
+        _continues(region[first - 1].text, region[first].text)
+        or _legal_form_only(region[first].text)
+        or _one_prominent_block(region[first - 1], region[first], body)
+    ):
         first -= 1
     last = chosen
     while last + 1 in names and _unclosed(region[last].text):
         last += 1
+    if legal:
+        start = _start_under(top, last, start)
     return region[first : last + 1], start, top
+
+
+#: A name set in a face at least this many times the body text's height stands out as a heading.
+PROMINENT_HEIGHT = 1.25
+#: Lines of one heading differ in height by at most this share (OCR boxes vary a little).
+SAME_HEIGHT = 0.15
+
+
+def _body_height(units: list[TextUnit]) -> float:
+    """The median line height of the first page: the height of its body text."""
+    heights = sorted(_height(u) for u in units if u.box is not None and u.page == units[0].page)
+    return heights[len(heights) // 2] if heights else 0.0
+
+
+def _one_prominent_block(upper: TextUnit, lower: TextUnit, body: float) -> bool:
+    """Whether two name lines, one under the other, are one heading: both in the same face, taller
+    than the body text ("BLUE COFFEE" over "HOUSE INC." in large type)."""
+    high, low = _height(upper), _height(lower)
+    if upper.text.isupper() != lower.text.isupper():
+        # One face has one case: a handwritten note over a printed name is no part of it.
+        return False
+    if (
+        body <= 0
+        or min(high, low) < PROMINENT_HEIGHT * body
+        or abs(high - low) > SAME_HEIGHT * max(high, low)
+    ):
+        return False
+    return not _far_below(upper, lower)
+
+
+def _legal_form_only(text: str) -> bool:
+    """Whether a line is nothing but a legal form ("Pty Ltd", "SDN. BHD."): the end of a name begun above."""
+    return _letters(_LEGAL_FORM_RE.sub("", _TRAILING_REGISTRATION_RE.sub("", text))) == 0
+
+
+def _start_under(top: list[TextUnit], last: int, found: int | None) -> int | None:
+    """Where the address starts under a name known by its legal form: at the first line below the
+    name that is no registration number, whatever its words ("#02-15 Orchard Point" is the
+    address's first line as surely as "12 Main Street"); `found` (the first address-like line)
+    when that line cannot start one."""
+    index = last + 1
+    while index < len(top) and (_is_registration(top[index].text) or is_identifier_line(top[index].text)):
+        index += 1
+    if index >= len(top) or (found is not None and found <= index):
+        return found
+    if found is not None and not all(any(c.isdigit() for c in u.text) for u in top[index:found]):
+        # Words between the name and the address are more of the name's story ("formerly known
+        # as ...", "Licensee of ..."); a line with a number is the address's unit or building.
+        return found
+    text = top[index].text
+    if (
+        _ADDRESS_STOP_RE.search(text)
+        or is_contact_line(text)
+        or find_dates(text)
+        or _letters(text) < 2
+        or _LEGAL_FORM_RE.search(text)
+        or is_label(text)
+        or _far_below(top[index - 1], top[index])
+    ):
+        return found
+    return index
 
 
 def _unclosed(text: str) -> bool:
