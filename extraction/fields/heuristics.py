@@ -128,6 +128,9 @@ _STREET_WORDS = frozenset(
         "building",
     ]
 )
+#: A street's name, then its house number last ("Kerkstraat 45", "Hauptstr. 12a", "Via Roma 10"),
+#: as most of Europe writes it.
+_NUMBER_AFTER_STREET_RE = re.compile(r"^[^\W\d_][^\d,:]*[^\W\d_]\.?\s+\d{1,4}[A-Za-z]?$")
 _ADDRESS_START_RE = re.compile(r"^(?:no\b|no\.|no\d|lot\b|level\b|unit\b|suite\b|block\b|\d)", re.IGNORECASE)
 #: A five-digit postcode with the town glued to it ("53300KL"): OCR lost the space between them.
 _GLUED_POSTCODE_RE = re.compile(r"\b(\d{5})(?=[A-Za-z]{2,}\b)")
@@ -253,7 +256,12 @@ def _looks_like_address(text: str) -> bool:
     ):
         return False
     tokens = set(label_tokens(text))
-    return bool(_ADDRESS_START_RE.match(text.strip()) or tokens & _STREET_WORDS or has_postcode(text))
+    return bool(
+        _ADDRESS_START_RE.match(text.strip())
+        or _NUMBER_AFTER_STREET_RE.match(text.strip())
+        or tokens & _STREET_WORDS
+        or has_postcode(text)
+    )
 
 
 def _address_start(top: list[TextUnit]) -> int | None:

@@ -84,7 +84,14 @@ def test_a_period_inside_an_address_is_no_domain(text: str) -> None:
 
 @pytest.mark.parametrize(
     "text",
-    ["81100 JOHOR BAHRU", "Sydney NSW 2000", "Singapore 288909", "1017 GC Utrecht", "York LS3 4AB", "Toronto, ON M5V 1H9"],
+    [
+        "81100 JOHOR BAHRU",
+        "Sydney NSW 2000",
+        "Singapore 288909",
+        "1017 GC Utrecht",
+        "York LS3 4AB",
+        "Toronto, ON M5V 1H9",
+    ],
 )
 def test_postcodes_of_several_countries(text: str) -> None:
     assert has_postcode(text)
