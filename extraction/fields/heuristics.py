@@ -304,7 +304,8 @@ def _company_lines(units: list[TextUnit]) -> tuple[list[TextUnit], int | None, l
     elif start is not None:
         chosen = names[-1]
     else:
-        chosen = max(names, key=lambda i: (_height(region[i]), -i))
+        # A line all in small letters is a note written on the receipt, not its printed name.
+        chosen = max(names, key=lambda i: (not region[i].text.islower(), _height(region[i]), -i))
     body = _body_height(units)
     first = chosen
     while first - 1 in names and (

@@ -133,3 +133,8 @@ def test_a_shop_number_opening_an_address_is_no_shop_label() -> None:
     )
     assert result["company"].value == "SILVER NOODLE BAR PTY LTD"
     assert result["address"].value == "SHOP 6, 196 ORCHARD ST PERTH WA 6000"
+
+
+def test_without_an_address_the_name_is_the_tallest_printed_line_not_a_handwritten_note() -> None:
+    header: list[str | tuple[str, float]] = [("tan woon yann", 40.0), ("GOLDEN BAKERY", 28.0), "Welcome back"]
+    assert _read(header)["company"].value == "GOLDEN BAKERY"
