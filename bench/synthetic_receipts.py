@@ -46,12 +46,40 @@ class Header:
 
 
 _NAME_WORDS = [
-    "Maple", "Harbour", "Golden", "Lotus", "Blue", "Crescent", "Summit", "Willow", "Orchid",
-    "Pioneer", "Riverside", "Sunrise", "Evergreen", "Cedar", "Silver", "Jade", "Coral", "Northgate",
+    "Maple",
+    "Harbour",
+    "Golden",
+    "Lotus",
+    "Blue",
+    "Crescent",
+    "Summit",
+    "Willow",
+    "Orchid",
+    "Pioneer",
+    "Riverside",
+    "Sunrise",
+    "Evergreen",
+    "Cedar",
+    "Silver",
+    "Jade",
+    "Coral",
+    "Northgate",
 ]
 _TRADES = [
-    "Hardware", "Bakery", "Grocers", "Pharmacy", "Stationers", "Kitchen", "Books", "Electronics",
-    "Coffee House", "Market", "Garden Centre", "Noodle Bar", "Florist", "Deli",
+    "Hardware",
+    "Bakery",
+    "Grocers",
+    "Pharmacy",
+    "Stationers",
+    "Kitchen",
+    "Books",
+    "Electronics",
+    "Coffee House",
+    "Market",
+    "Garden Centre",
+    "Noodle Bar",
+    "Florist",
+    "Deli",
 ]
 _STREETS = ["Maple", "Station", "Church", "Mill", "Park", "Victoria", "King", "Lake", "Orchard", "Hill"]
 _TOWNS = ["Fairview", "Ashford", "Milton", "Brookfield", "Westbury", "Kingsport", "Oakdale", "Riverton"]
@@ -93,15 +121,24 @@ def _uk(rng: random.Random) -> tuple[str, list[str], list[str], str | None, str]
 
 def _de(rng: random.Random) -> tuple[str, list[str], list[str], str | None, str]:
     name = _name(rng) + rng.choice([" GmbH", " GmbH & Co. KG", " AG", " e.K."])
-    lines = [f"{rng.choice(_STREETS)}str. {rng.randint(1, 120)}", f"{_d(rng, 5)} {rng.choice(['Berlin', 'Koeln', 'Bremen'])}"]
-    contact = [rng.choice(["Tel. ", "Telefon ", ""]) + f"0{_d(rng, 2)} {_d(rng, 7)}", f"USt-IdNr. DE{_d(rng, 9)}"]
+    lines = [
+        f"{rng.choice(_STREETS)}str. {rng.randint(1, 120)}",
+        f"{_d(rng, 5)} {rng.choice(['Berlin', 'Koeln', 'Bremen'])}",
+    ]
+    contact = [
+        rng.choice(["Tel. ", "Telefon ", ""]) + f"0{_d(rng, 2)} {_d(rng, 7)}",
+        f"USt-IdNr. DE{_d(rng, 9)}",
+    ]
     return name, lines, contact, None, "EUR "
 
 
 def _fr(rng: random.Random) -> tuple[str, list[str], list[str], str | None, str]:
     name = _name(rng) + rng.choice([" SARL", " S.A.", " SAS"])
     lines = [f"{rng.randint(1, 99)} rue des {rng.choice(['Lilas', 'Roses', 'Ecoles'])}", f"{_d(rng, 5)} Lyon"]
-    contact = [f"{_d(rng, 2)} {_d(rng, 2)} {_d(rng, 2)} {_d(rng, 2)} {_d(rng, 2)}", f"SIRET {_d(rng, 3)} {_d(rng, 3)} {_d(rng, 3)} {_d(rng, 5)}"]
+    contact = [
+        f"{_d(rng, 2)} {_d(rng, 2)} {_d(rng, 2)} {_d(rng, 2)} {_d(rng, 2)}",
+        f"SIRET {_d(rng, 3)} {_d(rng, 3)} {_d(rng, 3)} {_d(rng, 5)}",
+    ]
     return name, lines, contact, None, "EUR "
 
 
@@ -124,28 +161,44 @@ def _sg(rng: random.Random) -> tuple[str, list[str], list[str], str | None, str]
 
 def _au(rng: random.Random) -> tuple[str, list[str], list[str], str | None, str]:
     name = _name(rng) + " Pty Ltd"
-    lines = [f"Shop {rng.randint(1, 40)}, {rng.randint(1, 300)} {rng.choice(_STREETS)} St", f"{rng.choice(['Sydney NSW', 'Hobart TAS', 'Perth WA'])} {_d(rng, 4)}"]
+    lines = [
+        f"Shop {rng.randint(1, 40)}, {rng.randint(1, 300)} {rng.choice(_STREETS)} St",
+        f"{rng.choice(['Sydney NSW', 'Hobart TAS', 'Perth WA'])} {_d(rng, 4)}",
+    ]
     contact = [f"Ph: (0{rng.randint(2, 8)}) {_d(rng, 4)} {_d(rng, 4)}"]
     return name, lines, contact, f"ABN {_d(rng, 2)} {_d(rng, 3)} {_d(rng, 3)} {_d(rng, 3)}", "$"
 
 
 def _in(rng: random.Random) -> tuple[str, list[str], list[str], str | None, str]:
     name = _name(rng) + rng.choice([" Pvt. Ltd.", " Private Limited", ""])
-    lines = [f"Plot No. {rng.randint(1, 99)}, {rng.choice(_STREETS)} Road", f"{rng.choice(_TOWNS)} Layout", f"Bengaluru - {_d(rng, 6)}"]
-    contact = [f"Ph: +91 80 {_d(rng, 4)} {_d(rng, 4)}", f"GSTIN: {_d(rng, 2)}{_L(rng, 5)}{_d(rng, 4)}{_L(rng, 1)}1Z{_d(rng, 1)}"]
+    lines = [
+        f"Plot No. {rng.randint(1, 99)}, {rng.choice(_STREETS)} Road",
+        f"{rng.choice(_TOWNS)} Layout",
+        f"Bengaluru - {_d(rng, 6)}",
+    ]
+    contact = [
+        f"Ph: +91 80 {_d(rng, 4)} {_d(rng, 4)}",
+        f"GSTIN: {_d(rng, 2)}{_L(rng, 5)}{_d(rng, 4)}{_L(rng, 1)}1Z{_d(rng, 1)}",
+    ]
     return name, lines, contact, None, "Rs. "
 
 
 def _jp(rng: random.Random) -> tuple[str, list[str], list[str], str | None, str]:
     name = _name(rng) + rng.choice([" K.K.", " Co., Ltd."])
-    lines = [f"{rng.randint(1, 5)}-{rng.randint(1, 30)}-{rng.randint(1, 20)} {rng.choice(['Shibuya', 'Ginza', 'Umeda'])}", f"{rng.choice(['Shibuya-ku, Tokyo', 'Kita-ku, Osaka'])} {_d(rng, 3)}-{_d(rng, 4)}"]
+    lines = [
+        f"{rng.randint(1, 5)}-{rng.randint(1, 30)}-{rng.randint(1, 20)} {rng.choice(['Shibuya', 'Ginza', 'Umeda'])}",
+        f"{rng.choice(['Shibuya-ku, Tokyo', 'Kita-ku, Osaka'])} {_d(rng, 3)}-{_d(rng, 4)}",
+    ]
     contact = [f"TEL 03-{_d(rng, 4)}-{_d(rng, 4)}"]
     return name, lines, contact, None, "JPY "
 
 
 def _ca(rng: random.Random) -> tuple[str, list[str], list[str], str | None, str]:
     name = _name(rng) + rng.choice([" Inc.", " Ltd.", ""])
-    lines = [f"{rng.randint(10, 999)} {rng.choice(_STREETS)} St W", f"Toronto, ON {_L(rng, 1)}{rng.randint(1, 9)}{_L(rng, 1)} {rng.randint(1, 9)}{_L(rng, 1)}{rng.randint(1, 9)}"]
+    lines = [
+        f"{rng.randint(10, 999)} {rng.choice(_STREETS)} St W",
+        f"Toronto, ON {_L(rng, 1)}{rng.randint(1, 9)}{_L(rng, 1)} {rng.randint(1, 9)}{_L(rng, 1)}{rng.randint(1, 9)}",
+    ]
     contact = [f"{_d(rng, 3)}-{_d(rng, 3)}-{_d(rng, 4)}", f"HST# {_d(rng, 9)} RT0001"]
     return name, lines, contact, None, "$"
 
@@ -155,7 +208,9 @@ def _my(rng: random.Random) -> tuple[str, list[str], list[str], str | None, str]
     lines = [f"NO. {rng.randint(1, 99)}, JALAN {rng.choice(_NAME_WORDS).upper()} {rng.randint(1, 9)},"]
     if rng.random() < 0.5:
         lines.append(f"TAMAN {rng.choice(_NAME_WORDS).upper()},")
-    lines.append(f"{_d(rng, 5)} {rng.choice(['KAJANG', 'KLANG', 'IPOH'])}, {rng.choice(['SELANGOR', 'PERAK'])}.")
+    lines.append(
+        f"{_d(rng, 5)} {rng.choice(['KAJANG', 'KLANG', 'IPOH'])}, {rng.choice(['SELANGOR', 'PERAK'])}."
+    )
     contact = [f"TEL: 03-{_d(rng, 4)} {_d(rng, 4)}", f"GST ID: {_d(rng, 12)}"]
     return name, lines, contact, f"({_d(rng, 6)}-{_L(rng, 1)})", "RM"
 
@@ -183,7 +238,12 @@ def make_header(rng: random.Random) -> Header:
     country = rng.choice(_COUNTRIES)
     name, address, contact, registration, currency = country(rng)
     if rng.random() < 0.2:
-        extra = rng.choice([f"{rng.choice(_NAME_WORDS).lower()}{rng.choice(_TRADES).split()[0].lower()}.example", "info@shop.example"])
+        extra = rng.choice(
+            [
+                f"{rng.choice(_NAME_WORDS).lower()}{rng.choice(_TRADES).split()[0].lower()}.example",
+                "info@shop.example",
+            ]
+        )
         contact.append(("www." if "@" not in extra else "") + extra)
     if rng.random() < 0.5 or (rng.random() < 0.3 and country is _my):
         name = name.upper()
@@ -202,20 +262,32 @@ def render(header: Header, rng: random.Random, out: Path) -> str:
     from PIL import Image, ImageDraw, ImageFont
 
     mono = str(FONT_DIR / "DejaVuSansMono.ttf")
-    bold = str(FONT_DIR / rng.choice(["DejaVuSans-Bold.ttf", "DejaVuSansMono-Bold.ttf", "DejaVuSansMono.ttf"]))
+    bold = str(
+        FONT_DIR / rng.choice(["DejaVuSans-Bold.ttf", "DejaVuSansMono-Bold.ttf", "DejaVuSansMono.ttf"])
+    )
     body = ImageFont.truetype(mono, 19)
     small = ImageFont.truetype(mono, 16)
     big = ImageFont.truetype(bold, rng.choice([19, 24, 30]))
     centred = rng.random() < 0.75
     rows: list[tuple[str, ImageFont.FreeTypeFont, str]] = []
     if rng.random() < 0.2:
-        rows.append((rng.choice(["Welcome!", "Since 1987", "Proprietor: A. N. Other"]), small, "c" if centred else "l"))
+        rows.append(
+            (
+                rng.choice(["Welcome!", "Since 1987", "Proprietor: A. N. Other"]),
+                small,
+                "c" if centred else "l",
+            )
+        )
     rows += [(line, big, "c" if centred else "l") for line in header.company]
     if header.registration:
         rows.append((header.registration, small, "c" if centred else "l"))
     rows += [(line, body, "c" if centred else "l") for line in header.address]
     rows += [(line, body, "c" if centred else "l") for line in header.contact]
-    rows += [("", body, "l"), (header.title, body, "c"), (f"Date: {header.date_text}  {rng.randint(8, 21)}:{rng.randint(0, 59):02d}", body, "l")]
+    rows += [
+        ("", body, "l"),
+        (header.title, body, "c"),
+        (f"Date: {header.date_text}  {rng.randint(8, 21)}:{rng.randint(0, 59):02d}", body, "l"),
+    ]
     rows.append((f"Receipt No: {_d(rng, 6)}", body, "l"))
     rows.append(("-" * 44, body, "l"))
     total = 0.0
@@ -231,7 +303,7 @@ def render(header: Header, rng: random.Random, out: Path) -> str:
     rows.append(("Thank you, come again", small, "c"))
 
     spacing = 8
-    heights = [font.getbbox("Ag")[3] + spacing for _, font, _ in rows]
+    heights = [int(font.getbbox("Ag")[3]) + spacing for _, font, _ in rows]
     image = Image.new("L", (WIDTH, sum(heights) + 2 * MARGIN), 255)
     draw = ImageDraw.Draw(image)
     y = MARGIN
@@ -271,7 +343,9 @@ def write_corpus(folder: Path, count: int, seed: int) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("out", type=Path)
     parser.add_argument("--count", type=int, default=36)
     parser.add_argument("--seed", type=int, default=7)

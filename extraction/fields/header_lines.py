@@ -76,16 +76,16 @@ def is_identifier_line(text: str) -> bool:
     """Whether the line carries a registration or tax number: one long number, or a long code of
     letters and digits, with at most a short label ("GST No: 002108047369", "(1035693-T)",
     "USt-IdNr. DE123456789", "ABN 12 345 678 901")."""
-    long_number = any(
-        _digits(m.group()) >= MIN_IDENTIFIER_DIGITS for m in _SPACED_NUMBER_RE.finditer(text)
-    )
+    long_number = any(_digits(m.group()) >= MIN_IDENTIFIER_DIGITS for m in _SPACED_NUMBER_RE.finditer(text))
     code = any(
-        _digits(m.group()) >= MIN_CODE_DIGITS and _letters(m.group()) >= 1 and not _GLUED_TOWN_RE.fullmatch(m.group())
+        _digits(m.group()) >= MIN_CODE_DIGITS
+        and _letters(m.group()) >= 1
+        and not _GLUED_TOWN_RE.fullmatch(m.group())
         for m in _CODE_RE.finditer(text)
     )
     if not (long_number or code) or "," in text:
         return False
-    words = [w for w in re.findall(r"[^\W\d_]{2,}", text)]
+    words = re.findall(r"[^\W\d_]{2,}", text)
     # A label names the number in a word or three; more words make it a sentence or an address.
     return len(words) <= 3
 

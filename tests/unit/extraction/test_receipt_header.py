@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import pytest
 
 from extraction.fields import FieldResult, extract_fields
@@ -12,7 +14,7 @@ pytestmark = pytest.mark.unit
 BODY = 18.0
 
 
-def _receipt(header: list[str | tuple[str, float]]) -> DocBuilder:
+def _receipt(header: Sequence[str | tuple[str, float]]) -> DocBuilder:
     """A scanned receipt: the header lines (text, or text and glyph height), then a body."""
     b = DocBuilder(width=480, height=1000, source="ocr")
     y = 30.0
@@ -27,7 +29,7 @@ def _receipt(header: list[str | tuple[str, float]]) -> DocBuilder:
     return b
 
 
-def _read(header: list[str | tuple[str, float]]) -> dict[str, FieldResult]:
+def _read(header: Sequence[str | tuple[str, float]]) -> dict[str, FieldResult]:
     return extract_fields(_receipt(header).doc, ["company", "address"], file_name="r.png")
 
 
