@@ -66,7 +66,7 @@ _BUSINESS_WORDS = frozenset(
 )
 #: Legal forms that end a company's name.
 _LEGAL_FORM_RE = re.compile(
-    r"\b(?:sdn\.?\s*bhd|sdn|bhd|berhad|s/b|ltd|limited|llc|l\.l\.c|llp|inc|incorporated|corp|corporation|"
+    r"\b(?:sdn\.?\s*bhd|sdn|bhd|berhad|s/b|ltd|private\s+limited|limited|llc|l\.l\.c|llp|inc|incorporated|corp|corporation|"
     r"co(?=[.\s]|$)|gmbh|ag|plc|pte|pvt|pty|sarl|sas|s\.a|b\.v|n\.v|kg|srl|s\.r\.l|spa|s\.p\.a|oy|ab|a/s|"
     r"k\.k|v\.o\.f|e\.k|s\.l|ltda)\b\.?",
     re.IGNORECASE,

@@ -60,6 +60,12 @@ def test_a_street_then_its_house_number_starts_an_address() -> None:
     assert result["address"].value == "Kerkstraat 45 1017 GC Utrecht"
 
 
+@pytest.mark.parametrize("form", ["Private Limited", "SDN. BHD.", "GmbH"])
+def test_any_legal_form_alone_on_a_line_ends_the_name_above(form: str) -> None:
+    result = _read(["Northgate Deli", form, "Plot No. 45, Station Road", "Bengaluru - 560001"])
+    assert result["company"].value == f"Northgate Deli {form}"
+
+
 def test_a_legal_form_alone_on_a_line_ends_the_name_above() -> None:
     result = _read(
         [
