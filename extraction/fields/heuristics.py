@@ -2,8 +2,11 @@
 
 - the document's date: the first valid date that no label claims for something else;
 - a company (issuer, merchant, vendor): the first line at the top of the first page that carries a
-  company-form word (SDN BHD, Ltd, Inc, GmbH, Trading, ...), else the most prominent top line;
-- an address: the lines after that company line, up to a telephone, tax or registration line;
+  legal form of some country (SDN BHD, Ltd, Inc, GmbH, Pty, K.K., ...), else the name line right
+  above the address, else the tallest printed top line; with a legal form alone on the next line,
+  or a line above in the same prominent face, as one name;
+- an address: the lines under that company (past its registration numbers), up to a telephone,
+  e-mail, web or identifier line, each known by its shape (`header_lines.py`), in any language;
 - kinds with a distinctive format (email, web address, IBAN, telephone, currency): the first value
   of that format (not BIC: any eight capitals look like one);
 - contract fields (`contract_terms.py`): governing law, term, effective date, parties.
