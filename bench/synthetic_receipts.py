@@ -13,7 +13,10 @@ a total. Each receipt is rendered to a PNG, so it goes through OCR like a scan.
 Truth: `company` is the name's lines joined by a space, `address` the address lines joined by a
 space (as SROIE writes it), `date` ISO, `total` the amount.
 
-Usage: python -m bench.synthetic_receipts OUT_DIR [--count 36] [--seed 7]
+`--unseen` draws only from five more layouts (Italian, Spanish, Swiss, Korean romanised, a US chain
+store's "STORE #1234" line) written after the header rules were, as a check nothing was tuned on.
+
+Usage: python -m bench.synthetic_receipts OUT_DIR [--count 36] [--seed 7] [--unseen]
        python -m bench.corpus_quality --in-process --corpus OUT_DIR --set receipts --misses
 """
 
@@ -215,7 +218,51 @@ def _my(rng: random.Random) -> tuple[str, list[str], list[str], str | None, str]
     return name, lines, contact, f"({_d(rng, 6)}-{_L(rng, 1)})", "RM"
 
 
+def _it(rng: random.Random) -> tuple[str, list[str], list[str], str | None, str]:
+    name = _name(rng) + rng.choice([" S.r.l.", " S.p.A.", " di Rossi Mario"])
+    lines = [f"Via {rng.choice(_STREETS)} {rng.randint(1, 200)}", f"{_d(rng, 5)} Roma (RM)"]
+    contact = [f"Tel. 06 {_d(rng, 8)}", f"P.IVA {_d(rng, 11)}"]
+    return name, lines, contact, None, "EUR "
+
+
+def _es(rng: random.Random) -> tuple[str, list[str], list[str], str | None, str]:
+    name = _name(rng) + rng.choice([" S.L.", " S.A."])
+    lines = [f"C/ {rng.choice(_STREETS)}, {rng.randint(1, 99)}", f"{_d(rng, 5)} Madrid"]
+    contact = [f"CIF: B{_d(rng, 8)}", f"Tlf. 91 {_d(rng, 3)} {_d(rng, 2)} {_d(rng, 2)}"]
+    return name, lines, contact, f"CIF {_L(rng, 1)}{_d(rng, 8)}", "EUR "
+
+
+def _ch(rng: random.Random) -> tuple[str, list[str], list[str], str | None, str]:
+    name = _name(rng) + rng.choice([" AG", " GmbH", " Sarl"])
+    lines = [f"{rng.choice(_STREETS)}gasse {rng.randint(1, 80)}", f"{rng.randint(1000, 9699)} Zuerich"]
+    contact = [
+        f"+41 44 {_d(rng, 3)} {_d(rng, 2)} {_d(rng, 2)}",
+        f"MWST CHE-{_d(rng, 3)}.{_d(rng, 3)}.{_d(rng, 3)}",
+    ]
+    return name, lines, contact, None, "CHF "
+
+
+def _kr(rng: random.Random) -> tuple[str, list[str], list[str], str | None, str]:
+    name = _name(rng) + rng.choice([" Co., Ltd.", ""])
+    lines = [f"{rng.randint(1, 300)}, Teheran-ro {rng.randint(1, 99)}-gil", f"Gangnam-gu, Seoul {_d(rng, 5)}"]
+    contact = [f"Business No. {_d(rng, 3)}-{_d(rng, 2)}-{_d(rng, 5)}", f"Tel 02-{_d(rng, 4)}-{_d(rng, 4)}"]
+    return name, lines, contact, None, "KRW "
+
+
+def _us_store(rng: random.Random) -> tuple[str, list[str], list[str], str | None, str]:
+    name = _name(rng).upper()
+    lines = [
+        f"STORE #{rng.randint(100, 9999)}",
+        f"{rng.randint(10, 9899)} N {rng.choice(_STREETS).upper()} BLVD",
+    ]
+    lines.append(f"{rng.choice(['DENVER', 'TUCSON', 'RENO'])} {rng.choice(['CO', 'AZ', 'NV'])} {_d(rng, 5)}")
+    contact = [f"{_d(rng, 3)}.{_d(rng, 3)}.{_d(rng, 4)}"]
+    return name, lines, contact, None, "$"
+
+
 _COUNTRIES = [_us, _uk, _de, _fr, _nl, _sg, _au, _in, _jp, _ca, _my]
+#: Layouts written after the header rules were, and never tuned on: drawn alone with `--unseen`.
+_UNSEEN_COUNTRIES = [_it, _es, _ch, _kr, _us_store]
 _TITLES = ["RECEIPT", "SALES RECEIPT", "TAX INVOICE", "CASH SALE", "INVOICE", "KASSENBON", "TICKET"]
 
 
@@ -234,8 +281,8 @@ def _date(rng: random.Random, country: str) -> tuple[str, str]:
     return text, day.isoformat()
 
 
-def make_header(rng: random.Random) -> Header:
-    country = rng.choice(_COUNTRIES)
+def make_header(rng: random.Random, *, unseen: bool = False) -> Header:
+    country = rng.choice(_UNSEEN_COUNTRIES if unseen else _COUNTRIES)
     name, address, contact, registration, currency = country(rng)
     if rng.random() < 0.2:
         extra = rng.choice(
@@ -316,12 +363,12 @@ def render(header: Header, rng: random.Random, out: Path) -> str:
     return total_text
 
 
-def write_corpus(folder: Path, count: int, seed: int) -> None:
+def write_corpus(folder: Path, count: int, seed: int, *, unseen: bool = False) -> None:
     rng = random.Random(seed)
     (folder / "receipts").mkdir(parents=True, exist_ok=True)
     with (folder / "manifest.jsonl").open("w", encoding="utf-8") as manifest:
         for number in range(count):
-            header = make_header(rng)
+            header = make_header(rng, unseen=unseen)
             path = f"receipts/{number:03d}.png"
             total = render(header, rng, folder / path)
             fields = {
@@ -336,7 +383,7 @@ def write_corpus(folder: Path, count: int, seed: int) -> None:
                 "path": path,
                 "fields": fields,
                 "field_names": list(fields),
-                "source": f"bench/synthetic_receipts.py seed {seed}",
+                "source": f"bench/synthetic_receipts.py seed {seed}" + (" --unseen" if unseen else ""),
                 "license": "generated",
             }
             manifest.write(json.dumps(line, ensure_ascii=False) + "\n")
@@ -349,8 +396,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("out", type=Path)
     parser.add_argument("--count", type=int, default=36)
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument(
+        "--unseen", action="store_true", help="only the layouts the rules were not written on"
+    )
     args = parser.parse_args(argv)
-    write_corpus(args.out, args.count, args.seed)
+    write_corpus(args.out, args.count, args.seed, unseen=args.unseen)
     print(f"wrote {args.count} receipts and manifest.jsonl to {args.out}")
     return 0
 
