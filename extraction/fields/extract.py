@@ -327,6 +327,9 @@ def _shaped(candidate: Candidate | None, spec: FieldSpec, ctx: _Context) -> Cand
         # "PATIENT LAST NAME" under "FIRST NAME" is the next label, not a value; a clause after
         # "party" in a contract's text is no party.
         return None
+    if spec.concept == "company" and isinstance(value, str) and not any(c.isalpha() for c in value):
+        # A name is written in letters: "#464" after "STORE" is the store's number, not its name.
+        return None
     if spec.concept in _IDENTIFIER_CONCEPTS and isinstance(value, str) and parse_date(value) is not None:
         # A date beside "Group #:" with its own box empty is the next field's value.
         return None

@@ -134,6 +134,10 @@ _STREET_WORDS = frozenset(
 #: A street's name, then its house number last ("Kerkstraat 45", "Hauptstr. 12a", "Via Roma 10"),
 #: as most of Europe writes it.
 _NUMBER_AFTER_STREET_RE = re.compile(r"^[^\W\d_][^\d,:]*[^\W\d_]\.?\s+\d{1,4}[A-Za-z]?$")
+#: A number sign before digits marks a unit's, a floor's or a store's number ("#02-15", "STORE #464").
+_NUMBER_SIGN_RE = re.compile(r"#\s?\d")
+#: A postcode right after the letters a legal form reads as ("RENO CO 12144").
+_POSTCODE_NEXT_RE = re.compile(r"[\s,]*\d{4,6}\b")
 _ADDRESS_START_RE = re.compile(r"^(?:no\b|no\.|no\d|lot\b|level\b|unit\b|suite\b|block\b|\d)", re.IGNORECASE)
 #: A five-digit postcode with the town glued to it ("53300KL"): OCR lost the space between them.
 _GLUED_POSTCODE_RE = re.compile(r"\b(\d{5})(?=[A-Za-z]{2,}\b)")
@@ -254,7 +258,7 @@ def _looks_like_address(text: str) -> bool:
         find_dates(text)
         or _is_registration(text)
         or _letters(text) < 2
-        or _LEGAL_FORM_RE.search(text)
+        or _names_a_company(text)
         or is_contact_line(text)
     ):
         return False
@@ -262,9 +266,17 @@ def _looks_like_address(text: str) -> bool:
     return bool(
         _ADDRESS_START_RE.match(text.strip())
         or _NUMBER_AFTER_STREET_RE.match(text.strip())
+        or _NUMBER_SIGN_RE.search(text)
         or tokens & _STREET_WORDS
         or has_postcode(text)
     )
+
+
+def _names_a_company(text: str) -> bool:
+    """Whether a line carries a legal form, so names a company: not when a postcode follows the
+    form's letters, which are then a region's ("RENO CO 12144" is in Colorado)."""
+    found = _LEGAL_FORM_RE.search(text)
+    return found is not None and not _POSTCODE_NEXT_RE.match(text, found.end())
 
 
 def _address_start(top: list[TextUnit]) -> int | None:
@@ -442,7 +454,7 @@ def _address(units: list[TextUnit]) -> Iterator[Candidate]:
             or find_dates(text)
             or _is_registration(text)
             or _letters(text) < 2
-            or _LEGAL_FORM_RE.search(text)
+            or _names_a_company(text)
             or is_label(text)
             or (lines and _far_below(lines[-1], unit))
         ):

@@ -146,3 +146,9 @@ def test_a_shop_number_opening_an_address_is_no_shop_label() -> None:
 def test_without_an_address_the_name_is_the_tallest_printed_line_not_a_handwritten_note() -> None:
     header: list[str | tuple[str, float]] = [("tan woon yann", 40.0), ("GOLDEN BAKERY", 28.0), "Welcome back"]
     assert _read(header)["company"].value == "GOLDEN BAKERY"
+
+
+def test_a_store_number_is_no_company_name_and_a_state_before_a_postcode_no_legal_form() -> None:
+    result = _read(["PIONEER KITCHEN", "STORE #464", "3617 N HILL BLVD", "DENVER CO 80205", "303.555.0142"])
+    assert result["company"].value == "PIONEER KITCHEN"
+    assert result["address"].value == "STORE #464 3617 N HILL BLVD DENVER CO 80205"
