@@ -63,7 +63,7 @@ _ORDINAL = r"(?:st|nd|rd|th|er|e)?"
 #: A date ends where its digits do, or where a time glued to it by OCR starts ("10/03/20185:41:06").
 _DATE_END = r"(?:(?![\d]|[.,]\d)|(?=\d{1,2}\s?:\s?\d{2}))"
 _DATE_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
-    ("ymd", re.compile(r"(?<![\d.,/-])(\d{4})([-/.])(\d{1,2})\2(\d{1,2})(?![\d])")),
+    ("ymd", re.compile(r"(?<![\d.,/-])(\d{4})([-/.])(\d{1,2})\2(\d{1,2})" + _DATE_END)),
     ("dmy", re.compile(r"(?<![\d.,/])(\d{1,2})([-/.])(\d{1,2})\2(\d{4}|\d{2})" + _DATE_END)),
     (
         "d_month_y",

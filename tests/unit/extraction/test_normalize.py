@@ -36,6 +36,9 @@ pytestmark = pytest.mark.unit
         # OCR read the month's O as a zero.
         ("20 0ct 2020", "2020-10-20"),
         ("N0V 3, 2019", "2019-11-03"),
+        # A time OCR glued to a date, whichever its order.
+        ("2020-06-159:15", "2020-06-15"),
+        ("25/03/20185:41:06", "2018-03-25"),
     ],
 )
 def test_dates_are_read_in_their_written_forms(text: str, iso: str) -> None:
