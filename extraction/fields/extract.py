@@ -327,6 +327,9 @@ def _shaped(candidate: Candidate | None, spec: FieldSpec, ctx: _Context) -> Cand
         # "PATIENT LAST NAME" under "FIRST NAME" is the next label, not a value; a clause after
         # "party" in a contract's text is no party.
         return None
+    if spec.concept == "company" and isinstance(value, str) and not any(c.isalpha() for c in value):
+        # A name is written in letters: "#464" after "STORE" is the store's number, not its name.
+        return None
     if spec.concept in _IDENTIFIER_CONCEPTS and isinstance(value, str) and parse_date(value) is not None:
         # A date beside "Group #:" with its own box empty is the next field's value.
         return None
@@ -572,6 +575,8 @@ def _label_candidates(
 FARTHER_SHARE = 0.9
 #: Longest label, in words, that starts a cell holding its value without a colon.
 MAX_PREFIX_LABEL_WORDS = 4
+#: A number closed by a comma, right after a word: "Shop 6, ..." or "Lot 12A, ...".
+_NUMBERED_ITEM_RE = re.compile(r"\d+[A-Za-z]?,")
 
 
 def _gap(label: TextUnit, value: TextUnit) -> float:
@@ -600,6 +605,10 @@ def _prefix_label_candidates(unit: TextUnit, name: str, kind: Kind, order: DateO
         if score < SYNONYM_SCORE or _longer_label_of_other_concept(label, words[n]):
             return
         rest = " ".join(words[n:])
+        if kind == "text" and _NUMBERED_ITEM_RE.match(rest):
+            # "SHOP 6, 196 Orchard St": a word and its number open a list of an address's parts
+            # (a shop, unit or lot number), not a label and its value.
+            return
         if kind == "text":
             rest = _up_to_next_label(rest)
         reading = read_value(kind, rest, leading=True, order=order)

@@ -2,8 +2,11 @@
 
 - the document's date: the first valid date that no label claims for something else;
 - a company (issuer, merchant, vendor): the first line at the top of the first page that carries a
-  company-form word (SDN BHD, Ltd, Inc, GmbH, Trading, ...), else the most prominent top line;
-- an address: the lines after that company line, up to a telephone, tax or registration line;
+  legal form of some country (SDN BHD, Ltd, Inc, GmbH, Pty, K.K., ...), else the name line right
+  above the address, else the tallest printed top line; with a legal form alone on the next line,
+  or a line above in the same prominent face, as one name;
+- an address: the lines under that company (past its registration numbers), up to a telephone,
+  e-mail, web or identifier line, each known by its shape (`header_lines.py`), in any language;
 - kinds with a distinctive format (email, web address, IBAN, telephone, currency): the first value
   of that format (not BIC: any eight capitals look like one);
 - contract fields (`contract_terms.py`): governing law, term, effective date, parties.
@@ -18,6 +21,7 @@ from collections.abc import Callable, Iterator
 
 from extraction.fields.candidate import HEURISTIC_PRIOR, Candidate
 from extraction.fields.contract_terms import effective_date, jurisdiction, parties, term
+from extraction.fields.header_lines import has_postcode, is_contact_line, is_identifier_line
 from extraction.fields.normalize import DateOrder, concept_of, find_dates, is_label, label_tokens
 from extraction.fields.text_lines import TextUnit
 from extraction.fields.value_kinds import Kind, read_value
@@ -65,8 +69,9 @@ _BUSINESS_WORDS = frozenset(
 )
 #: Legal forms that end a company's name.
 _LEGAL_FORM_RE = re.compile(
-    r"\b(?:sdn\.?\s*bhd|sdn|bhd|berhad|s/b|ltd|limited|llc|l\.l\.c|llp|inc|incorporated|corp|corporation|"
-    r"co(?=[.\s]|$)|gmbh|ag|plc|pte|pvt|sarl|sas|s\.a|b\.v|n\.v|kg|srl|s\.r\.l|spa|oy|ab)\b\.?",
+    r"\b(?:sdn\.?\s*bhd|sdn|bhd|berhad|s/b|ltd|private\s+limited|limited|llc|l\.l\.c|llp|inc|incorporated|corp|corporation|"
+    r"co(?=[.\s]|$)|gmbh|ag|plc|pte|pvt|pty|sarl|sas|s\.a|b\.v|n\.v|kg|srl|s\.r\.l|spa|s\.p\.a|oy|ab|a/s|"
+    r"k\.k|v\.o\.f|e\.k|s\.l|ltda)\b\.?",
     re.IGNORECASE,
 )
 #: Legal forms written as one word, which OCR can split ("BH D", "L TD").
@@ -126,8 +131,14 @@ _STREET_WORDS = frozenset(
         "building",
     ]
 )
+#: A street's name, then its house number last ("Kerkstraat 45", "Hauptstr. 12a", "Via Roma 10"),
+#: as most of Europe writes it.
+_NUMBER_AFTER_STREET_RE = re.compile(r"^[^\W\d_][^\d,:]*[^\W\d_]\.?\s+\d{1,4}[A-Za-z]?$")
+#: A number sign before digits marks a unit's, a floor's or a store's number ("#02-15", "STORE #464").
+_NUMBER_SIGN_RE = re.compile(r"#\s?\d")
+#: A postcode right after the letters a legal form reads as ("RENO CO 12144").
+_POSTCODE_NEXT_RE = re.compile(r"[\s,]*\d{4,6}\b")
 _ADDRESS_START_RE = re.compile(r"^(?:no\b|no\.|no\d|lot\b|level\b|unit\b|suite\b|block\b|\d)", re.IGNORECASE)
-_POSTCODE_RE = re.compile(r"\b\d{5}\b")
 #: A five-digit postcode with the town glued to it ("53300KL"): OCR lost the space between them.
 _GLUED_POSTCODE_RE = re.compile(r"\b(\d{5})(?=[A-Za-z]{2,}\b)")
 _ADDRESS_STOP_RE = re.compile(
@@ -237,16 +248,35 @@ def _looks_like_name(text: str) -> bool:
     letters = _letters(text)
     if letters < 3 or letters < 0.5 * len(text.replace(" ", "")) or ":" in text:
         return False
-    if find_dates(text) or _ADDRESS_STOP_RE.search(text) or _is_registration(text):
+    if find_dates(text) or _ADDRESS_STOP_RE.search(text) or _is_registration(text) or is_contact_line(text):
         return False
     return not (tokens and set(tokens) <= _HEADING_WORDS)
 
 
 def _looks_like_address(text: str) -> bool:
-    if find_dates(text) or _is_registration(text) or _letters(text) < 2 or _LEGAL_FORM_RE.search(text):
+    if (
+        find_dates(text)
+        or _is_registration(text)
+        or _letters(text) < 2
+        or _names_a_company(text)
+        or is_contact_line(text)
+    ):
         return False
     tokens = set(label_tokens(text))
-    return bool(_ADDRESS_START_RE.match(text.strip()) or tokens & _STREET_WORDS or _POSTCODE_RE.search(text))
+    return bool(
+        _ADDRESS_START_RE.match(text.strip())
+        or _NUMBER_AFTER_STREET_RE.match(text.strip())
+        or _NUMBER_SIGN_RE.search(text)
+        or tokens & _STREET_WORDS
+        or has_postcode(text)
+    )
+
+
+def _names_a_company(text: str) -> bool:
+    """Whether a line carries a legal form, so names a company: not when a postcode follows the
+    form's letters, which are then a region's ("RENO CO 12144" is in Colorado)."""
+    found = _LEGAL_FORM_RE.search(text)
+    return found is not None and not _POSTCODE_NEXT_RE.match(text, found.end())
 
 
 def _address_start(top: list[TextUnit]) -> int | None:
@@ -289,14 +319,83 @@ def _company_lines(units: list[TextUnit]) -> tuple[list[TextUnit], int | None, l
     elif start is not None:
         chosen = names[-1]
     else:
-        chosen = max(names, key=lambda i: (_height(region[i]), -i))
+        # A line all in small letters is a note written on the receipt, not its printed name.
+        chosen = max(names, key=lambda i: (not region[i].text.islower(), _height(region[i]), -i))
+    body = _body_height(units)
     first = chosen
-    while first - 1 in names and _continues(region[first - 1].text, region[first].text):
+    while first - 1 in names and (
+        _continues(region[first - 1].text, region[first].text)
+        or _legal_form_only(region[first].text)
+        or _one_prominent_block(region[first - 1], region[first], body)
+    ):
         first -= 1
     last = chosen
     while last + 1 in names and _unclosed(region[last].text):
         last += 1
+    if legal:
+        start = _start_under(top, last, start)
     return region[first : last + 1], start, top
+
+
+#: A name set in a face at least this many times the body text's height stands out as a heading.
+PROMINENT_HEIGHT = 1.25
+#: Lines of one heading differ in height by at most this share (OCR boxes vary a little).
+SAME_HEIGHT = 0.15
+
+
+def _body_height(units: list[TextUnit]) -> float:
+    """The median line height of the first page: the height of its body text."""
+    heights = sorted(_height(u) for u in units if u.box is not None and u.page == units[0].page)
+    return heights[len(heights) // 2] if heights else 0.0
+
+
+def _one_prominent_block(upper: TextUnit, lower: TextUnit, body: float) -> bool:
+    """Whether two name lines, one under the other, are one heading: both in the same face, taller
+    than the body text ("BLUE COFFEE" over "HOUSE INC." in large type)."""
+    high, low = _height(upper), _height(lower)
+    if upper.text.isupper() != lower.text.isupper():
+        # One face has one case: a handwritten note over a printed name is no part of it.
+        return False
+    if (
+        body <= 0
+        or min(high, low) < PROMINENT_HEIGHT * body
+        or abs(high - low) > SAME_HEIGHT * max(high, low)
+    ):
+        return False
+    return not _far_below(upper, lower)
+
+
+def _legal_form_only(text: str) -> bool:
+    """Whether a line is nothing but a legal form ("Pty Ltd", "SDN. BHD."): the end of a name begun above."""
+    return _letters(_LEGAL_FORM_RE.sub("", _TRAILING_REGISTRATION_RE.sub("", text))) == 0
+
+
+def _start_under(top: list[TextUnit], last: int, found: int | None) -> int | None:
+    """Where the address starts under a name known by its legal form: at the first line below the
+    name that is no registration number, whatever its words ("#02-15 Orchard Point" is the
+    address's first line as surely as "12 Main Street"); `found` (the first address-like line)
+    when that line cannot start one."""
+    index = last + 1
+    while index < len(top) and (_is_registration(top[index].text) or is_identifier_line(top[index].text)):
+        index += 1
+    if index >= len(top) or (found is not None and found <= index):
+        return found
+    if found is not None and not all(any(c.isdigit() for c in u.text) for u in top[index:found]):
+        # Words between the name and the address are more of the name's story ("formerly known
+        # as ...", "Licensee of ..."); a line with a number is the address's unit or building.
+        return found
+    text = top[index].text
+    if (
+        _ADDRESS_STOP_RE.search(text)
+        or is_contact_line(text)
+        or find_dates(text)
+        or _letters(text) < 2
+        or _LEGAL_FORM_RE.search(text)
+        or is_label(text)
+        or _far_below(top[index - 1], top[index])
+    ):
+        return found
+    return index
 
 
 def _unclosed(text: str) -> bool:
@@ -351,10 +450,11 @@ def _address(units: list[TextUnit]) -> Iterator[Candidate]:
         if (
             len(lines) >= MAX_ADDRESS_LINES
             or _ADDRESS_STOP_RE.search(text)
+            or is_contact_line(text)
             or find_dates(text)
             or _is_registration(text)
             or _letters(text) < 2
-            or _LEGAL_FORM_RE.search(text)
+            or _names_a_company(text)
             or is_label(text)
             or (lines and _far_below(lines[-1], unit))
         ):

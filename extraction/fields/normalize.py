@@ -56,13 +56,14 @@ for _number, _names in enumerate(
     for _name in _names.split():
         _MONTHS[_name] = _number
 
-_MONTH_RE = "|".join(sorted((re.escape(m) for m in _MONTHS), key=len, reverse=True))
+#: OCR reads a month's O as a zero in some faces ("20 0ct 2020"): either is taken.
+_MONTH_RE = "|".join(sorted((re.escape(m).replace("o", "[o0]") for m in _MONTHS), key=len, reverse=True))
 _ORDINAL = r"(?:st|nd|rd|th|er|e)?"
 
 #: A date ends where its digits do, or where a time glued to it by OCR starts ("10/03/20185:41:06").
 _DATE_END = r"(?:(?![\d]|[.,]\d)|(?=\d{1,2}\s?:\s?\d{2}))"
 _DATE_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
-    ("ymd", re.compile(r"(?<![\d.,/-])(\d{4})([-/.])(\d{1,2})\2(\d{1,2})(?![\d])")),
+    ("ymd", re.compile(r"(?<![\d.,/-])(\d{4})([-/.])(\d{1,2})\2(\d{1,2})" + _DATE_END)),
     ("dmy", re.compile(r"(?<![\d.,/])(\d{1,2})([-/.])(\d{1,2})\2(\d{4}|\d{2})" + _DATE_END)),
     (
         "d_month_y",
@@ -133,8 +134,12 @@ def _date_of(kind: str, groups: tuple[str, ...], order: DateOrder) -> tuple[str 
     if kind == "dmy":
         return _numeric_date(groups, order)
     if kind == "d_month_y":
-        return _iso(_year(groups[2]), _MONTHS[groups[1].lower()], int(groups[0])), False
-    return _iso(int(groups[2]), _MONTHS[groups[0].lower()], int(groups[1])), False
+        return _iso(_year(groups[2]), _month(groups[1]), int(groups[0])), False
+    return _iso(int(groups[2]), _month(groups[0]), int(groups[1])), False
+
+
+def _month(name: str) -> int:
+    return _MONTHS[name.lower().replace("0", "o")]
 
 
 def find_dates(text: str, order: DateOrder = DEFAULT_DATE_ORDER) -> list[Match]:

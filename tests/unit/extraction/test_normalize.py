@@ -33,6 +33,12 @@ pytestmark = pytest.mark.unit
         ("7. Mai 2014", "2014-05-07"),
         ("28.11.2022", "2022-11-28"),
         ("the 10th day of February, 2017", "2017-02-10"),
+        # OCR read the month's O as a zero.
+        ("20 0ct 2020", "2020-10-20"),
+        ("N0V 3, 2019", "2019-11-03"),
+        # A time OCR glued to a date, whichever its order.
+        ("2020-06-159:15", "2020-06-15"),
+        ("25/03/20185:41:06", "2018-03-25"),
     ],
 )
 def test_dates_are_read_in_their_written_forms(text: str, iso: str) -> None:

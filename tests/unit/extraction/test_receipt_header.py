@@ -1,0 +1,154 @@
+"""A receipt's company and address read by the structure of its header, in layouts of many countries."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import pytest
+
+from extraction.fields import FieldResult, extract_fields
+from tests.unit.extraction.doc_builders import DocBuilder
+
+pytestmark = pytest.mark.unit
+
+BODY = 18.0
+
+
+def _receipt(header: Sequence[str | tuple[str, float]]) -> DocBuilder:
+    """A scanned receipt: the header lines (text, or text and glyph height), then a body."""
+    b = DocBuilder(width=480, height=1000, source="ocr")
+    y = 30.0
+    for row in header:
+        text, height = (row, BODY) if isinstance(row, str) else row
+        b.line(text, 40, y, 40 + 0.5 * height * len(text), y + height, confidence=0.9)
+        y += height + 10
+    y += 30
+    for text in ["RECEIPT", "Date: 14/03/2019 12:01", "Coffee 1 3.50", "Bread 1 2.20", "TOTAL 5.70"]:
+        b.line(text, 40, y, 40 + 9 * len(text), y + BODY, confidence=0.9)
+        y += BODY + 10
+    return b
+
+
+def _read(header: Sequence[str | tuple[str, float]]) -> dict[str, FieldResult]:
+    return extract_fields(_receipt(header).doc, ["company", "address"], file_name="r.png")
+
+
+@pytest.mark.parametrize(
+    "contact",
+    [
+        "(217) 555-0142",
+        "Telefon 030 1234567",
+        "USt-IdNr. DE123456789",
+        "info@maple.example",
+        "ABN 12 345 678 901",
+    ],
+)
+def test_the_address_ends_at_a_contact_line_of_any_language(contact: str) -> None:
+    result = _read(["MAPLE HARDWARE LLC", "1234 Station Ave", "Springfield, IL 62704", contact])
+    assert result["address"].value == "1234 Station Ave Springfield, IL 62704"
+
+
+def test_a_four_digit_postcode_makes_an_address_line() -> None:
+    result = _read(["HARBOUR BOOKS", "SYDNEY NSW 2000", "Ph 02 9876 5432"])
+    assert result["company"].value == "HARBOUR BOOKS"
+    assert result["address"].value == "SYDNEY NSW 2000"
+
+
+def test_a_street_then_its_house_number_starts_an_address() -> None:
+    result = _read(["MAPLE HARDWARE", "Kerkstraat 45", "1017 GC Utrecht", "Tel: 030-1234567"])
+    assert result["company"].value == "MAPLE HARDWARE"
+    assert result["address"].value == "Kerkstraat 45 1017 GC Utrecht"
+
+
+@pytest.mark.parametrize("form", ["Private Limited", "SDN. BHD.", "GmbH"])
+def test_any_legal_form_alone_on_a_line_ends_the_name_above(form: str) -> None:
+    result = _read(["Northgate Deli", form, "Plot No. 45, Station Road", "Bengaluru - 560001"])
+    assert result["company"].value == f"Northgate Deli {form}"
+
+
+def test_a_legal_form_alone_on_a_line_ends_the_name_above() -> None:
+    result = _read(
+        [
+            "JADE HARDWARE",
+            "PVT. LTD.",
+            "Plot No. 45, Station Road",
+            "Bengaluru - 560001",
+            "Ph: +91 80 1234 5678",
+        ]
+    )
+    assert result["company"].value == "JADE HARDWARE PVT. LTD."
+    assert result["address"].value == "Plot No. 45, Station Road Bengaluru - 560001"
+
+
+def test_a_name_in_one_large_face_over_two_lines_is_one_name() -> None:
+    header: list[str | tuple[str, float]] = [
+        ("BLUE COFFEE", 36.0),
+        ("HOUSE INC.", 36.0),
+        "981 KING ST W",
+        "TORONTO, ON M5V 1H9",
+    ]
+    assert _read(header)["company"].value == "BLUE COFFEE HOUSE INC."
+    # In the body's face, the line above is no part of the name: nothing says it is.
+    assert (
+        _read(["BLUE COFFEE", "HOUSE INC.", "981 KING ST W", "TORONTO, ON M5V 1H9"])["company"].value
+        == "HOUSE INC."
+    )
+
+
+def test_a_handwritten_note_over_a_large_name_is_not_joined_to_it() -> None:
+    header: list[str | tuple[str, float]] = [
+        ("tan chay yee", 36.0),
+        ("KEDAI MAJU SDN BHD", 36.0),
+        "12, JALAN BESAR,",
+        "45600 BATANG",
+    ]
+    assert _read(header)["company"].value == "KEDAI MAJU SDN BHD"
+
+
+def test_the_address_starts_under_a_name_known_by_its_legal_form() -> None:
+    header = [
+        "JADE GROCERS PTE LTD",
+        "UEN 201912345K",
+        "#02-15 CEDAR POINT",
+        "376 ORCHARD ROAD",
+        "SINGAPORE 288909",
+        "Tel: 6310 0251",
+    ]
+    result = _read(header)
+    assert result["company"].value == "JADE GROCERS PTE LTD"
+    assert result["address"].value == "#02-15 CEDAR POINT 376 ORCHARD ROAD SINGAPORE 288909"
+
+
+def test_words_between_a_name_and_its_address_are_not_the_address() -> None:
+    header = [
+        "GERBANG ALAF RESTAURANTS SDN BHD",
+        "(65351-M)",
+        "formerly known as",
+        "Level 6, Bangunan TH, Damansara Uptown3",
+        "No.3, Jalan SS21/39,47400 Petaling Jaya",
+        "Tel No. 03-4162-2318",
+    ]
+    result = _read(header)
+    assert (
+        result["address"].value
+        == "Level 6, Bangunan TH, Damansara Uptown3 No.3, Jalan SS21/39,47400 Petaling Jaya"
+    )
+
+
+def test_a_shop_number_opening_an_address_is_no_shop_label() -> None:
+    result = _read(
+        ["SILVER NOODLE BAR PTY LTD", "SHOP 6, 196 ORCHARD ST", "PERTH WA 6000", "Ph: (08) 7224 7045"]
+    )
+    assert result["company"].value == "SILVER NOODLE BAR PTY LTD"
+    assert result["address"].value == "SHOP 6, 196 ORCHARD ST PERTH WA 6000"
+
+
+def test_without_an_address_the_name_is_the_tallest_printed_line_not_a_handwritten_note() -> None:
+    header: list[str | tuple[str, float]] = [("tan woon yann", 40.0), ("GOLDEN BAKERY", 28.0), "Welcome back"]
+    assert _read(header)["company"].value == "GOLDEN BAKERY"
+
+
+def test_a_store_number_is_no_company_name_and_a_state_before_a_postcode_no_legal_form() -> None:
+    result = _read(["PIONEER KITCHEN", "STORE #464", "3617 N HILL BLVD", "DENVER CO 80205", "303.555.0142"])
+    assert result["company"].value == "PIONEER KITCHEN"
+    assert result["address"].value == "STORE #464 3617 N HILL BLVD DENVER CO 80205"
