@@ -33,6 +33,7 @@ from extraction.fields.embedded import embedded_value
 from extraction.fields.heuristics import heuristic_candidates
 from extraction.fields.layout import cell_units, other_party_units, widget_labels
 from extraction.fields.names import split_name
+from extraction.fields.questions import answer as question_answer
 from extraction.fields.normalize import (
     SYNONYM_SCORE,
     DateOrder,
@@ -131,6 +132,7 @@ def extract_fields(
         other_places={(u.page, u.box) for u in units if u.order in other_party_units(units)},
         widget_labels=widget_labels(doc, units),
         file_name=file_name,
+        field_names=field_names,
     )
     return {name: _extract_one(context, name) for name in field_names}
 
@@ -148,6 +150,8 @@ class _Context:
     #: The labels printed beside or above each form widget (by `id` of its element).
     widget_labels: dict[int, list[str]]
     file_name: str
+    #: Every field asked of the document: a name the vocabulary does not know is a printed question.
+    field_names: list[str] = field(default_factory=list)
 
 
 def _value_kind(spec: FieldSpec, name: str) -> Kind:
@@ -169,6 +173,10 @@ def _extract_one(ctx: _Context, name: str) -> FieldResult:
     stated = _from_embedded(ctx, spec, kind)
     if stated is not None:
         return stated
+    if spec.concept is None and spec.part is None:
+        asked = _from_question(ctx, name)
+        if asked is not None:
+            return asked
     # A part of someone else's name (`provider_last_name`) is read from their whole name only.
     direct = spec.part is None or spec.owner == "patient"
     labelled = _label_candidates(ctx.doc, ctx.units, ctx.skews, name, kind, ctx.order) if direct else iter(())
@@ -266,6 +274,40 @@ def _from_embedded(ctx: _Context, spec: FieldSpec, kind: Kind) -> FieldResult | 
         citations=units_citations(ctx.doc, shown, ctx.file_name),
         source="form_fields",
         raw=stated.value,
+        evidence=key,
+    )
+
+
+def _from_question(ctx: _Context, name: str) -> FieldResult | None:
+    """The answer to a field named by its printed question (`fields.questions`): None where the
+    question is not printed, an empty result where it is printed unanswered."""
+    if not ctx.units or any(u.box is None for u in ctx.units):
+        return None
+    pages = {u.page for u in ctx.units}
+    found = [
+        a
+        for page in sorted(pages)
+        if (
+            a := question_answer(
+                name, [u for u in ctx.units if u.page == page], ctx.field_names, ctx.skews.get(page, 0.0)
+            )
+        )
+        is not None
+    ]
+    if not found:
+        return None
+    best = max(found, key=lambda a: (a.value is not None, a.score))
+    if best.value is None:
+        return absent()
+    source = best.units[0].source
+    text_confidence = min(u.confidence for u in best.units)
+    key = evidence_key(source, best.strategy, None, False, text_confidence < LOW_TEXT_CONFIDENCE)
+    return FieldResult(
+        value=best.value,
+        confidence=calibrated_confidence(key, best.score, text_confidence),
+        citations=units_citations(ctx.doc, best.units, ctx.file_name),
+        source=source,
+        raw=best.raw,
         evidence=key,
     )
 
