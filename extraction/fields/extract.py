@@ -33,7 +33,6 @@ from extraction.fields.embedded import embedded_value
 from extraction.fields.heuristics import heuristic_candidates
 from extraction.fields.layout import cell_units, other_party_units, widget_labels
 from extraction.fields.names import split_name
-from extraction.fields.questions import answer as question_answer
 from extraction.fields.normalize import (
     SYNONYM_SCORE,
     DateOrder,
@@ -51,6 +50,7 @@ from extraction.fields.normalize import (
     total_rank,
     vocabulary_words,
 )
+from extraction.fields.questions import answer as question_answer
 from extraction.fields.text_lines import TextUnit, below, cell_unit, page_skews, right_of, text_units
 from extraction.fields.value_kinds import Kind, Reading, kind_of, read_value
 from extraction.fields.vocabulary import (
