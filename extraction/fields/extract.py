@@ -51,6 +51,7 @@ from extraction.fields.normalize import (
     vocabulary_words,
 )
 from extraction.fields.questions import answer as question_answer
+from extraction.fields.questions import is_question_name
 from extraction.fields.text_lines import TextUnit, below, cell_unit, page_skews, right_of, text_units
 from extraction.fields.value_kinds import Kind, Reading, kind_of, read_value
 from extraction.fields.vocabulary import (
@@ -173,10 +174,15 @@ def _extract_one(ctx: _Context, name: str) -> FieldResult:
     stated = _from_embedded(ctx, spec, kind)
     if stated is not None:
         return stated
-    if spec.concept is None and spec.part is None:
-        asked = _from_question(ctx, name)
-        if asked is not None:
-            return asked
+    if (
+        spec.part is None
+        and is_question_name(name)
+        and ctx.units
+        and all(u.box is not None for u in ctx.units)
+    ):
+        # A name no vocabulary knows is read as the page's printed question, or not at all: a
+        # fuzzy label elsewhere is a confident guess.
+        return _from_question(ctx, name)
     # A part of someone else's name (`provider_last_name`) is read from their whole name only.
     direct = spec.part is None or spec.owner == "patient"
     labelled = _label_candidates(ctx.doc, ctx.units, ctx.skews, name, kind, ctx.order) if direct else iter(())
@@ -278,11 +284,9 @@ def _from_embedded(ctx: _Context, spec: FieldSpec, kind: Kind) -> FieldResult | 
     )
 
 
-def _from_question(ctx: _Context, name: str) -> FieldResult | None:
-    """The answer to a field named by its printed question (`fields.questions`): None where the
-    question is not printed, an empty result where it is printed unanswered."""
-    if not ctx.units or any(u.box is None for u in ctx.units):
-        return None
+def _from_question(ctx: _Context, name: str) -> FieldResult:
+    """The answer to a field named by its printed question (`fields.questions`); no value where
+    the question is not printed or left unanswered."""
     pages = {u.page for u in ctx.units}
     found = [
         a
@@ -295,7 +299,7 @@ def _from_question(ctx: _Context, name: str) -> FieldResult | None:
         is not None
     ]
     if not found:
-        return None
+        return absent()
     best = max(found, key=lambda a: (a.value is not None, a.score))
     if best.value is None:
         return absent()

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from rapidfuzz import fuzz
 
+from extraction.fields.normalize import is_label
 from extraction.fields.text_lines import TextUnit, right_of, same_row
 
 #: Least similarity (0..1, over the words run together) of printed text to the question.
@@ -74,6 +75,15 @@ class Answer:
     #: The prior of the strategy times how well the question was matched.
     score: float
     raw: str
+
+
+def is_question_name(name: str) -> bool:
+    """Whether a field name is a printed question to look for as written: text the vocabulary
+    does not know as a whole label ("Nature of work", not "Date"), and not an identifier
+    ("partner_ref", which no form prints)."""
+    if "_" in name and " " not in name.strip():
+        return False
+    return bool(_TOKEN_RE.search(name)) and not is_label(name)
 
 
 def _compact(text: str) -> str:
