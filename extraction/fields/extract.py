@@ -182,7 +182,7 @@ def _extract_one(ctx: _Context, name: str) -> FieldResult:
     ):
         # A name no vocabulary knows is read as the page's printed question, or not at all: a
         # fuzzy label elsewhere is a confident guess.
-        return _from_question(ctx, name)
+        return _from_question(ctx, name, kind)
     # A part of someone else's name (`provider_last_name`) is read from their whole name only.
     direct = spec.part is None or spec.owner == "patient"
     labelled = _label_candidates(ctx.doc, ctx.units, ctx.skews, name, kind, ctx.order) if direct else iter(())
@@ -284,9 +284,10 @@ def _from_embedded(ctx: _Context, spec: FieldSpec, kind: Kind) -> FieldResult | 
     )
 
 
-def _from_question(ctx: _Context, name: str) -> FieldResult:
+def _from_question(ctx: _Context, name: str, kind: Kind) -> FieldResult:
     """The answer to a field named by its printed question (`fields.questions`); no value where
-    the question is not printed or left unanswered."""
+    the question is not printed or left unanswered. A date or an amount field's answer is read as
+    one (ISO dates, plain amounts); an answer that holds none is doubtful."""
     pages = {u.page for u in ctx.units}
     found = [
         a
@@ -303,11 +304,17 @@ def _from_question(ctx: _Context, name: str) -> FieldResult:
     best = max(found, key=lambda a: (a.value is not None, a.score))
     if best.value is None:
         return absent()
+    value, valid, ambiguous = best.value, None, False
+    if isinstance(value, str) and kind in ("date", "amount"):
+        reading = read_value(kind, value, leading=True, order=ctx.order)
+        valid = reading is not None
+        if reading is not None:
+            value, ambiguous = reading.value, reading.ambiguous
     source = best.units[0].source
     text_confidence = min(u.confidence for u in best.units)
-    key = evidence_key(source, best.strategy, None, False, text_confidence < LOW_TEXT_CONFIDENCE)
+    key = evidence_key(source, best.strategy, valid, ambiguous, text_confidence < LOW_TEXT_CONFIDENCE)
     return FieldResult(
-        value=best.value,
+        value=value,
         confidence=calibrated_confidence(key, best.score, text_confidence),
         citations=units_citations(ctx.doc, best.units, ctx.file_name),
         source=source,

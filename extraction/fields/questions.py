@@ -180,7 +180,8 @@ def _answer_at(where: Occurrence, units: list[TextUnit], stops: dict[int, list[i
     # The question's own marks after its last word ("PROJECT #", "Requested By:") are no answer.
     while end < len(unit.text) and (unit.text[end] in where.trailing or unit.text[end] in " :"):
         end += 1
-    tail = _LABEL_TAIL_RE.match(unit.text[end:])
+    # Words up to a colon still belong to a question that has none of its own ("INITIATED BY:").
+    tail = None if ":" in unit.text[where.end : end] else _LABEL_TAIL_RE.match(unit.text[end:])
     offset = end + (tail.end() if tail else 0)
     text = _up_to_label(unit.text[offset:], _stop(unit, stops, where.end) - offset)
     if not _BLANK_RE.match(text):

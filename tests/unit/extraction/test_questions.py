@@ -106,3 +106,9 @@ def test_text_the_ocr_is_unsure_of_is_never_confident() -> None:
     assert results["COMMENTS"].value == "Tinget dte OK"
     assert results["COMMENTS"].confidence < 0.5
     assert results["COMMENTS"].confidence < results["SHIPPED TO"].confidence < 0.9
+
+
+def test_the_words_after_a_question_with_its_colon_are_its_answer() -> None:
+    page = scan()
+    page.line("Cashier: MANIS Member: 0042", 10, 40, 400, 58)
+    assert values(page, ["Cashier"]) == {"Cashier": "MANIS"}
