@@ -48,7 +48,9 @@ _LABEL_TAIL_RE = re.compile(
 _LEADING_RE = re.compile(r"^[\s:;.,_]+")
 _BLANK_RE = re.compile(r"^[\s_.:\-]*$")
 #: What OCR reads a tick or a cross in a box as.
-_MARKS = frozenset({"x", "✓", "√", "✔", "✗", "✘", "[x]", "(x)", "|x|"})
+_MARKS = frozenset({"x", "✓", "√", "✔", "✗", "✘", "☑", "☒"})
+#: What OCR reads around a mark: the box's sides, dots of a leader.
+_MARK_FRAME = ".()[]|"
 
 
 @dataclass(frozen=True)
@@ -188,7 +190,7 @@ def _answer_at(where: Occurrence, units: list[TextUnit], stops: dict[int, list[i
         lead = len(_LEADING_RE.match(text).group(0)) if _LEADING_RE.match(text) else 0
         return _finished(unit, text[lead:], offset + lead, units, stops, "question_inline", match)
     for strategy, neighbours in (
-        ("question_right", right_of(unit, units, skew)[:1]),
+        ("question_right", _right(unit, units, skew)[:1]),
         ("question_below", _under(unit, units)[:1]),
     ):
         for neighbour in neighbours:
@@ -214,7 +216,7 @@ def _finished(
     under it; a lone mark is True."""
     score = PRIORS[strategy] * match
     words = text.split()
-    if words and words[0].casefold() in _MARKS:
+    if words and words[0].strip(_MARK_FRAME).casefold() in _MARKS:
         # A mark right after a question ("MALE x FEMALE") ticks it, whatever option follows.
         return Answer(True, [first], strategy, score, words[0])
     parts, taken = [text.strip()], [first]
@@ -278,6 +280,23 @@ def _has_left_neighbour(unit: TextUnit, units: list[TextUnit]) -> bool:
         and same_row(box, u.box)
         for u in units
     )
+
+
+def _right(unit: TextUnit, units: list[TextUnit], skew: float) -> list[TextUnit]:
+    """Cells right of `unit` on its row, nearest first among those within half a line of level:
+    a scan's next question may sit more level with this one than its own answer does."""
+    box = unit.box
+    if box is None:
+        return []
+    height = max(box.y1 - box.y0, 1e-6)
+    middle_x, middle_y = (box.x0 + box.x1) / 2, (box.y0 + box.y1) / 2
+
+    def key(u: TextUnit) -> tuple[int, float]:
+        assert u.box is not None
+        x, y = (u.box.x0 + u.box.x1) / 2, (u.box.y0 + u.box.y1) / 2
+        return round(abs(y - middle_y - skew * (x - middle_x)) / height * 2), u.box.x0
+
+    return sorted(right_of(unit, units, skew), key=key)
 
 
 def _under(unit: TextUnit, units: list[TextUnit]) -> list[TextUnit]:
