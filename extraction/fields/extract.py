@@ -51,7 +51,7 @@ from extraction.fields.normalize import (
     vocabulary_words,
 )
 from extraction.fields.questions import answer as question_answer
-from extraction.fields.questions import is_question_name
+from extraction.fields.questions import is_printed_name, is_question_name
 from extraction.fields.text_lines import TextUnit, below, cell_unit, page_skews, right_of, text_units
 from extraction.fields.value_kinds import Kind, Reading, kind_of, read_value
 from extraction.fields.vocabulary import (
@@ -174,12 +174,8 @@ def _extract_one(ctx: _Context, name: str) -> FieldResult:
     stated = _from_embedded(ctx, spec, kind)
     if stated is not None:
         return stated
-    if (
-        spec.part is None
-        and is_question_name(name)
-        and ctx.units
-        and all(u.box is not None for u in ctx.units)
-    ):
+    boxed = bool(ctx.units) and all(u.box is not None for u in ctx.units)
+    if spec.part is None and boxed and is_question_name(name):
         # A name no vocabulary knows is read as the page's printed question, or not at all: a
         # fuzzy label elsewhere is a confident guess.
         return _from_question(ctx, name, kind)
@@ -195,8 +191,16 @@ def _extract_one(ctx: _Context, name: str) -> FieldResult:
     kept = [c for c in candidates if c is not None and _belongs(c, spec, ctx)]
     if not kept and not spec.patient_owned and spec.part is None:
         kept = list(heuristic_candidates(ctx.lines, name, kind, ctx.order))
+    if not kept and spec.concept == "subtotal" and kind == "amount":
+        return _net_of_tax(ctx)
     if not kept:
-        return _net_of_tax(ctx) if spec.concept == "subtotal" and kind == "amount" else absent()
+        # A known label none of the rules above could read ("FROM:" over a name) is still the
+        # page's printed question.
+        return (
+            _from_question(ctx, name, kind)
+            if spec.part is None and boxed and is_printed_name(name)
+            else absent()
+        )
     best = _choose(kept, kind)
     if spec.concept == "total" and kind == "amount":
         best = _rounded_total(ctx, best)

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from rapidfuzz import fuzz
 
 from extraction.fields.normalize import is_label
-from extraction.fields.text_lines import TextUnit, right_of, same_row
+from extraction.fields.text_lines import TextUnit, same_row
 
 #: Least similarity (0..1, over the words run together) of printed text to the question.
 MIN_SIMILARITY = 0.82
@@ -39,7 +39,8 @@ MAX_ANSWER_LINES = 6
 #: "INITIATED").
 MAX_LABEL_TAIL_WORDS = 2
 
-_TOKEN_RE = re.compile(r"[^\W_]+")
+#: Words: runs of letters or of digits ("1993DEPARTMENT" is a date glued to the next question).
+_TOKEN_RE = re.compile(r"\d+|[^\W\d_]+")
 #: A printed label inside a line: a word of letters that ends in a colon (not a time, "10:30").
 _LABEL_RE = re.compile(r"(?:^|\s)[^\W\d_][\w.'#/&()-]*\s?:(?!\S)")
 _LABEL_TAIL_RE = re.compile(
@@ -83,9 +84,12 @@ def is_question_name(name: str) -> bool:
     """Whether a field name is a printed question to look for as written: text the vocabulary
     does not know as a whole label ("Nature of work", not "Date"), and not an identifier
     ("partner_ref", which no form prints)."""
-    if "_" in name and " " not in name.strip():
-        return False
-    return bool(_TOKEN_RE.search(name)) and not is_label(name)
+    return is_printed_name(name) and not is_label(name)
+
+
+def is_printed_name(name: str) -> bool:
+    """Whether a field name is written as a form prints it, not as an identifier ("partner_ref")."""
+    return bool(_TOKEN_RE.search(name)) and not ("_" in name and " " not in name.strip())
 
 
 def _compact(text: str) -> str:
@@ -112,20 +116,70 @@ def occurrences(question: str, units: list[TextUnit]) -> list[Occurrence]:
     trailing = "".join(c for c in question[last.end() :] if not c.isspace())
     found: list[Occurrence] = []
     for unit in units:
-        tokens = list(_TOKEN_RE.finditer(unit.text))
-        best: Occurrence | None = None
-        for i in range(len(tokens)):
-            for n in range(max(1, wanted - 1), min(wanted + 1, len(tokens) - i) + 1):
-                start, end = tokens[i].start(), tokens[i + n - 1].end()
-                score = similarity(question, unit.text[start:end])
-                if score < MIN_SIMILARITY:
-                    continue
-                place = _placement(unit.text, start, end)
-                if best is None or (score, place) > (best.similarity, best.placement):
-                    best = Occurrence(unit, start, end, score, place, trailing)
+        best = _best_in(question, wanted, trailing, unit, unit.text, 0)
+        if best is None and wanted > 1:
+            # A question printed over two lines ("Quantity, Cartons / of 200 each"): matched
+            # across both, it ends, and its answer is looked for, on the second.
+            best = next(
+                (
+                    o
+                    for o in (
+                        _best_in(
+                            question,
+                            wanted,
+                            trailing,
+                            second,
+                            f"{unit.text} {second.text}",
+                            len(unit.text) + 1,
+                        )
+                        for second in _next_lines(unit, units)
+                    )
+                    if o is not None
+                ),
+                None,
+            )
         if best is not None:
             found.append(best)
     return sorted(found, key=lambda o: (-(o.similarity + o.placement), o.unit.order))
+
+
+def _best_in(
+    question: str, wanted: int, trailing: str, unit: TextUnit, text: str, shift: int
+) -> Occurrence | None:
+    """The run of words of `text` most like `question`, as characters of `unit` (whose text
+    starts at `shift` in `text`; a run that starts before it, on the line above, starts at 0)."""
+    tokens = list(_TOKEN_RE.finditer(text))
+    best: Occurrence | None = None
+    for i in range(len(tokens)):
+        for n in range(max(1, wanted - 1), min(wanted + 1, len(tokens) - i) + 1):
+            start, end = tokens[i].start(), tokens[i + n - 1].end()
+            if end <= shift or (shift and start >= shift):
+                # Two lines count only for a question that runs from the one into the other.
+                continue
+            score = similarity(question, text[start:end])
+            if score < MIN_SIMILARITY:
+                continue
+            place = _placement(text, start, end)
+            if best is None or (score, place) > (best.similarity, best.placement):
+                best = Occurrence(unit, max(start - shift, 0), end - shift, score, place, trailing)
+    return best
+
+
+def _next_lines(unit: TextUnit, units: list[TextUnit]) -> list[TextUnit]:
+    """Lines that start under `unit`'s start, just under it: where its text may run on."""
+    box = unit.box
+    if box is None:
+        return []
+    height = max(box.y1 - box.y0, 1e-6)
+    return [
+        u
+        for u in units
+        if u.box is not None
+        and u.page == unit.page
+        and u is not unit
+        and box.y0 + 0.5 * height < u.box.y0 <= box.y1 + CONTINUE_MAX_GAP_HEIGHTS * height
+        and abs(u.box.x0 - box.x0) <= height
+    ]
 
 
 def _placement(text: str, start: int, end: int) -> float:
@@ -296,7 +350,18 @@ def _right(unit: TextUnit, units: list[TextUnit], skew: float) -> list[TextUnit]
         x, y = (u.box.x0 + u.box.x1) / 2, (u.box.y0 + u.box.y1) / 2
         return round(abs(y - middle_y - skew * (x - middle_x)) / height * 2), u.box.x0
 
-    return sorted(right_of(unit, units, skew), key=key)
+    # A typed answer may start over the end of its question's box (`right_of` allows a character).
+    found = [
+        u
+        for u in units
+        if u is not unit
+        and u.box is not None
+        and u.page == unit.page
+        and u.box.x0 >= (box.x0 + box.x1) / 2
+        and u.box.x1 > box.x1 + height
+        and same_row(box, u.box, skew * ((u.box.x0 + u.box.x1) / 2 - middle_x))
+    ]
+    return sorted(found, key=key)
 
 
 def _under(unit: TextUnit, units: list[TextUnit]) -> list[TextUnit]:
