@@ -26,7 +26,13 @@ MIN_SIMILARITY = 0.82
 #: reads as another word.
 EXACT_UP_TO_CHARS = 4
 #: Prior of each way of finding the answer: how often such an answer is right on old scans.
-PRIORS: dict[str, float] = {"question_inline": 0.8, "question_right": 0.75, "question_below": 0.6}
+PRIORS: dict[str, float] = {"question_inline": 0.8, "question_right": 0.82, "question_below": 0.5}
+#: Letters and digits of an answer read at the strategy's prior; each one more must be read right
+#: too, which OCR of these old scans does this often.
+FREE_CHARS = 8
+CHAR_RIGHT = 0.985
+#: An answer of more letters and digits than this is a long one, told apart in its evidence.
+LONG_ANSWER_CHARS = 20
 #: An answer under its question starts at most this many question heights under it.
 BELOW_MAX_GAP_HEIGHTS = 2.2
 #: The next line of a running answer starts at most this many line heights under the last.
@@ -241,7 +247,8 @@ def _answer_at(where: Occurrence, units: list[TextUnit], stops: dict[int, list[i
     offset = end + (tail.end() if tail else 0)
     text = _up_to_label(unit.text[offset:], _stop(unit, stops, where.end) - offset)
     if not _BLANK_RE.match(text):
-        lead = len(_LEADING_RE.match(text).group(0)) if _LEADING_RE.match(text) else 0
+        leading = _LEADING_RE.match(text)
+        lead = leading.end() if leading else 0
         return _finished(unit, text[lead:], offset + lead, units, stops, "question_inline", match)
     for strategy, neighbours in (
         ("question_right", _right(unit, units, skew)[:1]),
@@ -284,7 +291,17 @@ def _finished(
         taken.append(following)
         last = following
     raw = " ".join(p for p in parts if p)
-    return Answer(raw.strip(), taken, strategy, score, raw)
+    if sum(c.isalnum() for c in raw) > LONG_ANSWER_CHARS:
+        # Evidence of its own (`calibration.evidence_key`): a long answer is rarely read whole.
+        strategy += "_long"
+    return Answer(raw.strip(), taken, strategy, score * length_share(raw), raw)
+
+
+def length_share(text: str) -> float:
+    """How often OCR reads a text of this length without a slip, relative to a short one: every
+    letter and digit past the first `FREE_CHARS` must be right too."""
+    chars = sum(c.isalnum() for c in text)
+    return float(CHAR_RIGHT ** max(chars - FREE_CHARS, 0))
 
 
 def _left_edge(unit: TextUnit, at: int) -> float:

@@ -112,3 +112,40 @@ def test_the_words_after_a_question_with_its_colon_are_its_answer() -> None:
     page = scan()
     page.line("Cashier: MANIS Member: 0042", 10, 40, 400, 58)
     assert values(page, ["Cashier"]) == {"Cashier": "MANIS"}
+
+
+def test_a_question_printed_over_two_lines_has_its_answer_under_the_second() -> None:
+    page = scan()
+    page.line("Quantity, Cartons", 299, 382, 444, 399)
+    page.line("of 200 each", 298, 398, 394, 414)
+    page.line("20", 348, 430, 359, 447)
+    assert values(page, ["Quantity, Cartons of 200 each"]) == {"Quantity, Cartons of 200 each": "20"}
+
+
+def test_a_known_label_no_rule_reads_is_still_a_printed_question() -> None:
+    page = scan()
+    page.line("FROM:", 89, 86, 137, 106)
+    page.line("S. J. Farnham", 149, 86, 238, 106)
+    assert values(page, ["FROM"]) == {"FROM": "S. J. Farnham"}
+
+
+def test_a_question_glued_to_the_previous_answer_and_an_answer_over_its_box() -> None:
+    page = scan()
+    page.line("DATE: June 21, 1993DEPARTMENT:", 10, 160, 253, 179)
+    page.line("R&D Library", 250, 162, 331, 179)
+    page.line("MANUFACTURERS:", 61, 275, 195, 292)
+    page.line("R. J. REYNOLDS AND PHILIP MORRIS", 185, 269, 477, 292)
+    got = values(page, ["DEPARTMENT", "MANUFACTURERS"])
+    assert got == {"DEPARTMENT": "R&D Library", "MANUFACTURERS": "R. J. REYNOLDS AND PHILIP MORRIS"}
+
+
+def test_a_long_answer_is_less_sure_than_a_short_one() -> None:
+    page = scan()
+    page.line("REMARKS:", 60, 100, 140, 118)
+    page.line("The current system of managing records is too complex to keep", 200, 100, 700, 118)
+    page.line("SHIPPED TO:", 60, 140, 140, 158)
+    page.line("BELGIUM", 200, 140, 260, 158)
+    results = extract_fields(page.doc, ["REMARKS", "SHIPPED TO"], file_name="form.png")
+    assert results["REMARKS"].value.startswith("The current system")
+    assert results["REMARKS"].evidence is not None and "_long" in results["REMARKS"].evidence
+    assert results["REMARKS"].confidence < results["SHIPPED TO"].confidence
