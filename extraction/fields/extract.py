@@ -196,11 +196,9 @@ def _extract_one(ctx: _Context, name: str) -> FieldResult:
     if not kept:
         # A known label none of the rules above could read ("FROM:" over a name) is still the
         # page's printed question.
-        return (
-            _from_question(ctx, name, kind)
-            if spec.part is None and boxed and is_printed_name(name)
-            else absent()
-        )
+        if spec.part is None and boxed and is_printed_name(name):
+            return _from_question(ctx, name, kind, strict=True)
+        return absent()
     best = _choose(kept, kind)
     if spec.concept == "total" and kind == "amount":
         best = _rounded_total(ctx, best)
@@ -288,9 +286,9 @@ def _from_embedded(ctx: _Context, spec: FieldSpec, kind: Kind) -> FieldResult | 
     )
 
 
-def _from_question(ctx: _Context, name: str, kind: Kind) -> FieldResult:
+def _from_question(ctx: _Context, name: str, kind: Kind, *, strict: bool = False) -> FieldResult:
     """The answer to a field named by its printed question (`fields.questions`); no value where
-    the question is not printed or left unanswered. A date or an amount field's answer is read as
+    the question is not printed or left unanswered (`strict`: `questions.answer`). A date or an amount field's answer is read as
     one (ISO dates, plain amounts); an answer that holds none is doubtful."""
     pages = {u.page for u in ctx.units}
     found = [
@@ -298,7 +296,11 @@ def _from_question(ctx: _Context, name: str, kind: Kind) -> FieldResult:
         for page in sorted(pages)
         if (
             a := question_answer(
-                name, [u for u in ctx.units if u.page == page], ctx.field_names, ctx.skews.get(page, 0.0)
+                name,
+                [u for u in ctx.units if u.page == page],
+                ctx.field_names,
+                ctx.skews.get(page, 0.0),
+                strict=strict,
             )
         )
         is not None
@@ -306,7 +308,8 @@ def _from_question(ctx: _Context, name: str, kind: Kind) -> FieldResult:
     if not found:
         return absent()
     best = max(found, key=lambda a: (a.value is not None, a.score))
-    if best.value is None:
+    if best.value is None or (strict and isinstance(best.value, str) and is_prose(best.value)):
+        # A clause after a known label's word is no value of it.
         return absent()
     value, valid, ambiguous = best.value, None, False
     if isinstance(value, str) and kind in ("date", "amount"):

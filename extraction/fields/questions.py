@@ -41,6 +41,8 @@ CONTINUE_MAX_GAP_HEIGHTS = 0.8
 CONTINUE_MAX_SHIFT_HEIGHTS = 2.5
 #: Longest answer, in lines.
 MAX_ANSWER_LINES = 6
+#: Placement (`_placement`) of a question that stands alone as a label.
+FULL_PLACEMENT = 1.0
 #: Words between a question and its colon that still belong to it ("INITIATED BY:" for
 #: "INITIATED").
 MAX_LABEL_TAIL_WORDS = 2
@@ -189,11 +191,12 @@ def _next_lines(unit: TextUnit, units: list[TextUnit]) -> list[TextUnit]:
 
 
 def _placement(text: str, start: int, end: int) -> float:
-    """0..1: a question at the start of its cell (0.5) and followed by a colon or nothing (0.5)."""
+    """0..1: a question at the start of its cell (0.5) and followed by a colon or nothing (0.5;
+    0.4 when words of its own come first, "INITIATED BY:" for "INITIATED")."""
     at_start = not _TOKEN_RE.search(text[:start])
     after = text[end:].lstrip(" .?)#")
-    closed = not after or after.startswith(":") or bool(_LABEL_TAIL_RE.match(text[end:]))
-    return 0.5 * at_start + 0.5 * closed
+    closed = 0.5 if not after or after.startswith(":") else 0.4 * bool(_LABEL_TAIL_RE.match(text[end:]))
+    return 0.5 * at_start + closed
 
 
 def _inside_other(occurrence: Occurrence, others: dict[str, list[Occurrence]]) -> bool:
@@ -211,14 +214,21 @@ def _inside_other(occurrence: Occurrence, others: dict[str, list[Occurrence]]) -
     return False
 
 
-def answer(question: str, units: list[TextUnit], others: list[str], skew: float = 0.0) -> Answer | None:
+def answer(
+    question: str, units: list[TextUnit], others: list[str], skew: float = 0.0, *, strict: bool = False
+) -> Answer | None:
     """The answer to `question` (a caller's field name) on the page; None where it is not printed.
 
     `others` are the other questions asked of the same document: printed, they end an answer.
+    `strict`: only where the question stands alone as a label, at the start of its cell and ended
+    by a colon or by nothing ("Total" of "Total Qty: 4" is not the question "Total").
     """
     other_found = {o: occurrences(o, units) for o in others if o != question}
+    least = FULL_PLACEMENT if strict else 0.0
     placed = [
-        o for o in occurrences(question, units) if o.placement > 0 and not _inside_other(o, other_found)
+        o
+        for o in occurrences(question, units)
+        if o.placement > least - 1e-9 and o.placement > 0 and not _inside_other(o, other_found)
     ]
     if not placed:
         return None
