@@ -19,6 +19,7 @@ from rapidfuzz import fuzz
 
 from extraction.fields.normalize import is_label
 from extraction.fields.text_lines import TextUnit, same_row
+from extraction.formats.document import Box
 
 #: Least similarity (0..1, over the words run together) of printed text to the question.
 MIN_SIMILARITY = 0.82
@@ -33,6 +34,8 @@ FREE_CHARS = 8
 CHAR_RIGHT = 0.985
 #: An answer of more letters and digits than this is a long one, told apart in its evidence.
 LONG_ANSWER_CHARS = 20
+#: Least vertical overlap (share of the lower box) of an answer set higher than its question.
+RAISED_OVERLAP = 0.15
 #: An answer under its question starts at most this many question heights under it.
 BELOW_MAX_GAP_HEIGHTS = 2.2
 #: The next line of a running answer starts at most this many line heights under the last.
@@ -233,11 +236,13 @@ def answer(
     if not placed:
         return None
     where = placed[0]
+    # Each other question ends an answer where it is printed: at its best place (a form prints a
+    # question once; its words elsewhere are text).
     stops: dict[int, list[int]] = {}
     for found in other_found.values():
-        for o in found:
-            if o.placement > 0:
-                stops.setdefault(id(o.unit), []).append(o.start)
+        best = next((o for o in found if o.placement > 0), None)
+        if best is not None:
+            stops.setdefault(id(best.unit), []).append(best.start)
     return _answer_at(where, units, stops, skew)
 
 
@@ -386,9 +391,20 @@ def _right(unit: TextUnit, units: list[TextUnit], skew: float) -> list[TextUnit]
         and u.page == unit.page
         and u.box.x0 >= (box.x0 + box.x1) / 2
         and u.box.x1 > box.x1 + height
-        and same_row(box, u.box, skew * ((u.box.x0 + u.box.x1) / 2 - middle_x))
+        and _on_row(box, u.box, skew * ((u.box.x0 + u.box.x1) / 2 - middle_x))
     ]
     return sorted(found, key=key)
+
+
+def _on_row(question: Box, other: Box, shift: float) -> bool:
+    """Whether `other` (moved down by `shift`, the page's slant) is on the question's row. A
+    typed answer sits on the rule the question stands by, often higher than the question's own
+    text: one raised by up to most of a line counts."""
+    if same_row(question, other, shift):
+        return True
+    lower = min(question.y1 - question.y0, other.y1 - other.y0)
+    top, bottom = other.y0 - shift, other.y1 - shift
+    return top < question.y0 and bottom - question.y0 >= RAISED_OVERLAP * lower
 
 
 def _under(unit: TextUnit, units: list[TextUnit]) -> list[TextUnit]:

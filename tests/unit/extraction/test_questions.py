@@ -149,3 +149,25 @@ def test_a_long_answer_is_less_sure_than_a_short_one() -> None:
     assert results["REMARKS"].value.startswith("The current system")
     assert results["REMARKS"].evidence is not None and "_long" in results["REMARKS"].evidence
     assert results["REMARKS"].confidence < results["SHIPPED TO"].confidence
+
+
+def test_a_typed_answer_set_higher_than_its_question_is_on_its_row() -> None:
+    page = scan()
+    page.line("BBDO Inc.", 141, 216, 216, 236)
+    page.line("Agency:", 73, 232, 115, 250)
+    page.line("Street Address:", 69, 286, 123, 303)
+    page.line("383 Madison Avenue New York", 139, 273, 372, 290)
+    assert values(page, ["Agency", "Street Address"]) == {
+        "Agency": "BBDO Inc.",
+        "Street Address": "383 Madison Avenue New York",
+    }
+
+
+def test_another_question_ends_an_answer_only_where_it_is_printed_as_one() -> None:
+    page = scan()
+    page.line("SOURCE:", 78, 152, 117, 169)
+    page.line("Lorillard - Organic Chemistry", 138, 143, 405, 163)
+    page.line("LORILLARD NO:", 407, 180, 465, 197)
+    page.line("OR61-2", 488, 180, 542, 197)
+    got = values(page, ["SOURCE", "LORILLARD NO"])
+    assert got == {"SOURCE": "Lorillard - Organic Chemistry", "LORILLARD NO": "OR61-2"}
