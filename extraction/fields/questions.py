@@ -354,8 +354,9 @@ def _continuation(
 
 
 def _has_left_neighbour(unit: TextUnit, units: list[TextUnit]) -> bool:
-    """Whether text stands left of `unit` on its row: the next row's question, whose answer
-    `unit` is, not a line of the answer above."""
+    """Whether text stands left of `unit` on its row (or a little lower, the question of an
+    answer set high): the next row's question, whose answer `unit` is, not a line of the answer
+    above."""
     box = unit.box
     assert box is not None
     return any(
@@ -363,7 +364,7 @@ def _has_left_neighbour(unit: TextUnit, units: list[TextUnit]) -> bool:
         and u is not unit
         and u.page == unit.page
         and u.box.x1 <= box.x0 + 1
-        and same_row(box, u.box)
+        and _on_row(u.box, box, 0.0)
         for u in units
     )
 
