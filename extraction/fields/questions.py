@@ -60,7 +60,8 @@ _LABEL_TAIL_RE = re.compile(
 _LEADING_RE = re.compile(r"^[\s:;.,_]+")
 _BLANK_RE = re.compile(r"^[\s_.:\-]*$")
 #: What OCR reads a tick or a cross in a box as.
-_MARKS = frozenset({"x", "✓", "√", "✔", "✗", "✘", "☑", "☒"})
+#: (The recogniser, which also reads Chinese, reads a crossed box as 冈 or 区.)
+_MARK_CHARS = frozenset("x✓√✔✗✘☑☒冈区⊠")
 #: What OCR reads around a mark: the box's sides, dots of a leader.
 _MARK_FRAME = ".()[]|"
 
@@ -101,6 +102,12 @@ def is_question_name(name: str) -> bool:
 def is_printed_name(name: str) -> bool:
     """Whether a field name is written as a form prints it, not as an identifier ("partner_ref")."""
     return bool(_TOKEN_RE.search(name)) and not ("_" in name and " " not in name.strip())
+
+
+def is_mark(text: str) -> bool:
+    """Whether `text` is a tick or a cross (in its box's sides), nothing else."""
+    core = text.strip().strip(_MARK_FRAME).casefold()
+    return bool(core) and set(core) <= _MARK_CHARS
 
 
 def _compact(text: str) -> str:
@@ -196,7 +203,7 @@ def _next_lines(unit: TextUnit, units: list[TextUnit]) -> list[TextUnit]:
 def _placement(text: str, start: int, end: int) -> float:
     """0..1: a question at the start of its cell (0.5) and followed by a colon or nothing (0.5;
     0.4 when words of its own come first, "INITIATED BY:" for "INITIATED")."""
-    at_start = not _TOKEN_RE.search(text[:start])
+    at_start = not _TOKEN_RE.search(text[:start]) or is_mark(text[:start])
     after = text[end:].lstrip(" .?)#")
     closed = 0.5 if not after or after.startswith(":") else 0.4 * bool(_LABEL_TAIL_RE.match(text[end:]))
     return 0.5 * at_start + closed
@@ -253,6 +260,11 @@ def _stop(unit: TextUnit, stops: dict[int, list[int]], after: int = 0) -> int:
 
 def _answer_at(where: Occurrence, units: list[TextUnit], stops: dict[int, list[int]], skew: float) -> Answer:
     unit, match = where.unit, where.similarity
+    if where.start and is_mark(unit.text[: where.start]):
+        # "X OTHER": the box ticked before the question.
+        return Answer(
+            True, [unit], "question_inline", PRIORS["question_inline"] * match, unit.text[: where.start]
+        )
     end = where.end
     # The question's own marks after its last word ("PROJECT #", "Requested By:") are no answer.
     while end < len(unit.text) and (unit.text[end] in where.trailing or unit.text[end] in " :"):
@@ -292,7 +304,7 @@ def _finished(
     under it; a lone mark is True."""
     score = PRIORS[strategy] * match
     words = text.split()
-    if words and words[0].strip(_MARK_FRAME).casefold() in _MARKS:
+    if words and is_mark(words[0]):
         # A mark right after a question ("MALE x FEMALE") ticks it, whatever option follows.
         return Answer(True, [first], strategy, score, words[0])
     parts, taken = [text.strip()], [first]

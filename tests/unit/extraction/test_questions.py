@@ -171,3 +171,12 @@ def test_another_question_ends_an_answer_only_where_it_is_printed_as_one() -> No
     page.line("OR61-2", 488, 180, 542, 197)
     got = values(page, ["SOURCE", "LORILLARD NO"])
     assert got == {"SOURCE": "Lorillard - Organic Chemistry", "LORILLARD NO": "OR61-2"}
+
+
+def test_a_box_ticked_before_the_question_or_read_as_a_crossed_box_after_it() -> None:
+    page = scan()
+    page.line("X OTHER*", 60, 100, 140, 118)
+    page.line("Spec List |x区 Spec. Change Detail", 60, 140, 400, 158)
+    page.line("Price List □ Other", 60, 180, 400, 198)
+    got = values(page, ["OTHER*", "Spec List", "Price List"])
+    assert got == {"OTHER*": True, "Spec List": True, "Price List": "□ Other"}
