@@ -278,7 +278,7 @@ def _answer_at(where: Occurrence, units: list[TextUnit], stops: dict[int, list[i
         lead = leading.end() if leading else 0
         return _finished(unit, text[lead:], offset + lead, units, stops, "question_inline", match)
     for strategy, neighbours in (
-        ("question_right", _right(unit, units, skew)[:1]),
+        ("question_right", _beside(_right(unit, units, skew), stops)),
         ("question_below", _under(unit, units)[:1]),
     ):
         for neighbour in neighbours:
@@ -379,6 +379,20 @@ def _has_left_neighbour(unit: TextUnit, units: list[TextUnit]) -> bool:
         and _on_row(u.box, box, 0.0)
         for u in units
     )
+
+
+def _beside(row: list[TextUnit], stops: dict[int, list[int]]) -> list[TextUnit]:
+    """The answer cell of a row (`_right`'s order): the first, unless it is the next question and
+    an answer set higher stands before it."""
+    if not row or not _is_question(row[0], stops):
+        return row[:1]
+    first = row[0].box
+    nearer = [
+        u
+        for u in row[1:]
+        if u.box is not None and first is not None and u.box.x1 <= first.x0 and not _is_question(u, stops)
+    ]
+    return sorted(nearer, key=lambda u: u.box.x0 if u.box else 0.0)[:1] or row[:1]
 
 
 def _right(unit: TextUnit, units: list[TextUnit], skew: float) -> list[TextUnit]:

@@ -153,8 +153,13 @@ def test_a_long_answer_is_less_sure_than_a_short_one() -> None:
 
 def test_a_typed_answer_set_higher_than_its_question_is_on_its_row() -> None:
     page = scan()
+    # Level rows elsewhere on the page: the page is not slanted.
+    for y in (100, 130, 160):
+        page.line("Item", 73, y, 115, y + 18)
+        page.line("Note", 404, y, 449, y + 18)
     page.line("BBDO Inc.", 141, 216, 216, 236)
     page.line("Agency:", 73, 232, 115, 250)
+    page.line("Contact:", 404, 232, 449, 250)
     page.line("Street Address:", 69, 286, 123, 303)
     page.line("383 Madison Avenue New York", 139, 273, 372, 290)
     assert values(page, ["Agency", "Street Address"]) == {
