@@ -50,8 +50,8 @@ from extraction.fields.normalize import (
     total_rank,
     vocabulary_words,
 )
+from extraction.fields.questions import Occurrence, is_printed_name, is_question_name
 from extraction.fields.questions import answer as question_answer
-from extraction.fields.questions import is_printed_name, is_question_name
 from extraction.fields.text_lines import TextUnit, below, cell_unit, page_skews, right_of, text_units
 from extraction.fields.value_kinds import Kind, Reading, kind_of, read_value
 from extraction.fields.vocabulary import (
@@ -153,6 +153,8 @@ class _Context:
     file_name: str
     #: Every field asked of the document: a name the vocabulary does not know is a printed question.
     field_names: list[str] = field(default_factory=list)
+    #: Per page, where each asked question is printed (`questions.answer`), found once.
+    questions_seen: dict[int, dict[str, list[Occurrence]]] = field(default_factory=dict)
 
 
 def _value_kind(spec: FieldSpec, name: str) -> Kind:
@@ -301,6 +303,7 @@ def _from_question(ctx: _Context, name: str, kind: Kind, *, strict: bool = False
                 ctx.field_names,
                 ctx.skews.get(page, 0.0),
                 strict=strict,
+                seen=ctx.questions_seen.setdefault(page, {}),
             )
         )
         is not None

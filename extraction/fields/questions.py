@@ -225,19 +225,30 @@ def _inside_other(occurrence: Occurrence, others: dict[str, list[Occurrence]]) -
 
 
 def answer(
-    question: str, units: list[TextUnit], others: list[str], skew: float = 0.0, *, strict: bool = False
+    question: str,
+    units: list[TextUnit],
+    others: list[str],
+    skew: float = 0.0,
+    *,
+    strict: bool = False,
+    seen: dict[str, list[Occurrence]] | None = None,
 ) -> Answer | None:
     """The answer to `question` (a caller's field name) on the page; None where it is not printed.
 
     `others` are the other questions asked of the same document: printed, they end an answer.
     `strict`: only where the question stands alone as a label, at the start of its cell and ended
-    by a colon or by nothing ("Total" of "Total Qty: 4" is not the question "Total").
+    by a colon or by nothing ("Total" of "Total Qty: 4" is not the question "Total"). `seen`
+    keeps the places of each question found on these `units`, for the next question asked.
     """
-    other_found = {o: occurrences(o, units) for o in others if o != question}
+    seen = {} if seen is None else seen
+    for name in {question, *others}:
+        if name not in seen:
+            seen[name] = occurrences(name, units)
+    other_found = {o: seen[o] for o in others if o != question}
     least = FULL_PLACEMENT if strict else 0.0
     placed = [
         o
-        for o in occurrences(question, units)
+        for o in seen[question]
         if o.placement > least - 1e-9 and o.placement > 0 and not _inside_other(o, other_found)
     ]
     if not placed:
