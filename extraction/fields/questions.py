@@ -6,8 +6,9 @@ printed on the page, not a concept the vocabulary knows. The question is found b
 follows it on its line, else the next cell right of it on its row, else the line under it;
 an answer runs on over the lines set under its first one, and ends at the next printed question
 (a word ending in a colon, or another asked field's question). A question followed by nothing but
-the next question is unanswered: None. An answer that is a lone mark (`X`) ticks the question's
-box: True.
+the next question is unanswered: None. A mark (`X`, a crossed box) right after the question, or
+just before it, ticks its box: True. How sure an answer is comes from how it was found, how well
+the question matched, and its length: OCR reads a long answer whole less often.
 """
 
 from __future__ import annotations
