@@ -14,7 +14,7 @@ widgets; flat: a PDF with a text layer; scan: an image, or a PDF without text), 
 document itself, and how well the confidences are calibrated: the expected calibration error over
 the predicted values, and how often values with confidence >= 0.9 are right.
 
-Usage: python -m bench.corpus_quality --in-process [--set intake] [--misses] [--out pred.json]
+Usage: python -m bench.corpus_quality --in-process [--set intake] [--half even|odd] [--misses] [--out pred.json]
 """
 
 from __future__ import annotations
@@ -76,6 +76,15 @@ def layout_kind(path: Path) -> str:
 def load_manifest(corpus: Path) -> list[dict[str, Any]]:
     lines = (corpus / "manifest.jsonl").read_text(encoding="utf-8").splitlines()
     return [json.loads(line) for line in lines if line.strip()]
+
+
+def half(manifest: list[dict[str, Any]], which: str) -> list[dict[str, Any]]:
+    """Every other document of each set by sorted id: `even` the 1st, 3rd, ...; `odd` the rest."""
+    chosen: list[dict[str, Any]] = []
+    for set_name in sorted({d["set"] for d in manifest}):
+        ordered = sorted((d for d in manifest if d["set"] == set_name), key=lambda d: d["id"])
+        chosen.extend(ordered[0 if which == "even" else 1 :: 2])
+    return chosen
 
 
 def http_predictor(url: str, api_key: str) -> Predictor:
@@ -222,6 +231,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--parse-cache", type=Path, help="in-process, DEV: keep parsed documents here between runs"
     )
+    parser.add_argument(
+        "--half",
+        choices=("even", "odd"),
+        help="only every other document of each set by sorted id: even = 1st, 3rd, ... (a dev "
+        "half to tune on), odd = 2nd, 4th, ... (kept back to check generalisation)",
+    )
     args = parser.parse_args(argv)
 
     if args.url:
@@ -232,6 +247,8 @@ def main(argv: list[str] | None = None) -> int:
         predict, label = in_process_predictor(args.dev_loader, args.parse_cache)
 
     manifest = [d for d in load_manifest(args.corpus) if not args.sets or d["set"] in args.sets]
+    if args.half:
+        manifest = half(manifest, args.half)
     print(f"documents: {len(manifest)}; predictions from: {label}")
     predictions: dict[str, dict[str, Any]] = {}
     confidences: dict[str, dict[str, float | None]] = {}

@@ -29,6 +29,9 @@ AMOUNT_NAME_WORDS = frozenset(
 KLEISTER_SET = "nda"
 #: The set whose ambiguous numeric dates are month first and whose phone fields compare by digits.
 INTAKE_SET = "intake"
+#: The set of old scanned forms whose truth joins OCR words with spaces (`12 /10 /98`): whitespace
+#: beside punctuation is dropped, and ambiguous numeric dates are month first.
+REALFORMS_SET = "realforms"
 #: Field-name words that make a field a phone number (compared by its digits in the intake set).
 PHONE_NAME_WORDS = frozenset({"phone", "cell", "mobile", "fax", "tel", "telephone"})
 
@@ -115,6 +118,19 @@ def normalize_text(value: str, *, kleister: bool = False) -> str:
     return text[start:end]
 
 
+def without_space_by_punctuation(text: str) -> str:
+    """`text` with the whitespace beside each punctuation mark dropped (`12 /10 /98` -> `12/10/98`)."""
+    out: list[str] = []
+    for index, char in enumerate(text):
+        if char.isspace():
+            before = out[-1] if out else ""
+            after = text[index + 1] if index + 1 < len(text) else ""
+            if any(unicodedata.category(c).startswith("P") for c in (before, after) if c):
+                continue
+        out.append(char)
+    return "".join(out)
+
+
 def is_numeric_field(name: str, truth: Any) -> bool:
     """A field is numeric when its truth is a JSON number or its name is amount-like."""
     values = truth if isinstance(truth, list) else [truth]
@@ -143,13 +159,17 @@ def canonical(
     kleister: bool,
     month_first: bool = False,
     phone: bool = False,
+    tight: bool = False,
 ) -> tuple[str, str]:
-    """One value as a comparable key: (kind, normalised form)."""
+    """One value as a comparable key: (kind, normalised form). `tight`: whitespace beside
+    punctuation is dropped (`without_space_by_punctuation`)."""
     if isinstance(value, bool):
         return ("bool", str(value).lower())
     if isinstance(value, int | float):
         return ("num", str(Decimal(str(value)).quantize(Decimal("0.01"))))
     text = normalize_text(str(value), kleister=kleister)
+    if tight:
+        text = without_space_by_punctuation(text)
     if phone and (digits := "".join(c for c in text if c.isdigit())):
         return ("phone", digits)
     if checkbox and (text in _TRUE or text in _FALSE):
@@ -166,11 +186,24 @@ def canonical(
 
 
 def value_set(
-    raw: Any, *, numeric: bool, checkbox: bool, kleister: bool, month_first: bool = False, phone: bool = False
+    raw: Any,
+    *,
+    numeric: bool,
+    checkbox: bool,
+    kleister: bool,
+    month_first: bool = False,
+    phone: bool = False,
+    tight: bool = False,
 ) -> set[tuple[str, str]]:
     keys = {
         canonical(
-            v, numeric=numeric, checkbox=checkbox, kleister=kleister, month_first=month_first, phone=phone
+            v,
+            numeric=numeric,
+            checkbox=checkbox,
+            kleister=kleister,
+            month_first=month_first,
+            phone=phone,
+            tight=tight,
         )
         for v in _values(raw)
     }
@@ -209,6 +242,8 @@ def score_field(name: str, truth: Any, predicted: Any, *, set_name: str) -> Coun
     rules: dict[str, Any] = {"numeric": numeric, "checkbox": checkbox, "kleister": set_name == KLEISTER_SET}
     if set_name == INTAKE_SET:
         rules.update(month_first=True, phone=is_phone_field(name))
+    if set_name == REALFORMS_SET:
+        rules.update(month_first=True, tight=True)
     want = value_set(truth, **rules)
     got = value_set(predicted, **rules)
     return Counts(tp=len(want & got), fp=len(got - want), fn=len(want - got))

@@ -50,6 +50,8 @@ from extraction.fields.normalize import (
     total_rank,
     vocabulary_words,
 )
+from extraction.fields.questions import Occurrence, is_printed_name, is_question_name
+from extraction.fields.questions import answer as question_answer
 from extraction.fields.text_lines import TextUnit, below, cell_unit, page_skews, right_of, text_units
 from extraction.fields.value_kinds import Kind, Reading, kind_of, read_value
 from extraction.fields.vocabulary import (
@@ -131,6 +133,7 @@ def extract_fields(
         other_places={(u.page, u.box) for u in units if u.order in other_party_units(units)},
         widget_labels=widget_labels(doc, units),
         file_name=file_name,
+        field_names=field_names,
     )
     return {name: _extract_one(context, name) for name in field_names}
 
@@ -148,6 +151,10 @@ class _Context:
     #: The labels printed beside or above each form widget (by `id` of its element).
     widget_labels: dict[int, list[str]]
     file_name: str
+    #: Every field asked of the document: a name the vocabulary does not know is a printed question.
+    field_names: list[str] = field(default_factory=list)
+    #: Per page, where each asked question is printed (`questions.answer`), found once.
+    questions_seen: dict[int, dict[str, list[Occurrence]]] = field(default_factory=dict)
 
 
 def _value_kind(spec: FieldSpec, name: str) -> Kind:
@@ -169,6 +176,11 @@ def _extract_one(ctx: _Context, name: str) -> FieldResult:
     stated = _from_embedded(ctx, spec, kind)
     if stated is not None:
         return stated
+    boxed = bool(ctx.units) and all(u.box is not None for u in ctx.units)
+    if spec.part is None and boxed and is_question_name(name):
+        # A name no vocabulary knows is read as the page's printed question, or not at all: a
+        # fuzzy label elsewhere is a confident guess.
+        return _from_question(ctx, name, kind)
     # A part of someone else's name (`provider_last_name`) is read from their whole name only.
     direct = spec.part is None or spec.owner == "patient"
     labelled = _label_candidates(ctx.doc, ctx.units, ctx.skews, name, kind, ctx.order) if direct else iter(())
@@ -181,8 +193,14 @@ def _extract_one(ctx: _Context, name: str) -> FieldResult:
     kept = [c for c in candidates if c is not None and _belongs(c, spec, ctx)]
     if not kept and not spec.patient_owned and spec.part is None:
         kept = list(heuristic_candidates(ctx.lines, name, kind, ctx.order))
+    if not kept and spec.concept == "subtotal" and kind == "amount":
+        return _net_of_tax(ctx)
     if not kept:
-        return _net_of_tax(ctx) if spec.concept == "subtotal" and kind == "amount" else absent()
+        # A known label none of the rules above could read ("FROM:" over a name) is still the
+        # page's printed question.
+        if spec.part is None and boxed and is_printed_name(name):
+            return _from_question(ctx, name, kind, strict=True)
+        return absent()
     best = _choose(kept, kind)
     if spec.concept == "total" and kind == "amount":
         best = _rounded_total(ctx, best)
@@ -266,6 +284,51 @@ def _from_embedded(ctx: _Context, spec: FieldSpec, kind: Kind) -> FieldResult | 
         citations=units_citations(ctx.doc, shown, ctx.file_name),
         source="form_fields",
         raw=stated.value,
+        evidence=key,
+    )
+
+
+def _from_question(ctx: _Context, name: str, kind: Kind, *, strict: bool = False) -> FieldResult:
+    """The answer to a field named by its printed question (`fields.questions`); no value where
+    the question is not printed or left unanswered (`strict`: `questions.answer`). A date or an amount field's answer is read as
+    one (ISO dates, plain amounts); an answer that holds none is doubtful."""
+    pages = {u.page for u in ctx.units}
+    found = [
+        a
+        for page in sorted(pages)
+        if (
+            a := question_answer(
+                name,
+                [u for u in ctx.units if u.page == page],
+                ctx.field_names,
+                ctx.skews.get(page, 0.0),
+                strict=strict,
+                seen=ctx.questions_seen.setdefault(page, {}),
+            )
+        )
+        is not None
+    ]
+    if not found:
+        return absent()
+    best = max(found, key=lambda a: (a.value is not None, a.score))
+    if best.value is None or (strict and isinstance(best.value, str) and is_prose(best.value)):
+        # A clause after a known label's word is no value of it.
+        return absent()
+    value, valid, ambiguous = best.value, None, False
+    if isinstance(value, str) and kind in ("date", "amount"):
+        reading = read_value(kind, value, leading=True, order=ctx.order)
+        valid = reading is not None
+        if reading is not None:
+            value, ambiguous = reading.value, reading.ambiguous
+    source = best.units[0].source
+    text_confidence = min(u.confidence for u in best.units)
+    key = evidence_key(source, best.strategy, valid, ambiguous, text_confidence < LOW_TEXT_CONFIDENCE)
+    return FieldResult(
+        value=value,
+        confidence=calibrated_confidence(key, best.score, text_confidence),
+        citations=units_citations(ctx.doc, best.units, ctx.file_name),
+        source=source,
+        raw=best.raw,
         evidence=key,
     )
 

@@ -120,3 +120,19 @@ def test_intake_dates_month_first_and_phones_by_digits() -> None:
     assert counts("cell_phone", "(720) 668-1655", "720.668.1655", set_name="intake") == (1, 0, 0)
     assert counts("cell_phone", "(720) 668-1655", "720.668.1656", set_name="intake") == (0, 1, 1)
     assert counts("cell_phone", "(720) 668-1655", "720.668.1655") == (0, 1, 1)
+
+
+def test_realforms_space_beside_punctuation_dropped_and_dates_month_first() -> None:
+    assert counts("Date", "12 /10 /98", "12/10/98", set_name="realforms") == (1, 0, 0)
+    assert counts("Date", "9/ 3/ 92", "1992-09-03", set_name="realforms") == (1, 0, 0)
+    assert counts("Style", "HLB- KS", "HLB-KS", set_name="realforms") == (1, 0, 0)
+    assert counts("Style", "HLB- KS", "HLB KS", set_name="realforms") == (0, 1, 1)
+    assert counts("Style", "HLB- KS", "HLB-KS") == (0, 1, 1)
+
+
+def test_halves_take_every_other_document_of_each_set_by_id() -> None:
+    from bench.corpus_quality import half
+
+    manifest = [{"set": s, "id": f"{s}/{i}"} for s in ("b", "a") for i in (3, 1, 2)]
+    assert [d["id"] for d in half(manifest, "even")] == ["a/1", "a/3", "b/1", "b/3"]
+    assert [d["id"] for d in half(manifest, "odd")] == ["a/2", "b/2"]

@@ -1,0 +1,482 @@
+"""Answers to a form's own printed questions, for field names that are the question's text.
+
+A caller of an old scanned form asks for "REQUEST NO.", "Date Rec'd" or "Nature of work": words
+printed on the page, not a concept the vocabulary knows. The question is found by its words
+(fuzzily, as OCR damages them: "R6D COMMENTS" for "R & D COMMENTS"), and its answer is what
+follows it on its line, else the next cell right of it on its row, else the line under it;
+an answer runs on over the lines set under its first one, and ends at the next printed question
+(a word ending in a colon, or another asked field's question). A question followed by nothing but
+the next question is unanswered: None. A mark (`X`, a crossed box) right after the question, or
+just before it, ticks its box: True. How sure an answer is comes from how it was found, how well
+the question matched, and its length: OCR reads a long answer whole less often.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from rapidfuzz import fuzz
+
+from extraction.fields.normalize import is_label
+from extraction.fields.text_lines import TextUnit, same_row
+from extraction.formats.document import Box
+
+#: Least similarity (0..1, over the words run together) of printed text to the question.
+MIN_SIMILARITY = 0.82
+#: Questions this short (letters and digits) must be printed exactly: one OCR slip in "Type"
+#: reads as another word.
+EXACT_UP_TO_CHARS = 4
+#: Prior of each way of finding the answer: how often such an answer is right on old scans.
+PRIORS: dict[str, float] = {"question_inline": 0.8, "question_right": 0.82, "question_below": 0.5}
+#: Letters and digits of an answer read at the strategy's prior; each one more must be read right
+#: too, which OCR of these old scans does this often.
+FREE_CHARS = 8
+CHAR_RIGHT = 0.985
+#: An answer of more letters and digits than this is a long one, told apart in its evidence.
+LONG_ANSWER_CHARS = 20
+#: Least vertical overlap (share of the lower box) of an answer set higher than its question.
+RAISED_OVERLAP = 0.15
+#: An answer under its question starts at most this many question heights under it.
+BELOW_MAX_GAP_HEIGHTS = 2.2
+#: The next line of a running answer starts at most this many line heights under the last.
+CONTINUE_MAX_GAP_HEIGHTS = 0.8
+#: ... and its left edge at most this many line heights from the answer's left edge.
+CONTINUE_MAX_SHIFT_HEIGHTS = 2.5
+#: Longest answer, in lines.
+MAX_ANSWER_LINES = 6
+#: Placement (`_placement`) of a question that stands alone as a label.
+FULL_PLACEMENT = 1.0
+#: Words between a question and its colon that still belong to it ("INITIATED BY:" for
+#: "INITIATED").
+MAX_LABEL_TAIL_WORDS = 2
+
+#: Words: runs of letters or of digits ("1993DEPARTMENT" is a date glued to the next question).
+_TOKEN_RE = re.compile(r"\d+|[^\W\d_]+")
+#: A printed label inside a line: a word of letters that ends in a colon (not a time, "10:30").
+_LABEL_RE = re.compile(r"(?:^|\s)[^\W\d_][\w.'#/&()-]*\s?:(?!\S)")
+_LABEL_TAIL_RE = re.compile(
+    rf"^\s*(?:[^\W\d_][\w.'/&()-]*\s+){{0,{MAX_LABEL_TAIL_WORDS - 1}}}[^\W\d_][\w.'/&()-]*\s?:"
+)
+_LEADING_RE = re.compile(r"^[\s:;.,_]+")
+_BLANK_RE = re.compile(r"^[\s_.:\-]*$")
+#: What OCR reads a tick or a cross in a box as.
+#: (The recogniser, which also reads Chinese, reads a crossed box as 冈 or 区.)
+_MARK_CHARS = frozenset("x✓√✔✗✘☑☒冈区⊠")
+#: What OCR reads around a mark: the box's sides, dots of a leader.
+_MARK_FRAME = ".()[]|"
+
+
+@dataclass(frozen=True)
+class Occurrence:
+    """Where a question is printed: its unit and the characters of it that are the question."""
+
+    unit: TextUnit
+    start: int
+    end: int
+    similarity: float
+    #: How much it looks like a printed label here: at the start of its cell, before a colon.
+    placement: float
+    #: The marks the question ends with after its last word (`#` of "PROJECT #").
+    trailing: str = ""
+
+
+@dataclass(frozen=True)
+class Answer:
+    """A question's answer: its value (text, True for a ticked box, None when unanswered)."""
+
+    value: str | bool | None
+    units: list[TextUnit]
+    strategy: str
+    #: The prior of the strategy times how well the question was matched.
+    score: float
+    raw: str
+
+
+def is_question_name(name: str) -> bool:
+    """Whether a field name is a printed question to look for as written: text the vocabulary
+    does not know as a whole label ("Nature of work", not "Date"), and not an identifier
+    ("partner_ref", which no form prints)."""
+    return is_printed_name(name) and not is_label(name)
+
+
+def is_printed_name(name: str) -> bool:
+    """Whether a field name is written as a form prints it, not as an identifier ("partner_ref")."""
+    return bool(_TOKEN_RE.search(name)) and not ("_" in name and " " not in name.strip())
+
+
+def is_mark(text: str) -> bool:
+    """Whether `text` is a tick or a cross (in its box's sides), nothing else."""
+    core = text.strip().strip(_MARK_FRAME).casefold()
+    return bool(core) and set(core) <= _MARK_CHARS
+
+
+def _compact(text: str) -> str:
+    return "".join(t.casefold() for t in _TOKEN_RE.findall(text))
+
+
+def similarity(question: str, printed: str) -> float:
+    """How alike two texts are, 0..1, over their letters and digits run together (OCR splits
+    and glues words); questions of up to `EXACT_UP_TO_CHARS` must be the same."""
+    a, b = _compact(question), _compact(printed)
+    if not a or not b:
+        return 0.0
+    if min(len(a), len(b)) <= EXACT_UP_TO_CHARS:
+        return 1.0 if a == b else 0.0
+    return fuzz.ratio(a, b) / 100.0
+
+
+def occurrences(question: str, units: list[TextUnit]) -> list[Occurrence]:
+    """Every place a run of words matches `question` at least `MIN_SIMILARITY`, best first."""
+    wanted = len(_TOKEN_RE.findall(question))
+    if not wanted:
+        return []
+    last = list(_TOKEN_RE.finditer(question))[-1]
+    trailing = "".join(c for c in question[last.end() :] if not c.isspace())
+    found: list[Occurrence] = []
+    for unit in units:
+        best = _best_in(question, wanted, trailing, unit, unit.text, 0)
+        if best is None and wanted > 1:
+            # A question printed over two lines ("Quantity, Cartons / of 200 each"): matched
+            # across both, it ends, and its answer is looked for, on the second.
+            best = next(
+                (
+                    o
+                    for o in (
+                        _best_in(
+                            question,
+                            wanted,
+                            trailing,
+                            second,
+                            f"{unit.text} {second.text}",
+                            len(unit.text) + 1,
+                        )
+                        for second in _next_lines(unit, units)
+                    )
+                    if o is not None
+                ),
+                None,
+            )
+        if best is not None:
+            found.append(best)
+    return sorted(found, key=lambda o: (-(o.similarity + o.placement), o.unit.order))
+
+
+def _best_in(
+    question: str, wanted: int, trailing: str, unit: TextUnit, text: str, shift: int
+) -> Occurrence | None:
+    """The run of words of `text` most like `question`, as characters of `unit` (whose text
+    starts at `shift` in `text`; a run that starts before it, on the line above, starts at 0)."""
+    tokens = list(_TOKEN_RE.finditer(text))
+    best: Occurrence | None = None
+    for i in range(len(tokens)):
+        for n in range(max(1, wanted - 1), min(wanted + 1, len(tokens) - i) + 1):
+            start, end = tokens[i].start(), tokens[i + n - 1].end()
+            if end <= shift or (shift and start >= shift):
+                # Two lines count only for a question that runs from the one into the other.
+                continue
+            score = similarity(question, text[start:end])
+            if score < MIN_SIMILARITY:
+                continue
+            place = _placement(text, start, end)
+            if best is None or (score, place) > (best.similarity, best.placement):
+                best = Occurrence(unit, max(start - shift, 0), end - shift, score, place, trailing)
+    return best
+
+
+def _next_lines(unit: TextUnit, units: list[TextUnit]) -> list[TextUnit]:
+    """Lines that start under `unit`'s start, just under it: where its text may run on."""
+    box = unit.box
+    if box is None:
+        return []
+    height = max(box.y1 - box.y0, 1e-6)
+    return [
+        u
+        for u in units
+        if u.box is not None
+        and u.page == unit.page
+        and u is not unit
+        and box.y0 + 0.5 * height < u.box.y0 <= box.y1 + CONTINUE_MAX_GAP_HEIGHTS * height
+        and abs(u.box.x0 - box.x0) <= height
+    ]
+
+
+def _placement(text: str, start: int, end: int) -> float:
+    """0..1: a question at the start of its cell (0.5) and followed by a colon or nothing (0.5;
+    0.4 when words of its own come first, "INITIATED BY:" for "INITIATED")."""
+    at_start = not _TOKEN_RE.search(text[:start]) or is_mark(text[:start])
+    after = text[end:].lstrip(" .?)#")
+    closed = 0.5 if not after or after.startswith(":") else 0.4 * bool(_LABEL_TAIL_RE.match(text[end:]))
+    return 0.5 * at_start + closed
+
+
+def _inside_other(occurrence: Occurrence, others: dict[str, list[Occurrence]]) -> bool:
+    """Whether the words are part of another asked question printed there ("Sample" in "Sample
+    Description"): that longer question owns them."""
+    for found in others.values():
+        for other in found:
+            if (
+                other.unit is occurrence.unit
+                and other.start <= occurrence.start
+                and occurrence.end <= other.end
+                and (other.end - other.start) > (occurrence.end - occurrence.start)
+            ):
+                return True
+    return False
+
+
+def answer(
+    question: str,
+    units: list[TextUnit],
+    others: list[str],
+    skew: float = 0.0,
+    *,
+    strict: bool = False,
+    seen: dict[str, list[Occurrence]] | None = None,
+) -> Answer | None:
+    """The answer to `question` (a caller's field name) on the page; None where it is not printed.
+
+    `others` are the other questions asked of the same document: printed, they end an answer.
+    `strict`: only where the question stands alone as a label, at the start of its cell and ended
+    by a colon or by nothing ("Total" of "Total Qty: 4" is not the question "Total"). `seen`
+    keeps the places of each question found on these `units`, for the next question asked.
+    """
+    seen = {} if seen is None else seen
+    for name in {question, *others}:
+        if name not in seen:
+            seen[name] = occurrences(name, units)
+    other_found = {o: seen[o] for o in others if o != question}
+    least = FULL_PLACEMENT if strict else 0.0
+    placed = [
+        o
+        for o in seen[question]
+        if o.placement > least - 1e-9 and o.placement > 0 and not _inside_other(o, other_found)
+    ]
+    if not placed:
+        return None
+    where = placed[0]
+    # Each other question ends an answer where it is printed: at its best place (a form prints a
+    # question once; its words elsewhere are text).
+    stops: dict[int, list[int]] = {}
+    for found in other_found.values():
+        best = next((o for o in found if o.placement > 0), None)
+        if best is not None:
+            stops.setdefault(id(best.unit), []).append(best.start)
+    return _answer_at(where, units, stops, skew)
+
+
+def _stop(unit: TextUnit, stops: dict[int, list[int]], after: int = 0) -> int:
+    """Where the first other question printed in `unit` at or after `after` starts."""
+    return min((s for s in stops.get(id(unit), []) if s >= after), default=len(unit.text))
+
+
+def _answer_at(where: Occurrence, units: list[TextUnit], stops: dict[int, list[int]], skew: float) -> Answer:
+    unit, match = where.unit, where.similarity
+    if where.start and is_mark(unit.text[: where.start]):
+        # "X OTHER": the box ticked before the question.
+        return Answer(
+            True, [unit], "question_inline", PRIORS["question_inline"] * match, unit.text[: where.start]
+        )
+    end = where.end
+    # The question's own marks after its last word ("PROJECT #", "Requested By:") are no answer.
+    while end < len(unit.text) and (unit.text[end] in where.trailing or unit.text[end] in " :"):
+        end += 1
+    # Words up to a colon still belong to a question that has none of its own ("INITIATED BY:").
+    tail = None if ":" in unit.text[where.end : end] else _LABEL_TAIL_RE.match(unit.text[end:])
+    offset = end + (tail.end() if tail else 0)
+    text = _up_to_label(unit.text[offset:], _stop(unit, stops, where.end) - offset)
+    if not _BLANK_RE.match(text):
+        leading = _LEADING_RE.match(text)
+        lead = leading.end() if leading else 0
+        return _finished(unit, text[lead:], offset + lead, units, stops, "question_inline", match)
+    for strategy, neighbours in (
+        ("question_right", _beside(_right(unit, units, skew), stops)),
+        ("question_below", _under(unit, units)[:1]),
+    ):
+        for neighbour in neighbours:
+            if _is_question(neighbour, stops):
+                continue
+            value = _up_to_label(neighbour.text, _stop(neighbour, stops))
+            if _BLANK_RE.match(value):
+                continue
+            return _finished(neighbour, value.strip(), 0, units, stops, strategy, match)
+    return Answer(None, [unit], "question_unanswered", match, "")
+
+
+def _finished(
+    first: TextUnit,
+    text: str,
+    at: int,
+    units: list[TextUnit],
+    stops: dict[int, list[int]],
+    strategy: str,
+    match: float,
+) -> Answer:
+    """The answer that starts with `text` (at character `at` of `first`), run on over the lines
+    under it; a lone mark is True."""
+    score = PRIORS[strategy] * match
+    words = text.split()
+    if words and is_mark(words[0]):
+        # A mark right after a question ("MALE x FEMALE") ticks it, whatever option follows.
+        return Answer(True, [first], strategy, score, words[0])
+    parts, taken = [text.strip()], [first]
+    left = _left_edge(first, at)
+    last = first
+    for _ in range(MAX_ANSWER_LINES - 1):
+        following = _continuation(last, left, units, stops)
+        if following is None:
+            break
+        parts.append(following.text.strip())
+        taken.append(following)
+        last = following
+    raw = " ".join(p for p in parts if p)
+    if sum(c.isalnum() for c in raw) > LONG_ANSWER_CHARS:
+        # Evidence of its own (`calibration.evidence_key`): a long answer is rarely read whole.
+        strategy += "_long"
+    return Answer(raw.strip(), taken, strategy, score * length_share(raw), raw)
+
+
+def length_share(text: str) -> float:
+    """How often OCR reads a text of this length without a slip, relative to a short one: every
+    letter and digit past the first `FREE_CHARS` must be right too."""
+    chars = sum(c.isalnum() for c in text)
+    return float(CHAR_RIGHT ** max(chars - FREE_CHARS, 0))
+
+
+def _left_edge(unit: TextUnit, at: int) -> float:
+    """Where character `at` of the unit's text stands, by its share of the text's width."""
+    box = unit.box
+    if box is None:
+        return 0.0
+    return box.x0 + (box.x1 - box.x0) * at / max(len(unit.text), 1)
+
+
+def _continuation(
+    last: TextUnit, left: float, units: list[TextUnit], stops: dict[int, list[int]]
+) -> TextUnit | None:
+    """The line an answer runs on to: just under its last line, starting near its left edge, and
+    no question of its own."""
+    box = last.box
+    if box is None:
+        return None
+    height = max(box.y1 - box.y0, 1e-6)
+    below = [
+        u
+        for u in units
+        if u.box is not None
+        and u.page == last.page
+        and u is not last
+        and box.y0 + 0.5 * height < u.box.y0 <= box.y1 + CONTINUE_MAX_GAP_HEIGHTS * height
+        and abs(u.box.x0 - left) <= CONTINUE_MAX_SHIFT_HEIGHTS * height
+    ]
+    if not below:
+        return None
+    nearest = min(below, key=lambda u: (u.box.y0 if u.box else 0.0, abs((u.box.x0 if u.box else 0.0) - left)))
+    if _is_question(nearest, stops) or _LABEL_RE.search(nearest.text) or _has_left_neighbour(nearest, units):
+        return None
+    return nearest
+
+
+def _has_left_neighbour(unit: TextUnit, units: list[TextUnit]) -> bool:
+    """Whether text stands left of `unit` on its row (or a little lower, the question of an
+    answer set high): the next row's question, whose answer `unit` is, not a line of the answer
+    above."""
+    box = unit.box
+    assert box is not None
+    return any(
+        u.box is not None
+        and u is not unit
+        and u.page == unit.page
+        and u.box.x1 <= box.x0 + 1
+        and _on_row(u.box, box, 0.0)
+        for u in units
+    )
+
+
+def _beside(row: list[TextUnit], stops: dict[int, list[int]]) -> list[TextUnit]:
+    """The answer cell of a row (`_right`'s order): the first, unless it is the next question and
+    an answer set higher stands before it."""
+    if not row or not _is_question(row[0], stops):
+        return row[:1]
+    first = row[0].box
+    nearer = [
+        u
+        for u in row[1:]
+        if u.box is not None and first is not None and u.box.x1 <= first.x0 and not _is_question(u, stops)
+    ]
+    return sorted(nearer, key=lambda u: u.box.x0 if u.box else 0.0)[:1] or row[:1]
+
+
+def _right(unit: TextUnit, units: list[TextUnit], skew: float) -> list[TextUnit]:
+    """Cells right of `unit` on its row, nearest first among those within half a line of level:
+    a scan's next question may sit more level with this one than its own answer does."""
+    box = unit.box
+    if box is None:
+        return []
+    height = max(box.y1 - box.y0, 1e-6)
+    middle_x, middle_y = (box.x0 + box.x1) / 2, (box.y0 + box.y1) / 2
+
+    def key(u: TextUnit) -> tuple[int, float]:
+        assert u.box is not None
+        x, y = (u.box.x0 + u.box.x1) / 2, (u.box.y0 + u.box.y1) / 2
+        return round(abs(y - middle_y - skew * (x - middle_x)) / height * 2), u.box.x0
+
+    # A typed answer may start over the end of its question's box (`right_of` allows a character).
+    found = [
+        u
+        for u in units
+        if u is not unit
+        and u.box is not None
+        and u.page == unit.page
+        and u.box.x0 >= (box.x0 + box.x1) / 2
+        and u.box.x1 > box.x1 + height
+        and _on_row(box, u.box, skew * ((u.box.x0 + u.box.x1) / 2 - middle_x))
+    ]
+    return sorted(found, key=key)
+
+
+def _on_row(question: Box, other: Box, shift: float) -> bool:
+    """Whether `other` (moved down by `shift`, the page's slant) is on the question's row. A
+    typed answer sits on the rule the question stands by, often higher than the question's own
+    text: one raised by up to most of a line counts."""
+    if same_row(question, other, shift):
+        return True
+    lower = min(question.y1 - question.y0, other.y1 - other.y0)
+    top, bottom = other.y0 - shift, other.y1 - shift
+    return top < question.y0 and bottom - question.y0 >= RAISED_OVERLAP * lower
+
+
+def _under(unit: TextUnit, units: list[TextUnit]) -> list[TextUnit]:
+    """Units under `unit` that overlap it horizontally (or start within its width to the
+    right), nearest first."""
+    box = unit.box
+    if box is None:
+        return []
+    height = max(box.y1 - box.y0, 1e-6)
+    found = [
+        u
+        for u in units
+        if u.box is not None
+        and u.page == unit.page
+        and u is not unit
+        and box.y0 + 0.5 * height < u.box.y0 <= box.y1 + BELOW_MAX_GAP_HEIGHTS * height
+        and min(box.x1, u.box.x1) > max(box.x0, u.box.x0) - height
+    ]
+    return sorted(found, key=lambda u: (u.box.y0 if u.box else 0.0, u.box.x0 if u.box else 0.0))
+
+
+def _is_question(unit: TextUnit, stops: dict[int, list[int]]) -> bool:
+    """Whether `unit` starts with a printed question: another asked one, or `Words:`."""
+    if any(not _TOKEN_RE.search(unit.text[:start]) for start in stops.get(id(unit), [])):
+        return True
+    label = _LABEL_RE.match(unit.text)
+    return label is not None
+
+
+def _up_to_label(text: str, stop: int) -> str:
+    """`text` up to `stop` (where another asked question starts) and up to the next `Label:`."""
+    text = text[: max(stop, 0)]
+    label = _LABEL_RE.search(text)
+    if label is not None and label.start() > 0:
+        return text[: label.start()]
+    return text if label is None else ""

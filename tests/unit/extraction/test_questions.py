@@ -1,0 +1,187 @@
+"""Fields named by a form's own printed question (`extraction/fields/questions.py`), on made pages."""
+
+from __future__ import annotations
+
+import pytest
+
+from extraction.fields import extract_fields
+from extraction.fields.questions import similarity
+from tests.unit.extraction.doc_builders import DocBuilder
+
+pytestmark = pytest.mark.unit
+
+
+def scan() -> DocBuilder:
+    return DocBuilder(source="ocr")
+
+
+def values(builder: DocBuilder, names: list[str]) -> dict[str, object]:
+    results = extract_fields(builder.doc, names, file_name="form.png")
+    return {name: result.value for name, result in results.items()}
+
+
+def test_answer_after_the_question_on_its_line_up_to_its_colon() -> None:
+    page = scan()
+    page.line("REQUEST NO.: 25-84", 60, 177, 231, 196, confidence=0.99)
+    page.line("INITIATED BY: P. H. HARPER", 60, 213, 344, 232, confidence=0.96)
+    got = values(page, ["REQUEST NO.", "INITIATED"])
+    assert got == {"REQUEST NO.": "25-84", "INITIATED": "P. H. HARPER"}
+
+
+def test_answer_in_the_cell_right_of_the_question_and_not_the_next_rows() -> None:
+    page = scan()
+    page.line("COUNTRY:", 60, 321, 118, 338)
+    page.line("BELGIUM", 194, 323, 243, 337)
+    page.line("PRODUCT:", 60, 350, 118, 367)
+    page.line("LUCKY STRIKE Filter", 192, 350, 417, 366)
+    assert values(page, ["COUNTRY", "PRODUCT"]) == {"COUNTRY": "BELGIUM", "PRODUCT": "LUCKY STRIKE Filter"}
+
+
+def test_answer_under_the_question_runs_over_its_lines() -> None:
+    page = scan()
+    page.line("NATURE OF WORK:", 56, 377, 172, 395)
+    page.line("Advise if a local honey (sample", 167, 406, 523, 423)
+    page.line("enclosed) is a substitute.", 166, 420, 527, 438)
+    page.line("NOTES:", 58, 480, 102, 497)
+    assert values(page, ["NATURE OF WORK"]) == {
+        "NATURE OF WORK": "Advise if a local honey (sample enclosed) is a substitute."
+    }
+
+
+def test_unanswered_question_is_null() -> None:
+    page = scan()
+    page.line("REVIEWED BY:", 55, 548, 150, 568)
+    page.line("DATE:", 55, 592, 98, 609)
+    page.line("NOTES:", 55, 625, 102, 642)
+    assert values(page, ["REVIEWED BY"]) == {"REVIEWED BY": None}
+
+
+def test_question_read_through_ocr_slips() -> None:
+    assert similarity("R & D COMMENTS", "R6D COMMENTS") >= 0.9
+    assert similarity("Type", "Tyoe") == 0.0
+    page = scan()
+    page.line("R6D COMMENTS: Target date OK", 56, 457, 366, 475)
+    assert values(page, ["R & D COMMENTS"]) == {"R & D COMMENTS": "Target date OK"}
+
+
+def test_a_mark_after_the_question_ticks_it() -> None:
+    page = scan()
+    page.line("MALE x FEMALE", 60, 100, 300, 118)
+    assert values(page, ["MALE"]) == {"MALE": True}
+
+
+def test_another_asked_question_ends_an_answer() -> None:
+    page = scan()
+    page.line("Brand SALEM (RJR)", 60, 100, 240, 118)
+    page.line("Title HEAD IN WATER", 60, 120, 260, 138)
+    got = values(page, ["Brand", "Title"])
+    assert got == {"Brand": "SALEM (RJR)", "Title": "HEAD IN WATER"}
+    page = scan()
+    page.line("Brand: SALEM (RJR) Size: FULL PAGE", 60, 100, 400, 118)
+    assert values(page, ["Brand"]) == {"Brand": "SALEM (RJR)"}
+
+
+def test_words_of_the_question_inside_prose_or_a_longer_question_are_not_it() -> None:
+    page = scan()
+    page.line("Tested among a half sample of smokers.", 60, 100, 400, 118)
+    page.line("Sample Description: MENTHOL SMOKERS", 60, 140, 400, 158)
+    got = values(page, ["Sample", "Sample Description"])
+    assert got == {"Sample": None, "Sample Description": "MENTHOL SMOKERS"}
+
+
+def test_marks_the_question_ends_with_are_no_answer() -> None:
+    page = scan()
+    page.line("PROJECT #", 60, 100, 140, 118)
+    page.line("74-80", 200, 100, 250, 118)
+    assert values(page, ["PROJECT #"]) == {"PROJECT #": "74-80"}
+
+
+def test_text_the_ocr_is_unsure_of_is_never_confident() -> None:
+    page = scan()
+    page.line("COMMENTS:", 60, 100, 140, 118, confidence=0.99)
+    page.line("Tinget dte OK", 200, 100, 320, 118, confidence=0.62)
+    page.line("SHIPPED TO:", 60, 140, 140, 158, confidence=0.99)
+    page.line("BELGIUM", 200, 140, 260, 158, confidence=0.99)
+    results = extract_fields(page.doc, ["COMMENTS", "SHIPPED TO"], file_name="form.png")
+    assert results["COMMENTS"].value == "Tinget dte OK"
+    assert results["COMMENTS"].confidence < 0.5
+    assert results["COMMENTS"].confidence < results["SHIPPED TO"].confidence < 0.9
+
+
+def test_the_words_after_a_question_with_its_colon_are_its_answer() -> None:
+    page = scan()
+    page.line("Cashier: MANIS Member: 0042", 10, 40, 400, 58)
+    assert values(page, ["Cashier"]) == {"Cashier": "MANIS"}
+
+
+def test_a_question_printed_over_two_lines_has_its_answer_under_the_second() -> None:
+    page = scan()
+    page.line("Quantity, Cartons", 299, 382, 444, 399)
+    page.line("of 200 each", 298, 398, 394, 414)
+    page.line("20", 348, 430, 359, 447)
+    assert values(page, ["Quantity, Cartons of 200 each"]) == {"Quantity, Cartons of 200 each": "20"}
+
+
+def test_a_known_label_no_rule_reads_is_still_a_printed_question() -> None:
+    page = scan()
+    page.line("FROM:", 89, 86, 137, 106)
+    page.line("S. J. Farnham", 149, 86, 238, 106)
+    assert values(page, ["FROM"]) == {"FROM": "S. J. Farnham"}
+
+
+def test_a_question_glued_to_the_previous_answer_and_an_answer_over_its_box() -> None:
+    page = scan()
+    page.line("DATE: June 21, 1993DEPARTMENT:", 10, 160, 253, 179)
+    page.line("R&D Library", 250, 162, 331, 179)
+    page.line("MANUFACTURERS:", 61, 275, 195, 292)
+    page.line("R. J. REYNOLDS AND PHILIP MORRIS", 185, 269, 477, 292)
+    got = values(page, ["DEPARTMENT", "MANUFACTURERS"])
+    assert got == {"DEPARTMENT": "R&D Library", "MANUFACTURERS": "R. J. REYNOLDS AND PHILIP MORRIS"}
+
+
+def test_a_long_answer_is_less_sure_than_a_short_one() -> None:
+    page = scan()
+    page.line("REMARKS:", 60, 100, 140, 118)
+    page.line("The current system of managing records is too complex to keep", 200, 100, 700, 118)
+    page.line("SHIPPED TO:", 60, 140, 140, 158)
+    page.line("BELGIUM", 200, 140, 260, 158)
+    results = extract_fields(page.doc, ["REMARKS", "SHIPPED TO"], file_name="form.png")
+    assert results["REMARKS"].value.startswith("The current system")
+    assert results["REMARKS"].evidence is not None and "_long" in results["REMARKS"].evidence
+    assert results["REMARKS"].confidence < results["SHIPPED TO"].confidence
+
+
+def test_a_typed_answer_set_higher_than_its_question_is_on_its_row() -> None:
+    page = scan()
+    # Level rows elsewhere on the page: the page is not slanted.
+    for y in (100, 130, 160):
+        page.line("Item", 73, y, 115, y + 18)
+        page.line("Note", 404, y, 449, y + 18)
+    page.line("BBDO Inc.", 141, 216, 216, 236)
+    page.line("Agency:", 73, 232, 115, 250)
+    page.line("Contact:", 404, 232, 449, 250)
+    page.line("Street Address:", 69, 286, 123, 303)
+    page.line("383 Madison Avenue New York", 139, 273, 372, 290)
+    assert values(page, ["Agency", "Street Address"]) == {
+        "Agency": "BBDO Inc.",
+        "Street Address": "383 Madison Avenue New York",
+    }
+
+
+def test_another_question_ends_an_answer_only_where_it_is_printed_as_one() -> None:
+    page = scan()
+    page.line("SOURCE:", 78, 152, 117, 169)
+    page.line("Lorillard - Organic Chemistry", 138, 143, 405, 163)
+    page.line("LORILLARD NO:", 407, 180, 465, 197)
+    page.line("OR61-2", 488, 180, 542, 197)
+    got = values(page, ["SOURCE", "LORILLARD NO"])
+    assert got == {"SOURCE": "Lorillard - Organic Chemistry", "LORILLARD NO": "OR61-2"}
+
+
+def test_a_box_ticked_before_the_question_or_read_as_a_crossed_box_after_it() -> None:
+    page = scan()
+    page.line("X OTHER*", 60, 100, 140, 118)
+    page.line("Spec List |x区 Spec. Change Detail", 60, 140, 400, 158)
+    page.line("Price List □ Other", 60, 180, 400, 198)
+    got = values(page, ["OTHER*", "Spec List", "Price List"])
+    assert got == {"OTHER*": True, "Spec List": True, "Price List": "□ Other"}
