@@ -140,7 +140,7 @@ class Canvas:
                 self.page.draw_line((x + 1, y - side + 1), (x + side - 1, y - 1), color=(0, 0, 0), width=1.0)
                 self.page.draw_line((x + 1, y - 1), (x + side - 1, y - side + 1), color=(0, 0, 0), width=1.0)
             elif option == chosen and mark == "xtext":
-                self.text(x + side * 0.12, y - side * 0.12, "X", size=size * 0.85)
+                self.text(x + side * 0.15, y - 1, "X", size=size * 0.85)
             x = self.text(x + side + 3, y, option) + size * 1.2
         return x
 

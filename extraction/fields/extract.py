@@ -17,7 +17,6 @@ largest. A field that nothing finds is None: never a guess.
 
 from __future__ import annotations
 
-import itertools
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -26,7 +25,7 @@ from typing import Any
 
 from extraction.fields.calibration import LOW_TEXT_CONFIDENCE, calibrated_confidence, evidence_key
 from extraction.fields.candidate import Candidate
-from extraction.fields.choices import marked_option
+from extraction.fields.choices import marked_initial, marked_option
 from extraction.fields.citations import Citation, element_citation, units_citations
 from extraction.fields.date_locale import resolve_date_order
 from extraction.fields.embedded import embedded_value
@@ -49,6 +48,15 @@ from extraction.fields.normalize import (
     related_concepts,
     total_rank,
     vocabulary_words,
+)
+from extraction.fields.structure.banner import banner_names
+from extraction.fields.structure.captions import CaptionIndex
+from extraction.fields.structure.combined import names_parts, split_by_caption
+from extraction.fields.structure.whose import (
+    LATER_COVERAGE_SHARE,
+    later_coverage,
+    other_provider,
+    row_heading,
 )
 from extraction.fields.text_lines import TextUnit, below, cell_unit, page_skews, right_of, text_units
 from extraction.fields.value_kinds import Kind, Reading, kind_of, read_value
@@ -80,6 +88,8 @@ PRIORS: dict[str, float] = {
     "table_column": 0.85,
     "label_right": 0.9,
     "label_below": 0.8,
+    "label_above": 0.85,
+    "banner": 0.8,
 }
 
 #: Kinds whose values are formatted tightly enough to be read after a label with no colon.
@@ -131,6 +141,7 @@ def extract_fields(
         other_places={(u.page, u.box) for u in units if u.order in other_party_units(units)},
         widget_labels=widget_labels(doc, units),
         file_name=file_name,
+        captions=CaptionIndex(units),
     )
     return {name: _extract_one(context, name) for name in field_names}
 
@@ -148,6 +159,8 @@ class _Context:
     #: The labels printed beside or above each form widget (by `id` of its element).
     widget_labels: dict[int, list[str]]
     file_name: str
+    #: Which unit is printed as the caption under which value (`structure.captions`).
+    captions: CaptionIndex
 
 
 def _value_kind(spec: FieldSpec, name: str) -> Kind:
@@ -171,14 +184,26 @@ def _extract_one(ctx: _Context, name: str) -> FieldResult:
         return stated
     # A part of someone else's name (`provider_last_name`) is read from their whole name only.
     direct = spec.part is None or spec.owner == "patient"
-    labelled = _label_candidates(ctx.doc, ctx.units, ctx.skews, name, kind, ctx.order) if direct else iter(())
+    labelled = (
+        _label_candidates(ctx.doc, ctx.units, ctx.skews, name, kind, ctx.order, ctx.captions)
+        if direct
+        else iter(())
+    )
     candidates = [_shaped(c, spec, ctx) for c in labelled]
     if spec.part is not None and spec.whole_name is not None:
         whole = spec.whole_name.replace("_", " ")
-        for candidate in _label_candidates(ctx.doc, ctx.units, ctx.skews, whole, "text", ctx.order):
+        for candidate in _label_candidates(
+            ctx.doc, ctx.units, ctx.skews, whole, "text", ctx.order, ctx.captions
+        ):
             candidate.strategy = "whole_name"
             candidates.append(_shaped(candidate, spec, ctx))
+        if spec.patient_owned:
+            candidates.extend(_shaped(c, spec, ctx) for c in _banner_candidates(ctx))
     kept = [c for c in candidates if c is not None and _belongs(c, spec, ctx)]
+    for candidate in kept:
+        heading = row_heading(candidate.units[0], ctx.units)
+        if heading is not None and later_coverage(heading.text):
+            candidate.score *= LATER_COVERAGE_SHARE
     if not kept and not spec.patient_owned and spec.part is None:
         kept = list(heuristic_candidates(ctx.lines, name, kind, ctx.order))
     if not kept:
@@ -296,8 +321,17 @@ def _labelled(result: FieldResult) -> bool:
     return result.value is not None and len(parts) > 1 and parts[1] in PRIORS
 
 
+def _banner_candidates(ctx: _Context) -> Iterator[Candidate]:
+    """The patient's whole name from a print-out's banner (`structure.banner`)."""
+    for unit in banner_names(ctx.lines):
+        yield Candidate.of(unit.text, PRIORS["banner"] * unit.confidence, [unit], unit.text, "banner", "")
+
+
 def _belongs(candidate: Candidate, spec: FieldSpec, ctx: _Context) -> bool:
-    """A patient's field takes no value labelled as, or placed under, someone else's."""
+    """A patient's field takes no value labelled as, or placed under, someone else's; a doctor's
+    field none labelled as a referring doctor's or a pharmacy's."""
+    if spec.owner == "provider":
+        return not other_provider(candidate.label)
     if not spec.patient_owned:
         return True
     if is_other_party(candidate.label):
@@ -312,11 +346,20 @@ def _shaped(candidate: Candidate | None, spec: FieldSpec, ctx: _Context) -> Cand
         return None
     value = candidate.value
     if isinstance(value, str):
-        if spec.part is not None and (candidate.strategy == "whole_name" or spec.owner != "patient"):
-            person = split_name(value)
+        if spec.part is not None and (
+            candidate.strategy in ("whole_name", "banner")
+            or spec.owner != "patient"
+            or names_parts(candidate.label)
+        ):
+            person = split_by_caption(candidate.label, value)
             value = person.part(spec.part) if person is not None else None
         elif spec.concept == "gender":
-            value = marked_option(value, GENDER_OPTIONS) or value
+            value = (
+                marked_option(value, GENDER_OPTIONS)
+                or marked_initial(value, GENDER_OPTIONS)
+                or read_gender(value)
+                or value
+            )
         elif spec.concept in ("city", "state", "zip") and not validate(spec, value):
             value = address_part(value, spec.concept) or value
         elif spec.concept == "street" and candidate.source == "ocr":
@@ -503,7 +546,13 @@ _COLON_RE = re.compile("\\s*[:\uff1a]\\s*")
 
 
 def _label_candidates(
-    doc: Document, units: list[TextUnit], skews: dict[int, float], name: str, kind: Kind, order: DateOrder
+    doc: Document,
+    units: list[TextUnit],
+    skews: dict[int, float],
+    name: str,
+    kind: Kind,
+    order: DateOrder,
+    captions: CaptionIndex | None = None,
 ) -> Iterator[Candidate]:
     for unit in units:
         same_line = list(_same_line_candidates(unit, name, kind, order))
@@ -527,9 +576,14 @@ def _label_candidates(
             continue
         # The whole line is the label: look beside it and under it; the nearer value is likelier.
         found: list[tuple[float, Candidate]] = []
+        under = below(unit, units)
+        if captions is not None:
+            # A value with a caption of its own under it is that caption's, not this label's.
+            under = [u for u in under if not captions.captioned(u)]
         for strategy, neighbours in (
             ("label_right", right_of(unit, units, skews.get(unit.page, 0.0))),
-            ("label_below", below(unit, units)),
+            ("label_below", under),
+            ("label_above", captions.above(unit) if captions is not None else []),
         ):
             for neighbour in neighbours:
                 reading = read_value(kind, neighbour.text, order=order)
@@ -768,17 +822,29 @@ def _table_candidates(doc: Document, name: str, kind: Kind, order: DateOrder) ->
                 if found is not None:
                     unit = cell_unit(doc, element, r, found[0])
                     yield _candidate(found[1], score, "table_row", [unit], cell)
-        for r, (top, below_row) in enumerate(itertools.pairwise(rows)):
-            if not all(is_label_like(cell) for cell in top if cell):
-                # Only a row of labels heads the values under it.
-                continue
+        yield from _column_candidates(doc, element, rows, name, kind, order)
+
+
+def _column_candidates(
+    doc: Document, element: Element, rows: list[list[str]], name: str, kind: Kind, order: DateOrder
+) -> Iterator[Candidate]:
+    """Values under a header cell that names the field: every row up to the next header row, the
+    first one likeliest; a row headed as a later coverage ("Secondary") less likely still."""
+    headers = [r for r, row in enumerate(rows) if all(is_label_like(cell) for cell in row if cell)]
+    for r in headers:
+        top = rows[r]
+        for k in range(r + 1, len(rows)):
+            if k in headers:
+                break
+            body = rows[k]
+            share = FARTHER_SHARE ** (k - r - 1)
+            if body and later_coverage(body[0]):
+                share *= LATER_COVERAGE_SHARE
             for column, header in enumerate(top):
-                if column >= len(below_row) or not below_row[column]:
+                if column >= len(body) or not body[column]:
                     continue
                 score = match_label(name, header)
-                reading = (
-                    read_value(kind, below_row[column], order=order) if score >= LABEL_THRESHOLD else None
-                )
+                reading = read_value(kind, body[column], order=order) if score >= LABEL_THRESHOLD else None
                 if reading is not None:
-                    unit = cell_unit(doc, element, r + 1, column)
-                    yield _candidate(reading, score, "table_column", [unit], header)
+                    unit = cell_unit(doc, element, k, column)
+                    yield _candidate(reading, score * share, "table_column", [unit], header)

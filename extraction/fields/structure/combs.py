@@ -1,0 +1,47 @@
+"""Combs: one character per box ("1 2 2 0 3" for a ZIP code, "0 3 / 2 4 / 2 0 0 4" for a date).
+
+A text layer or OCR gives each boxed character as a word of its own. A run of single-character
+words read as one word is the value the boxes hold.
+"""
+
+from __future__ import annotations
+
+from extraction.formats.document import Box, Word
+
+#: Characters printed between boxes, kept in the joined value ("03/24/2004").
+SEPARATORS = frozenset("/-.")
+#: A run needs this many letters or digits to be a comb: fewer are options ("M F") or initials.
+MIN_COMB_CHARS = 3
+
+
+def _single(word: Word) -> bool:
+    return len(word.text) == 1 and (word.text.isalnum() or word.text in SEPARATORS)
+
+
+def _joined(run: list[Word]) -> list[Word]:
+    """The run as one word when it is a comb, else as it was; a trailing separator stays apart."""
+    tail: list[Word] = []
+    while run and run[-1].text in SEPARATORS:
+        tail.insert(0, run.pop())
+    if sum(1 for w in run if w.text.isalnum()) < MIN_COMB_CHARS:
+        return run + tail
+    box = run[0].box
+    for word in run[1:]:
+        box = box.union(word.box)
+    return [Word("".join(w.text for w in run), Box(box.x0, box.y0, box.x1, box.y1)), *tail]
+
+
+def joined_combs(words: list[Word]) -> list[Word]:
+    """`words` (left to right) with each run of single characters that starts with a letter or
+    digit and holds at least `MIN_COMB_CHARS` of them joined into one word."""
+    out: list[Word] = []
+    run: list[Word] = []
+    for word in words:
+        if _single(word) and (run or word.text.isalnum()):
+            run.append(word)
+            continue
+        out.extend(_joined(run))
+        run = []
+        out.append(word)
+    out.extend(_joined(run))
+    return out
