@@ -51,7 +51,7 @@ from extraction.fields.normalize import (
 )
 from extraction.fields.structure.banner import banner_names
 from extraction.fields.structure.captions import CaptionIndex
-from extraction.fields.structure.combined import names_parts, split_by_caption
+from extraction.fields.structure.combined import combined_caption, names_parts, split_by_caption
 from extraction.fields.structure.whose import (
     LATER_COVERAGE_SHARE,
     later_coverage,
@@ -199,6 +199,15 @@ def _extract_one(ctx: _Context, name: str) -> FieldResult:
             candidates.append(_shaped(candidate, spec, ctx))
         if spec.patient_owned:
             candidates.extend(_shaped(c, spec, ctx) for c in _banner_candidates(ctx))
+    if spec.patient_owned and spec.concept in (
+        "first_name",
+        "middle_name",
+        "last_name",
+        "city",
+        "state",
+        "zip",
+    ):
+        candidates.extend(_shaped(c, spec, ctx) for c in _combined_candidates(ctx, spec))
     kept = [c for c in candidates if c is not None and _belongs(c, spec, ctx)]
     for candidate in kept:
         heading = row_heading(candidate.units[0], ctx.units)
@@ -321,6 +330,23 @@ def _labelled(result: FieldResult) -> bool:
     return result.value is not None and len(parts) > 1 and parts[1] in PRIORS
 
 
+def _combined_candidates(ctx: _Context, spec: FieldSpec) -> Iterator[Candidate]:
+    """Values of captions that combine several parts ("Name (Last, First MI)", "City, State
+    ZIP"), whatever the caption scores against the field's own labels: `_shaped` takes the part."""
+    for unit in ctx.units:
+        label, colon, rest = unit.text.partition(":")
+        if colon and rest.strip() and combined_caption(label, spec.concept):
+            value = _up_to_next_label(rest.strip())
+            yield Candidate.of(value, PRIORS["label_colon"], [unit], value, "whole_name", label)
+        elif not colon and combined_caption(unit.text, spec.concept):
+            found = [("label_above", u) for u in ctx.captions.above(unit)]
+            found += [("label_below", u) for u in below(unit, ctx.units) if not ctx.captions.captioned(u)][:1]
+            for strategy, value_unit in found[:1]:
+                yield Candidate.of(
+                    value_unit.text, PRIORS[strategy], [value_unit], value_unit.text, "whole_name", unit.text
+                )
+
+
 def _banner_candidates(ctx: _Context) -> Iterator[Candidate]:
     """The patient's whole name from a print-out's banner (`structure.banner`)."""
     for unit in banner_names(ctx.lines):
@@ -360,7 +386,9 @@ def _shaped(candidate: Candidate | None, spec: FieldSpec, ctx: _Context) -> Cand
                 or read_gender(value)
                 or value
             )
-        elif spec.concept in ("city", "state", "zip") and not validate(spec, value):
+        elif spec.concept in ("city", "state", "zip") and (
+            not validate(spec, value) or combined_caption(candidate.label, spec.concept)
+        ):
             value = address_part(value, spec.concept) or value
         elif spec.concept == "street" and candidate.source == "ocr":
             value = street_suffix_mended(value)
@@ -830,7 +858,11 @@ def _column_candidates(
 ) -> Iterator[Candidate]:
     """Values under a header cell that names the field: every row up to the next header row, the
     first one likeliest; a row headed as a later coverage ("Secondary") less likely still."""
-    headers = [r for r, row in enumerate(rows) if all(is_label_like(cell) for cell in row if cell)]
+    # A header row is labels only, but for its first cell, which may head a column of row
+    # headings ("Coverage" over "Primary", "Secondary").
+    headers = [
+        r for r, row in enumerate(rows) if any(row[1:]) and all(is_label_like(c) for c in row[1:] if c)
+    ]
     for r in headers:
         top = rows[r]
         for k in range(r + 1, len(rows)):

@@ -55,3 +55,28 @@ def split_by_caption(label: str, value: str) -> PersonName | None:
     return PersonName(
         " ".join(parts["first"]) or None, " ".join(parts["middle"]) or None, " ".join(parts["last"]) or None
     )
+
+
+#: Parts of an address a caption may combine ("City, State ZIP", "City / State / Zip Code").
+_ADDRESS_WORDS = {"city": "city", "town": "city", "state": "state", "zip": "zip", "postal": "zip"}
+
+
+def address_parts(label: str) -> list[str]:
+    """The address parts (`city`, `state`, `zip`) a caption lists, in its order."""
+    order: list[str] = []
+    for token in label_tokens(label):
+        part = _ADDRESS_WORDS.get(token)
+        if part is not None and part not in order:
+            order.append(part)
+    return order
+
+
+def combined_caption(label: str, concept: str | None) -> bool:
+    """Whether `label` is a caption of several parts, one of them the field's `concept`: a whole
+    name for a part of a name, several address parts for one of them."""
+    if concept in ("first_name", "middle_name", "last_name"):
+        return names_parts(label)
+    if concept in ("city", "state", "zip"):
+        parts = address_parts(label)
+        return len(parts) >= 2 and concept in parts
+    return False

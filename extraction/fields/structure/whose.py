@@ -8,7 +8,8 @@ one of them takes no value labelled as another's. Rows of a table name which cov
 
 from __future__ import annotations
 
-from extraction.fields.normalize import label_tokens
+import re
+
 from extraction.fields.text_lines import TextUnit, same_row
 
 #: Words of a label that name a doctor other than the one who cares for the patient.
@@ -19,14 +20,19 @@ LATER_COVERAGE_WORDS = frozenset({"secondary", "tertiary", "second", "third", "s
 LATER_COVERAGE_SHARE = 0.8
 
 
+def _words(text: str) -> set[str]:
+    # Plain words: `label_tokens` mends misspellings, and "referred" is one letter from "preferred".
+    return set(re.findall(r"[a-z]+", text.lower()))
+
+
 def other_provider(label: str) -> bool:
     """Whether a label names a referring or ordering doctor, or a pharmacy, not the patient's own."""
-    return bool(set(label_tokens(label)) & OTHER_PROVIDER_WORDS)
+    return bool(_words(label) & OTHER_PROVIDER_WORDS)
 
 
 def later_coverage(text: str) -> bool:
     """Whether a row heading names a secondary (or later) coverage."""
-    return bool(set(label_tokens(text)) & LATER_COVERAGE_WORDS)
+    return bool(_words(text) & LATER_COVERAGE_WORDS)
 
 
 def row_heading(unit: TextUnit, units: list[TextUnit]) -> TextUnit | None:
