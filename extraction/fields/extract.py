@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from typing import Any
 
@@ -832,7 +832,12 @@ def _table_candidates(doc: Document, name: str, kind: Kind, order: DateOrder) ->
         rows = [[c.strip() for c in row] for row in element.rows]
         for r, row in enumerate(rows):
             # A label cell's value is the next cell of its row ("First Name | Wei | MI | ").
-            for c, cell in enumerate(row[:-1]):
+            for c, cell in enumerate(row):
+                # A cell may hold its caption and its value ("Member ID C5825255603").
+                captioned = list(_cell_caption_candidates(doc, element, r, c, name, kind, order))
+                yield from captioned
+                if captioned or c == len(row) - 1:
+                    continue
                 score = match_label(name, _COLON_RE.sub(" ", cell)) if cell else 0.0
                 if score < LABEL_THRESHOLD:
                     continue
@@ -851,6 +856,21 @@ def _table_candidates(doc: Document, name: str, kind: Kind, order: DateOrder) ->
                     unit = cell_unit(doc, element, r, found[0])
                     yield _candidate(found[1], score, "table_row", [unit], cell)
         yield from _column_candidates(doc, element, rows, name, kind, order)
+
+
+def _cell_caption_candidates(
+    doc: Document, element: Element, r: int, c: int, name: str, kind: Kind, order: DateOrder
+) -> Iterator[Candidate]:
+    """The value of a grid cell printed with its caption at the top and the value under it,
+    which a table gives as one cell's text ("PATIENT'S NAME (Last, First) DOE, JANE")."""
+    text = (element.rows or [])[r][c].strip()
+    if len(text.split()) < 2:
+        return
+    unit = replace(cell_unit(doc, element, r, c), text=text)
+    for candidate in _same_line_candidates(unit, name, kind, order):
+        yield candidate
+        return
+    yield from _prefix_label_candidates(unit, name, kind, order)
 
 
 def _column_candidates(

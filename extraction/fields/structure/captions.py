@@ -8,6 +8,8 @@ the row before. Which of the two a value belongs to is told by those two gaps.
 
 from __future__ import annotations
 
+from extraction.fields.layout import is_heading
+from extraction.fields.normalize import is_label_like
 from extraction.fields.text_lines import TextUnit
 
 #: A value is its caption's when the gap down to the caption is at most this share of the gap up
@@ -43,7 +45,8 @@ class CaptionIndex:
         for value in units:
             assert value.box is not None
             height = value.box.y1 - value.box.y0
-            if height <= 0:
+            if height <= 0 or is_label_like(value.text) or is_heading(value):
+                # A heading or another label above a label is no value typed over a caption.
                 continue
             near: list[tuple[float, TextUnit]] = []
             for other in units:
