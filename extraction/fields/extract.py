@@ -54,6 +54,7 @@ from extraction.fields.structure.captions import CaptionIndex
 from extraction.fields.structure.combined import combined_caption, names_parts, split_by_caption
 from extraction.fields.structure.whose import (
     LATER_COVERAGE_SHARE,
+    OTHER_PROVIDER_SHARE,
     later_coverage,
     other_provider,
     row_heading,
@@ -210,6 +211,9 @@ def _extract_one(ctx: _Context, name: str) -> FieldResult:
         candidates.extend(_shaped(c, spec, ctx) for c in _combined_candidates(ctx, spec))
     kept = [c for c in candidates if c is not None and _belongs(c, spec, ctx)]
     for candidate in kept:
+        if spec.owner == "provider" and other_provider(candidate.label):
+            # A referring doctor is the patient's provider only where no other is named.
+            candidate.score *= OTHER_PROVIDER_SHARE
         heading = row_heading(candidate.units[0], ctx.units)
         if heading is not None and later_coverage(heading.text):
             candidate.score *= LATER_COVERAGE_SHARE
@@ -339,8 +343,10 @@ def _combined_candidates(ctx: _Context, spec: FieldSpec) -> Iterator[Candidate]:
             value = _up_to_next_label(rest.strip())
             yield Candidate.of(value, PRIORS["label_colon"], [unit], value, "whole_name", label)
         elif not colon and combined_caption(unit.text, spec.concept):
-            found = [("label_above", u) for u in ctx.captions.above(unit)]
+            found = [("label_right", u) for u in right_of(unit, ctx.units, ctx.skews.get(unit.page, 0.0))][:1]
+            found += [("label_above", u) for u in ctx.captions.above(unit)]
             found += [("label_below", u) for u in below(unit, ctx.units) if not ctx.captions.captioned(u)][:1]
+            found = [(s, u) for s, u in found if not (is_label_like(u.text) or _is_other_label(u.text))]
             for strategy, value_unit in found[:1]:
                 yield Candidate.of(
                     value_unit.text, PRIORS[strategy], [value_unit], value_unit.text, "whole_name", unit.text
@@ -354,10 +360,7 @@ def _banner_candidates(ctx: _Context) -> Iterator[Candidate]:
 
 
 def _belongs(candidate: Candidate, spec: FieldSpec, ctx: _Context) -> bool:
-    """A patient's field takes no value labelled as, or placed under, someone else's; a doctor's
-    field none labelled as a referring doctor's or a pharmacy's."""
-    if spec.owner == "provider":
-        return not other_provider(candidate.label)
+    """A patient's field takes no value labelled as, or placed under, someone else's."""
     if not spec.patient_owned:
         return True
     if is_other_party(candidate.label):
@@ -613,6 +616,9 @@ def _label_candidates(
             ("label_below", under),
             ("label_above", captions.above(unit) if captions is not None else []),
         ):
+            if strategy == "label_above" and any(c.strategy == "label_right" for _, c in found):
+                # A label with its value beside it captions nothing above it.
+                continue
             for neighbour in neighbours:
                 reading = read_value(kind, neighbour.text, order=order)
                 # A value of a distinctive shape standing alone is no label, even where its words
@@ -870,7 +876,22 @@ def _cell_caption_candidates(
     for candidate in _same_line_candidates(unit, name, kind, order):
         yield candidate
         return
-    yield from _prefix_label_candidates(unit, name, kind, order)
+    found = list(_prefix_label_candidates(unit, name, kind, order))
+    yield from found
+    caption, _, rest = text.rpartition(")")
+    if found or not caption or not rest.strip():
+        return
+    # A caption that ends in a parenthesis ("PATIENT'S NAME (Last Name, First Name)") is the
+    # cell's caption whatever its length; the value follows it.
+    caption = _NUMBERING_RE.sub("", caption + ")")
+    score = match_label(name, caption)
+    reading = read_value(kind, rest.strip(), leading=True, order=order) if score >= LABEL_THRESHOLD else None
+    if reading is not None and _follows(rest.strip(), reading.raw):
+        yield _candidate(reading, score, "label_inline", [unit], caption)
+
+
+#: A form's item number before a caption ("2. ", "11c. ").
+_NUMBERING_RE = re.compile(r"^\s*\d{1,2}[a-z]?\.\s*")
 
 
 def _column_candidates(

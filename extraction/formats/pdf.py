@@ -247,16 +247,23 @@ def _read_page(doc: PdfDocument, page: PdfPage, number: int) -> _RawPage:
         raw.items.extend(_Item(box=t.box, table=t) for t in tables)
         exclude = [t.box for t in tables] + widget_areas
         blocks = _text_blocks(text, turn, exclude, raw.width)
-        _mark_choices(blocks, drawings, turn)
+        _mark_choices(blocks, drawings, turn, widget_areas)
         raw.items.extend(_Item(box=b.box, block=b) for b in blocks)
     raw.items.extend(_Item(box=f.box, field=f) for f in fields if f.box)
     return raw
 
 
-def _mark_choices(blocks: list[_Block], drawings: list[dict[str, Any]], turn: Any) -> None:
-    """Drawn check boxes and circled options join their rows as `☒`/`☐` words (`pdf_marks`)."""
+def _mark_choices(
+    blocks: list[_Block], drawings: list[dict[str, Any]], turn: Any, widget_areas: list[Box]
+) -> None:
+    """Drawn check boxes and circled options join their rows as `☒`/`☐` words (`pdf_marks`);
+    a form widget's own frame is the widget's, read with its value."""
     rows = [row for block in blocks for row in block.rows]
-    marks = drawn_marks(drawings, [w for row in rows for w in row.words], turn)
+    marks = [
+        m
+        for m in drawn_marks(drawings, [w for row in rows for w in row.words], turn)
+        if not center_in(m.box, widget_areas)
+    ]
     if not marks:
         return
     for row, placed in zip(rows, place_marks([r.box for r in rows], marks), strict=True):

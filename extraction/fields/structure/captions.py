@@ -10,11 +10,14 @@ from __future__ import annotations
 
 from extraction.fields.layout import is_heading
 from extraction.fields.normalize import is_label_like
-from extraction.fields.text_lines import TextUnit
+from extraction.fields.text_lines import TextUnit, same_row
 
 #: A value is its caption's when the gap down to the caption is at most this share of the gap up
 #: to whatever is above the value (a value with nothing near above it qualifies on its own).
 NEARER_SHARE = 0.6
+#: ...and at least this many of the value's heights smaller: rows packed tight with equal gaps
+#: tell nothing.
+MIN_GAP_DIFFERENCE = 0.4
 #: Farthest a caption sits under its value, in the value's heights.
 MAX_CAPTION_GAP_HEIGHTS = 1.2
 #: How far up, in the value's heights, something above the value is looked for.
@@ -45,8 +48,10 @@ class CaptionIndex:
         for value in units:
             assert value.box is not None
             height = value.box.y1 - value.box.y0
-            if height <= 0 or is_label_like(value.text) or is_heading(value):
-                # A heading or another label above a label is no value typed over a caption.
+            row = [u for u in units if u.box is not None and same_row(value.box, u.box)]
+            if height <= 0 or is_heading(value) or any(is_label_like(u.text) for u in row):
+                # A heading, or a row holding labels, above a label is no value typed over a
+                # caption: it is a row of labels of a form that sets labels above values.
                 continue
             near: list[tuple[float, TextUnit]] = []
             for other in units:
@@ -69,6 +74,7 @@ class CaptionIndex:
                     gap <= MAX_CAPTION_GAP_HEIGHTS * height
                     and caption_height <= MAX_CAPTION_SIZE * height
                     and gap <= NEARER_SHARE * gap_up
+                    and gap_up - gap >= MIN_GAP_DIFFERENCE * height
                 ):
                     known = self._value_of.get(caption.order)
                     if known is None or (known.box is not None and known.box.y1 < value.box.y1):

@@ -6,7 +6,9 @@ words read as one word is the value the boxes hold.
 
 from __future__ import annotations
 
-from extraction.formats.document import Box, Word
+import itertools
+
+from extraction.formats.document import Word
 
 #: Characters printed between boxes, kept in the joined value ("03/24/2004").
 SEPARATORS = frozenset("/-.")
@@ -18,17 +20,34 @@ def _single(word: Word) -> bool:
     return len(word.text) == 1 and (word.text.isalnum() or word.text in SEPARATORS)
 
 
+#: A gap this many times the run's median gap between characters parts two words of a
+#: letter-spaced heading ("P A T I E N T   I N F O"); boxes of a comb are evenly spaced.
+WORD_GAP_SHARE = 1.6
+
+
 def _joined(run: list[Word]) -> list[Word]:
-    """The run as one word when it is a comb, else as it was; a trailing separator stays apart."""
+    """The run as one word when it is a comb, else as it was; a trailing separator stays apart.
+    Letter-spaced words ("P A T I E N T   N A M E") come out as the words they spell."""
     tail: list[Word] = []
     while run and run[-1].text in SEPARATORS:
         tail.insert(0, run.pop())
     if sum(1 for w in run if w.text.isalnum()) < MIN_COMB_CHARS:
         return run + tail
-    box = run[0].box
-    for word in run[1:]:
-        box = box.union(word.box)
-    return [Word("".join(w.text for w in run), Box(box.x0, box.y0, box.x1, box.y1)), *tail]
+    gaps = [b.box.x0 - a.box.x1 for a, b in itertools.pairwise(run)]
+    median = sorted(gaps)[len(gaps) // 2]
+    segments: list[list[Word]] = [[run[0]]]
+    for gap, word in zip(gaps, run[1:], strict=True):
+        if gap > WORD_GAP_SHARE * max(median, 0.5):
+            segments.append([word])
+        else:
+            segments[-1].append(word)
+    out: list[Word] = []
+    for segment in segments:
+        box = segment[0].box
+        for word in segment[1:]:
+            box = box.union(word.box)
+        out.append(Word("".join(w.text for w in segment), box))
+    return out + tail
 
 
 def joined_combs(words: list[Word]) -> list[Word]:

@@ -14,6 +14,8 @@ from extraction.fields.text_lines import TextUnit, same_row
 
 #: Words of a label that name a doctor other than the one who cares for the patient.
 OTHER_PROVIDER_WORDS = frozenset({"referring", "referred", "referral", "ordering", "pharmacy", "pharmacist"})
+#: A value labelled as a referring doctor's scores this share for the patient's provider.
+OTHER_PROVIDER_SHARE = 0.7
 #: Words of a row heading that name a coverage after the first.
 LATER_COVERAGE_WORDS = frozenset({"secondary", "tertiary", "second", "third", "supplemental"})
 #: A value on a row of a later coverage scores this share.

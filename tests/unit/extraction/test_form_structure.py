@@ -251,3 +251,25 @@ def test_row_heading_is_the_leftmost_unit_of_the_row() -> None:
     units = cell_units(b.doc)
     heading = row_heading(units[2], units)
     assert heading is not None and heading.text == "Secondary"
+
+
+def test_letter_spaced_words_read_as_words() -> None:
+    spaced = [Word(ch, Box(x, 0, x + 6, 10)) for ch, x in zip("PATIENT", range(0, 70, 10), strict=True)]
+    spaced += [Word(ch, Box(x, 0, x + 6, 10)) for ch, x in zip("INFO", range(90, 130, 10), strict=True)]
+    assert [w.text for w in joined_combs(spaced)] == ["PATIENT", "INFO"]
+
+
+def test_a_referring_doctor_alone_is_the_provider() -> None:
+    b = DocBuilder()
+    b.line("Referring Physician: Dr. Minerva Hollingsby", 50, 100)
+    assert values(b.doc, ["provider_last_name"]) == {"provider_last_name": "Hollingsby"}
+
+
+def test_tight_rows_of_labels_over_values_are_no_captions() -> None:
+    # Labels over values with rows packed tight: the gaps tell nothing, so labels stay above.
+    b = DocBuilder()
+    word_line(b, 100, [("Address", 50)], height=10)
+    word_line(b, 111, [("2159", 50), ("Larkspur", 80), ("Drive", 135)], height=13)
+    word_line(b, 124, [("City", 50)], height=10)
+    word_line(b, 135, [("Fargo", 50)], height=13)
+    assert values(b.doc, ["address_1", "city"]) == {"address_1": "2159 Larkspur Drive", "city": "Fargo"}
