@@ -49,9 +49,14 @@ class CaptionIndex:
             assert value.box is not None
             height = value.box.y1 - value.box.y0
             row = [u for u in units if u.box is not None and same_row(value.box, u.box)]
-            if height <= 0 or is_heading(value) or any(is_label_like(u.text) for u in row):
-                # A heading, or a row holding labels, above a label is no value typed over a
-                # caption: it is a row of labels of a form that sets labels above values.
+            if (
+                height <= 0
+                or ":" in value.text
+                or is_heading(value)
+                or any(is_label_like(u.text) for u in row)
+            ):
+                # A heading, a `Label: value`, or a row holding labels above a label is no value
+                # typed over a caption: it is a row of labels of a form that sets labels above values.
                 continue
             near: list[tuple[float, TextUnit]] = []
             for other in units:
@@ -68,6 +73,9 @@ class CaptionIndex:
             for gap, caption in near:
                 assert caption.box is not None
                 if caption.box.y0 < value.box.y1 - 0.3 * height:
+                    continue
+                if caption.text.rstrip().endswith(":"):
+                    # "Middle Initial:" introduces a value beside or under it; it captions nothing.
                     continue
                 caption_height = caption.box.y1 - caption.box.y0
                 if (

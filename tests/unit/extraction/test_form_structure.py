@@ -273,3 +273,12 @@ def test_tight_rows_of_labels_over_values_are_no_captions() -> None:
     word_line(b, 124, [("City", 50)], height=10)
     word_line(b, 135, [("Fargo", 50)], height=13)
     assert values(b.doc, ["address_1", "city"]) == {"address_1": "2159 Larkspur Drive", "city": "Fargo"}
+
+
+def test_a_label_with_a_colon_captions_nothing_above_it() -> None:
+    b = DocBuilder()
+    word_line(b, 100, [("First", 50), ("Name:", 80), ("Cosima", 120)])
+    word_line(b, 113, [("Middle", 50), ("Initial:", 90)], height=6)
+    units = cell_units(b.doc)
+    assert not any(CaptionIndex(units).above(u) for u in units)
+    assert values(b.doc, ["middle_name"]) == {"middle_name": None}
