@@ -593,6 +593,9 @@ def _label_candidates(
         if same_line or _holds_value(unit.text, kind):
             # "Total: 9.00" is a label with its value, not a label for the line below.
             continue
+        if captions is not None and captions.captioned(unit):
+            # A value typed over its caption ("ID" over "State") labels nothing.
+            continue
         label_part = _COLON_RE.sub(" ", unit.text).strip()
         score = match_label(name, label_part) if label_part else 0.0
         if score < LABEL_THRESHOLD:

@@ -53,9 +53,9 @@ class CaptionIndex:
                 height <= 0
                 or ":" in value.text
                 or is_heading(value)
-                or any(is_label_like(u.text) for u in row)
+                or 2 * sum(1 for u in row if is_label_like(u.text)) >= len(row)
             ):
-                # A heading, a `Label: value`, or a row holding labels above a label is no value
+                # A heading, a `Label: value`, or a row mostly of labels above a label is no value
                 # typed over a caption: it is a row of labels of a form that sets labels above values.
                 continue
             near: list[tuple[float, TextUnit]] = []

@@ -282,3 +282,18 @@ def test_a_label_with_a_colon_captions_nothing_above_it() -> None:
     units = cell_units(b.doc)
     assert not any(CaptionIndex(units).above(u) for u in units)
     assert values(b.doc, ["middle_name"]) == {"middle_name": None}
+
+
+def test_a_value_row_with_a_label_word_still_has_captions() -> None:
+    # "ID" is a state typed over its caption, not a label: it neither blocks the row nor labels.
+    b = DocBuilder()
+    word_line(b, 100, [("353", 50), ("Larkspur", 75), ("Way", 128), ("Boise", 250), ("ID", 400), ("83702", 450)])
+    word_line(b, 113, [("Street", 50), ("Address", 80), ("City", 250), ("State", 400), ("ZIP", 450)], height=6)
+    word_line(b, 150, [("Policy", 50), ("Number:", 90)])
+    got = values(b.doc, ["address_1", "city", "zip", "policy_number"])
+    assert got == {
+        "address_1": "353 Larkspur Way",
+        "city": "Boise",
+        "zip": "83702",
+        "policy_number": None,
+    }
