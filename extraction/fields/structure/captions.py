@@ -45,45 +45,47 @@ class CaptionIndex:
             self._index_page(page_units)
 
     def _index_page(self, units: list[TextUnit]) -> None:
+        label_like: dict[int, bool] = {}
+
+        def is_label(unit: TextUnit) -> bool:
+            if unit.order not in label_like:
+                label_like[unit.order] = is_label_like(unit.text)
+            return label_like[unit.order]
+
         for value in units:
             assert value.box is not None
             height = value.box.y1 - value.box.y0
-            row = [u for u in units if u.box is not None and same_row(value.box, u.box)]
-            if (
-                height <= 0
-                or ":" in value.text
-                or is_heading(value)
-                or 2 * sum(1 for u in row if is_label_like(u.text)) >= len(row)
-            ):
-                # A heading, a `Label: value`, or a row mostly of labels above a label is no value
-                # typed over a caption: it is a row of labels of a form that sets labels above values.
+            if height <= 0 or ":" in value.text:
                 continue
-            near: list[tuple[float, TextUnit]] = []
-            for other in units:
-                assert other.box is not None
-                if other is value or not _overlap(other, value):
-                    continue
-                near.append((other.box.y0 - value.box.y1, other))
+            captions = [
+                (c.box.y0 - value.box.y1, c)
+                for c in units
+                if c is not value
+                and c.box is not None
+                and _overlap(c, value)
+                and value.box.y1 - 0.3 * height <= c.box.y0 <= value.box.y1 + MAX_CAPTION_GAP_HEIGHTS * height
+                and c.box.y1 - c.box.y0 <= MAX_CAPTION_SIZE * height
+                # "Middle Initial:" introduces a value beside or under it; it captions nothing.
+                and not c.text.rstrip().endswith(":")
+            ]
+            if not captions:
+                continue
+            row = [u for u in units if u.box is not None and same_row(value.box, u.box)]
+            if is_heading(value) or 2 * sum(1 for u in row if is_label(u)) >= len(row):
+                # A heading, or a row mostly of labels, above a label is no value typed over a
+                # caption: it is a row of labels of a form that sets labels above values.
+                continue
             up = [
                 value.box.y0 - o.box.y1
-                for _, o in near
-                if o.box is not None and o.box.y1 <= value.box.y0 + 0.3 * height
+                for o in units
+                if o is not value
+                and o.box is not None
+                and _overlap(o, value)
+                and o.box.y1 <= value.box.y0 + 0.3 * height
             ]
             gap_up = min((g for g in up if g <= LOOK_UP_HEIGHTS * height), default=float("inf"))
-            for gap, caption in near:
-                assert caption.box is not None
-                if caption.box.y0 < value.box.y1 - 0.3 * height:
-                    continue
-                if caption.text.rstrip().endswith(":"):
-                    # "Middle Initial:" introduces a value beside or under it; it captions nothing.
-                    continue
-                caption_height = caption.box.y1 - caption.box.y0
-                if (
-                    gap <= MAX_CAPTION_GAP_HEIGHTS * height
-                    and caption_height <= MAX_CAPTION_SIZE * height
-                    and gap <= NEARER_SHARE * gap_up
-                    and gap_up - gap >= MIN_GAP_DIFFERENCE * height
-                ):
+            for gap, caption in captions:
+                if gap <= NEARER_SHARE * gap_up and gap_up - gap >= MIN_GAP_DIFFERENCE * height:
                     known = self._value_of.get(caption.order)
                     if known is None or (known.box is not None and known.box.y1 < value.box.y1):
                         self._value_of[caption.order] = value
