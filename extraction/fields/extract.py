@@ -872,7 +872,7 @@ def _cell_caption_candidates(
 ) -> Iterator[Candidate]:
     """The value of a grid cell printed with its caption at the top and the value under it,
     which a table gives as one cell's text ("PATIENT'S NAME (Last, First) DOE, JANE")."""
-    text = (element.rows or [])[r][c].strip()
+    text = _NUMBERING_RE.sub("", (element.rows or [])[r][c].strip())
     if len(text.split()) < 2:
         return
     unit = replace(cell_unit(doc, element, r, c), text=text)
@@ -881,16 +881,23 @@ def _cell_caption_candidates(
         return
     found = list(_prefix_label_candidates(unit, name, kind, order))
     yield from found
-    caption, _, rest = text.rpartition(")")
-    if found or not caption or not rest.strip():
+    if found:
         return
     # A caption that ends in a parenthesis ("PATIENT'S NAME (Last Name, First Name)") is the
-    # cell's caption whatever its length; the value follows it.
-    caption = _NUMBERING_RE.sub("", caption + ")")
-    score = match_label(name, caption)
-    reading = read_value(kind, rest.strip(), leading=True, order=order) if score >= LABEL_THRESHOLD else None
-    if reading is not None and _follows(rest.strip(), reading.raw):
-        yield _candidate(reading, score, "label_inline", [unit], caption)
+    # cell's caption whatever its length; the value follows it (the first such parenthesis: a
+    # value may hold one of its own, "(912) 401-4658").
+    for end in (m.end() for m in re.finditer(r"\)", text)):
+        caption, rest = text[:end], text[end:].strip()
+        score = match_label(name, caption)
+        if combined_caption(caption, field_spec(name).concept):
+            # "PATIENT'S NAME (Last Name, First Name)" holds the first name as much as the last.
+            score = max(score, SYNONYM_SCORE)
+        if not rest or score < LABEL_THRESHOLD:
+            continue
+        reading = read_value(kind, rest, leading=True, order=order)
+        if reading is not None and _follows(rest, reading.raw):
+            yield _candidate(reading, score, "label_inline", [unit], caption)
+        return
 
 
 #: A form's item number before a caption ("2. ", "11c. ").

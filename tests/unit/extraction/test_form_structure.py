@@ -287,8 +287,12 @@ def test_a_label_with_a_colon_captions_nothing_above_it() -> None:
 def test_a_value_row_with_a_label_word_still_has_captions() -> None:
     # "ID" is a state typed over its caption, not a label: it neither blocks the row nor labels.
     b = DocBuilder()
-    word_line(b, 100, [("353", 50), ("Larkspur", 75), ("Way", 128), ("Boise", 250), ("ID", 400), ("83702", 450)])
-    word_line(b, 113, [("Street", 50), ("Address", 80), ("City", 250), ("State", 400), ("ZIP", 450)], height=6)
+    word_line(
+        b, 100, [("353", 50), ("Larkspur", 75), ("Way", 128), ("Boise", 250), ("ID", 400), ("83702", 450)]
+    )
+    word_line(
+        b, 113, [("Street", 50), ("Address", 80), ("City", 250), ("State", 400), ("ZIP", 450)], height=6
+    )
     word_line(b, 150, [("Policy", 50), ("Number:", 90)])
     got = values(b.doc, ["address_1", "city", "zip", "policy_number"])
     assert got == {
@@ -296,4 +300,22 @@ def test_a_value_row_with_a_label_word_still_has_captions() -> None:
         "city": "Boise",
         "zip": "83702",
         "policy_number": None,
+    }
+
+
+def test_a_grid_cell_holds_its_caption_and_its_value() -> None:
+    b = DocBuilder()
+    b.table(
+        [
+            ["2. PATIENT'S NAME (Last Name, First Name, Middle Initial) RAVENSWORTH, COSIMA, J", ""],
+            ["5. PATIENT'S ADDRESS (No., Street) 353 LARKSPUR WAY", "ZIP CODE 58102"],
+        ],
+        Box(50, 100, 550, 160),
+    )
+    got = values(b.doc, ["first_name", "last_name", "address_1", "zip"])
+    assert got == {
+        "first_name": "COSIMA",
+        "last_name": "RAVENSWORTH",
+        "address_1": "353 LARKSPUR WAY",
+        "zip": "58102",
     }
