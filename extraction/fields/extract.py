@@ -200,14 +200,7 @@ def _extract_one(ctx: _Context, name: str) -> FieldResult:
             candidates.append(_shaped(candidate, spec, ctx))
         if spec.patient_owned:
             candidates.extend(_shaped(c, spec, ctx) for c in _banner_candidates(ctx))
-    if spec.patient_owned and spec.concept in (
-        "first_name",
-        "middle_name",
-        "last_name",
-        "city",
-        "state",
-        "zip",
-    ):
+    if (spec.patient_owned and spec.concept in _COMBINED_CONCEPTS) or (spec.part and spec.whole_name):
         candidates.extend(_shaped(c, spec, ctx) for c in _combined_candidates(ctx, spec))
     kept = [c for c in candidates if c is not None and _belongs(c, spec, ctx)]
     for candidate in kept:
@@ -334,15 +327,37 @@ def _labelled(result: FieldResult) -> bool:
     return result.value is not None and len(parts) > 1 and parts[1] in PRIORS
 
 
+#: Concepts a combined caption ("Name (Last, First MI)", "City, State ZIP") may hold.
+_COMBINED_CONCEPTS = frozenset({"first_name", "middle_name", "last_name", "city", "state", "zip"})
+_PARENS_RE = re.compile(r"\([^)]*\)")
+
+
+def _combines(label: str, spec: FieldSpec) -> bool:
+    """Whether `label` is a caption of several parts that holds the field's part: the person's
+    name is what the label says without its parenthesis ("PCP (Last, First)" is the doctor's,
+    "Name (Last, First MI)" the patient's)."""
+    if spec.part is None:
+        return combined_caption(label, spec.concept)
+    if not names_parts(label) or spec.whole_name is None:
+        return False
+    bare = _PARENS_RE.sub(" ", label).strip()
+    whose = concept_of(bare) if bare else None
+    if spec.patient_owned:
+        return whose in (None, "full_name", "first_name", "last_name", "middle_name") and not is_other_party(
+            bare
+        )
+    return whose == spec.whole_name
+
+
 def _combined_candidates(ctx: _Context, spec: FieldSpec) -> Iterator[Candidate]:
     """Values of captions that combine several parts ("Name (Last, First MI)", "City, State
     ZIP"), whatever the caption scores against the field's own labels: `_shaped` takes the part."""
     for unit in ctx.units:
         label, colon, rest = unit.text.partition(":")
-        if colon and rest.strip() and combined_caption(label, spec.concept):
+        if colon and rest.strip() and _combines(label, spec):
             value = _up_to_next_label(rest.strip())
             yield Candidate.of(value, PRIORS["label_colon"], [unit], value, "whole_name", label)
-        elif not colon and combined_caption(unit.text, spec.concept):
+        elif not colon and _combines(unit.text, spec):
             found = [("label_right", u) for u in right_of(unit, ctx.units, ctx.skews.get(unit.page, 0.0))][:1]
             found += [("label_above", u) for u in ctx.captions.above(unit)]
             found += [("label_below", u) for u in below(unit, ctx.units) if not ctx.captions.captioned(u)][:1]
@@ -634,6 +649,7 @@ def _label_candidates(
                 if not shaped and (
                     _is_other_label(neighbour.text)
                     or is_label_like(neighbour.text)
+                    or _labelled_elsewhere(neighbour.text, name)
                     or (
                         match_label(name, neighbour.text) >= LABEL_THRESHOLD
                         and not _names_more(neighbour.text)
@@ -680,8 +696,9 @@ def _prefix_label_candidates(unit: TextUnit, name: str, kind: Kind, order: DateO
     ("INSURANCE COMPANY Blue Cross", "Your Doctor S. Oyelaran, MD"): a form's cell whose label is
     set above or before its value."""
     words = unit.text.split()
-    if match_label(name, unit.text) >= SYNONYM_SCORE:
-        # The whole cell is one of the field's labels ("INSURANCE PLAN"): its value is elsewhere.
+    if unit.element.type == "title" or match_label(name, unit.text) >= SYNONYM_SCORE:
+        # A title ("HEALTH INSURANCE CLAIM FORM") is no label with its value; nor is a cell that
+        # is one of the field's labels ("INSURANCE PLAN"): its value is elsewhere.
         return
     for n in range(min(MAX_PREFIX_LABEL_WORDS, len(words) - 1), 0, -1):
         label = " ".join(words[:n])
@@ -735,6 +752,14 @@ def _holds_value(text: str, kind: Kind) -> bool:
         parts = _COLON_RE.split(text, maxsplit=1)
         return len(parts) == 2 and bool(parts[1].strip())
     return read_value(kind, text) is not None
+
+
+def _labelled_elsewhere(text: str, name: str) -> bool:
+    """Whether `text` is `Label: value` for a label of another concept ("DOB: 02/19/1964" under
+    an empty "Middle:"): another field's value, not this one's."""
+    head, colon, _ = text.partition(":")
+    other = concept_of(head) if colon and head.strip() else None
+    return other is not None and not related_concepts(other, concept_of(name))
 
 
 def _is_other_label(text: str) -> bool:

@@ -319,3 +319,25 @@ def test_a_grid_cell_holds_its_caption_and_its_value() -> None:
         "address_1": "353 LARKSPUR WAY",
         "zip": "58102",
     }
+
+
+def test_a_doctors_combined_caption_is_the_doctors_not_the_patients() -> None:
+    b = DocBuilder()
+    b.line("PCP (Last, First): Fairweather, Tamsin", 50, 100)
+    b.line("Name (Last, First MI): Ravensworth, Cosima J", 50, 130)
+    got = values(b.doc, ["provider_last_name", "first_name"])
+    assert got == {"provider_last_name": "Fairweather", "first_name": "Cosima"}
+
+
+def test_a_title_is_no_label_with_its_value() -> None:
+    b = DocBuilder()
+    title = b.line("HEALTH INSURANCE CLAIM FORM", 50, 60)
+    title.type = "title"
+    assert values(b.doc, ["ins_name"]) == {"ins_name": None}
+
+
+def test_another_fields_label_and_value_is_no_value_under_an_empty_label() -> None:
+    b = DocBuilder()
+    b.line("Middle:", 50, 100)
+    b.line("DOB: 02/19/1964", 50, 116)
+    assert values(b.doc, ["middle_name"]) == {"middle_name": None}
