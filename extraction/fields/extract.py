@@ -49,6 +49,7 @@ from extraction.fields.normalize import (
     total_rank,
     vocabulary_words,
 )
+from extraction.fields.structure.address_lines import city_lines
 from extraction.fields.structure.banner import banner_names
 from extraction.fields.structure.captions import CaptionIndex
 from extraction.fields.structure.combined import combined_caption, names_parts, split_by_caption
@@ -210,6 +211,10 @@ def _extract_one(ctx: _Context, name: str) -> FieldResult:
         heading = row_heading(candidate.units[0], ctx.units)
         if heading is not None and later_coverage(heading.text):
             candidate.score *= LATER_COVERAGE_SHARE
+    if not kept and spec.patient_owned and spec.concept in ("city", "state", "zip"):
+        # Only where no label names the part: the line under the street is its city line.
+        kept = [c for c in (_shaped(c, spec, ctx) for c in _city_line_candidates(ctx)) if c is not None]
+        kept = [c for c in kept if _belongs(c, spec, ctx)]
     if not kept and not spec.patient_owned and spec.part is None:
         kept = list(heuristic_candidates(ctx.lines, name, kind, ctx.order))
     if not kept:
@@ -368,6 +373,14 @@ def _combined_candidates(ctx: _Context, spec: FieldSpec) -> Iterator[Candidate]:
                 )
 
 
+def _city_line_candidates(ctx: _Context) -> Iterator[Candidate]:
+    """ "City, ST 12345" under the street it continues (`structure.address_lines`)."""
+    for unit in city_lines(ctx.units):
+        yield Candidate.of(
+            unit.text, PRIORS["label_below"] * unit.confidence, [unit], unit.text, "city_line", ""
+        )
+
+
 def _banner_candidates(ctx: _Context) -> Iterator[Candidate]:
     """The patient's whole name from a print-out's banner (`structure.banner`)."""
     for unit in banner_names(ctx.lines):
@@ -405,7 +418,9 @@ def _shaped(candidate: Candidate | None, spec: FieldSpec, ctx: _Context) -> Cand
                 or value
             )
         elif spec.concept in ("city", "state", "zip") and (
-            not validate(spec, value) or combined_caption(candidate.label, spec.concept)
+            not validate(spec, value)
+            or combined_caption(candidate.label, spec.concept)
+            or candidate.strategy == "city_line"
         ):
             value = address_part(value, spec.concept) or value
         elif spec.concept == "street" and candidate.source == "ocr":

@@ -341,3 +341,16 @@ def test_another_fields_label_and_value_is_no_value_under_an_empty_label() -> No
     b.line("Middle:", 50, 100)
     b.line("DOB: 02/19/1964", 50, 116)
     assert values(b.doc, ["middle_name"]) == {"middle_name": None}
+
+
+def test_the_line_under_a_street_is_its_city_line() -> None:
+    b = DocBuilder()
+    word_line(b, 100, [("Address:", 50), ("18", 140), ("Larkspur", 160), ("Way", 215)])
+    word_line(b, 114, [("Fargo,", 140), ("ND", 180), ("58102", 200)])
+    b.line("Phone: 701-555-0199", 50, 300)
+    got = values(b.doc, ["address_1", "city", "state", "zip"])
+    assert got == {"address_1": "18 Larkspur Way", "city": "Fargo", "state": "ND", "zip": "58102"}
+    # Not a line elsewhere on the page.
+    other = DocBuilder()
+    other.line("Fargo, ND 58102", 300, 400)
+    assert values(other.doc, ["city"]) == {"city": None}
