@@ -25,6 +25,20 @@ def _single(word: Word) -> bool:
 WORD_GAP_SHARE = 1.6
 
 
+#: Two capitals stand in two boxes (a state code, "N Y") when the gap between them is this many
+#: of their heights: wider than a typed space ("J R"), narrower than options set apart.
+PAIR_GAP_HEIGHTS = (0.4, 1.2)
+
+
+def _pair(run: list[Word]) -> list[Word]:
+    a, b = run
+    height = max(a.box.y1 - a.box.y0, 1e-6)
+    gap = (b.box.x0 - a.box.x1) / height
+    if a.text.isupper() and b.text.isupper() and PAIR_GAP_HEIGHTS[0] <= gap <= PAIR_GAP_HEIGHTS[1]:
+        return [Word(a.text + b.text, a.box.union(b.box))]
+    return run
+
+
 def _joined(run: list[Word]) -> list[Word]:
     """The run as one word when it is a comb, else as it was; a trailing separator stays apart.
     Letter-spaced words ("P A T I E N T   N A M E") come out as the words they spell."""
@@ -32,7 +46,7 @@ def _joined(run: list[Word]) -> list[Word]:
     while run and run[-1].text in SEPARATORS:
         tail.insert(0, run.pop())
     if sum(1 for w in run if w.text.isalnum()) < MIN_COMB_CHARS:
-        return run + tail
+        return (_pair(run) if len(run) == 2 else run) + tail
     gaps = [b.box.x0 - a.box.x1 for a, b in itertools.pairwise(run)]
     median = sorted(gaps)[len(gaps) // 2]
     segments: list[list[Word]] = [[run[0]]]

@@ -53,7 +53,7 @@ def test_a_comb_of_digits_and_separators_is_one_value() -> None:
 
 
 def test_two_options_and_a_trailing_separator_stay_apart() -> None:
-    assert [w.text for w in joined_combs(_words(["M", "F"]))] == ["M", "F"]
+    assert [w.text for w in joined_combs(_words(["M", "F"], pitch=25))] == ["M", "F"]
     assert [w.text for w in joined_combs(_words(["Zip", "7", "2", "0", "1", "-"]))] == ["Zip", "7201", "-"]
     assert [w.text for w in joined_combs(_words(["/", "a", "b"]))] == ["/", "a", "b"]
 
@@ -354,3 +354,12 @@ def test_the_line_under_a_street_is_its_city_line() -> None:
     other = DocBuilder()
     other.line("Fargo, ND 58102", 300, 400)
     assert values(other.doc, ["city"]) == {"city": None}
+
+
+def test_two_capitals_in_boxes_are_one_code_but_typed_initials_are_not() -> None:
+    boxed = [Word("N", Box(0, 0, 7, 10)), Word("Y", Box(15, 0, 22, 10))]
+    assert [w.text for w in joined_combs(boxed)] == ["NY"]
+    typed = [Word("J", Box(0, 0, 6, 10)), Word("R", Box(9, 0, 15, 10))]
+    assert [w.text for w in joined_combs(typed)] == ["J", "R"]
+    apart = [Word("M", Box(0, 0, 7, 10)), Word("F", Box(40, 0, 47, 10))]
+    assert [w.text for w in joined_combs(apart)] == ["M", "F"]
