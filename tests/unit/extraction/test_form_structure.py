@@ -363,3 +363,25 @@ def test_two_capitals_in_boxes_are_one_code_but_typed_initials_are_not() -> None
     assert [w.text for w in joined_combs(typed)] == ["J", "R"]
     apart = [Word("M", Box(0, 0, 7, 10)), Word("F", Box(40, 0, 47, 10))]
     assert [w.text for w in joined_combs(apart)] == ["M", "F"]
+
+
+def test_boxes_side_by_side_in_a_scan_are_a_comb_not_check_boxes() -> None:
+    from PIL import Image, ImageDraw
+
+    from extraction.formats.checkboxes import with_checkboxes
+    from extraction.formats.ocr import OcrLine
+
+    image = Image.new("RGB", (400, 60), "white")
+    draw = ImageDraw.Draw(image)
+    for k, ch in enumerate("5810"):
+        x = 100 + 23 * k
+        draw.rectangle((x, 20, x + 20, 40), outline="black", width=2)
+        draw.text((x + 7, 24), ch, fill="black")
+    line = OcrLine(
+        "ZIP 5810",
+        ((40.0, 18.0), (200.0, 18.0), (200.0, 42.0), (40.0, 42.0)),
+        0.95,
+        (("ZIP", Box(40, 18, 80, 42)), ("5810", Box(100, 18, 190, 42))),
+    )
+    (read,) = with_checkboxes(image, [line])
+    assert read.text == "ZIP 5810"
