@@ -205,6 +205,15 @@ def print_report(report: Report, cal: Calibration, *, show_misses: bool) -> None
     print(f"{'bin':>6} {'values':>7} {'mean conf':>10} {'accuracy':>9}")
     for lower, n, mean_conf, accuracy in cal.bins:
         print(f"{lower:6.1f} {n:7d} {mean_conf:10.3f} {accuracy:9.3f}")
+    if report.by_design:
+        print("\nper split and design")
+        print(header)
+        for (split, design), counts in sorted(report.by_design.items()):
+            print(_row(f"{split}/{design}", counts))
+        print("\nper split and field")
+        print(header)
+        for (split, name), counts in sorted(report.by_split_field.items()):
+            print(_row(f"{split}/{name}", counts))
     print("\nper field")
     print(header)
     for (set_name, name), counts in sorted(report.by_field.items()):

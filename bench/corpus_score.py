@@ -32,6 +32,9 @@ INTAKE_SET = "intake"
 #: The set of old scanned forms whose truth joins OCR words with spaces (`12 /10 /98`): whitespace
 #: beside punctuation is dropped, and ambiguous numeric dates are month first.
 REALFORMS_SET = "realforms"
+#: Sets scored by the intake rules: the corpus's and the generated forms of other designs
+#: (`bench/synthetic_forms`).
+INTAKE_SETS = frozenset({INTAKE_SET, "synthetic_intake"})
 #: Field-name words that make a field a phone number (compared by its digits in the intake set).
 PHONE_NAME_WORDS = frozenset({"phone", "cell", "mobile", "fax", "tel", "telephone"})
 
@@ -240,7 +243,7 @@ def score_field(name: str, truth: Any, predicted: Any, *, set_name: str) -> Coun
     numeric = is_numeric_field(name, truth)
     checkbox = any(isinstance(v, bool) for v in _values(truth) + _values(predicted))
     rules: dict[str, Any] = {"numeric": numeric, "checkbox": checkbox, "kleister": set_name == KLEISTER_SET}
-    if set_name == INTAKE_SET:
+    if set_name in INTAKE_SETS:
         rules.update(month_first=True, phone=is_phone_field(name))
     if set_name == REALFORMS_SET:
         rules.update(month_first=True, tight=True)
@@ -255,6 +258,10 @@ class Report:
     #: (set, layout kind) -> counts, for documents whose kind is known.
     by_kind: dict[tuple[str, str], Counts] = field(default_factory=dict)
     by_field: dict[tuple[str, str], Counts] = field(default_factory=dict)
+    #: (split, design) -> counts, and (split, field) -> counts, for manifests whose documents
+    #: name their design (`bench/synthetic_forms`: split is `dev` or `held_out`).
+    by_design: dict[tuple[str, str], Counts] = field(default_factory=dict)
+    by_split_field: dict[tuple[str, str], Counts] = field(default_factory=dict)
     overall: Counts = field(default_factory=Counts)
     #: (document id, field, truth, prediction) of every field not scored perfectly.
     misses: list[tuple[str, str, Any, Any]] = field(default_factory=list)
@@ -278,6 +285,11 @@ def score(
             report.by_set.setdefault(set_name, Counts()).add(counts)
             if kind is not None:
                 report.by_kind.setdefault((set_name, kind), Counts()).add(counts)
+            if "design" in doc:
+                split = doc.get("split", "")
+                report.by_design.setdefault((split, doc["design"]), Counts()).add(counts)
+                report.by_design.setdefault((split, "ALL"), Counts()).add(counts)
+                report.by_split_field.setdefault((split, name), Counts()).add(counts)
             report.overall.add(counts)
             if counts.fp or counts.fn:
                 report.misses.append((doc["id"], name, doc["fields"].get(name), predicted.get(name)))

@@ -37,3 +37,14 @@ def marked_option(text: str, options: Iterable[str]) -> str | None:
     if len(found) == 1 and not re.search(_EMPTY, text):
         return found[0]
     return None
+
+
+def marked_initial(text: str, options: Iterable[str]) -> str | None:
+    """The option whose initial `text` marks ("☐ M ☒ F" -> Female), when the options' initials
+    differ; None otherwise."""
+    options = list(options)
+    initials = {o[0].upper(): o for o in options}
+    if len(initials) < len(options):
+        return None
+    chosen = marked_option(text, list(initials))
+    return initials[chosen.upper()] if chosen is not None and re.search(_MARK, text) else None

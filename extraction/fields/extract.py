@@ -17,16 +17,15 @@ largest. A field that nothing finds is None: never a guess.
 
 from __future__ import annotations
 
-import itertools
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from typing import Any
 
 from extraction.fields.calibration import LOW_TEXT_CONFIDENCE, calibrated_confidence, evidence_key
 from extraction.fields.candidate import Candidate
-from extraction.fields.choices import marked_option
+from extraction.fields.choices import marked_initial, marked_option
 from extraction.fields.citations import Citation, element_citation, units_citations
 from extraction.fields.date_locale import resolve_date_order
 from extraction.fields.embedded import embedded_value
@@ -52,6 +51,17 @@ from extraction.fields.normalize import (
 )
 from extraction.fields.questions import Occurrence, is_printed_name, is_question_name
 from extraction.fields.questions import answer as question_answer
+from extraction.fields.structure.address_lines import city_lines
+from extraction.fields.structure.banner import banner_names
+from extraction.fields.structure.captions import CaptionIndex
+from extraction.fields.structure.combined import combined_caption, names_parts, split_by_caption
+from extraction.fields.structure.whose import (
+    LATER_COVERAGE_SHARE,
+    OTHER_PROVIDER_SHARE,
+    later_coverage,
+    other_provider,
+    row_heading,
+)
 from extraction.fields.text_lines import TextUnit, below, cell_unit, page_skews, right_of, text_units
 from extraction.fields.value_kinds import Kind, Reading, kind_of, read_value
 from extraction.fields.vocabulary import (
@@ -82,6 +92,8 @@ PRIORS: dict[str, float] = {
     "table_column": 0.85,
     "label_right": 0.9,
     "label_below": 0.8,
+    "label_above": 0.85,
+    "banner": 0.8,
 }
 
 #: Kinds whose values are formatted tightly enough to be read after a label with no colon.
@@ -133,6 +145,7 @@ def extract_fields(
         other_places={(u.page, u.box) for u in units if u.order in other_party_units(units)},
         widget_labels=widget_labels(doc, units),
         file_name=file_name,
+        captions=CaptionIndex(units),
         field_names=field_names,
     )
     return {name: _extract_one(context, name) for name in field_names}
@@ -151,6 +164,8 @@ class _Context:
     #: The labels printed beside or above each form widget (by `id` of its element).
     widget_labels: dict[int, list[str]]
     file_name: str
+    #: Which unit is printed as the caption under which value (`structure.captions`).
+    captions: CaptionIndex
     #: Every field asked of the document: a name the vocabulary does not know is a printed question.
     field_names: list[str] = field(default_factory=list)
     #: Per page, where each asked question is printed (`questions.answer`), found once.
@@ -183,14 +198,35 @@ def _extract_one(ctx: _Context, name: str) -> FieldResult:
         return _from_question(ctx, name, kind)
     # A part of someone else's name (`provider_last_name`) is read from their whole name only.
     direct = spec.part is None or spec.owner == "patient"
-    labelled = _label_candidates(ctx.doc, ctx.units, ctx.skews, name, kind, ctx.order) if direct else iter(())
+    labelled = (
+        _label_candidates(ctx.doc, ctx.units, ctx.skews, name, kind, ctx.order, ctx.captions)
+        if direct
+        else iter(())
+    )
     candidates = [_shaped(c, spec, ctx) for c in labelled]
     if spec.part is not None and spec.whole_name is not None:
         whole = spec.whole_name.replace("_", " ")
-        for candidate in _label_candidates(ctx.doc, ctx.units, ctx.skews, whole, "text", ctx.order):
+        for candidate in _label_candidates(
+            ctx.doc, ctx.units, ctx.skews, whole, "text", ctx.order, ctx.captions
+        ):
             candidate.strategy = "whole_name"
             candidates.append(_shaped(candidate, spec, ctx))
+        if spec.patient_owned:
+            candidates.extend(_shaped(c, spec, ctx) for c in _banner_candidates(ctx))
+    if (spec.patient_owned and spec.concept in _COMBINED_CONCEPTS) or (spec.part and spec.whole_name):
+        candidates.extend(_shaped(c, spec, ctx) for c in _combined_candidates(ctx, spec))
     kept = [c for c in candidates if c is not None and _belongs(c, spec, ctx)]
+    for candidate in kept:
+        if spec.owner == "provider" and other_provider(candidate.label):
+            # A referring doctor is the patient's provider only where no other is named.
+            candidate.score *= OTHER_PROVIDER_SHARE
+        heading = row_heading(candidate.units[0], ctx.units)
+        if heading is not None and later_coverage(heading.text):
+            candidate.score *= LATER_COVERAGE_SHARE
+    if not kept and spec.patient_owned and spec.concept in ("city", "state", "zip"):
+        # Only where no label names the part: the line under the street is its city line.
+        kept = [c for c in (_shaped(c, spec, ctx) for c in _city_line_candidates(ctx)) if c is not None]
+        kept = [c for c in kept if _belongs(c, spec, ctx)]
     if not kept and not spec.patient_owned and spec.part is None:
         kept = list(heuristic_candidates(ctx.lines, name, kind, ctx.order))
     if not kept and spec.concept == "subtotal" and kind == "amount":
@@ -359,6 +395,61 @@ def _labelled(result: FieldResult) -> bool:
     return result.value is not None and len(parts) > 1 and parts[1] in PRIORS
 
 
+#: Concepts a combined caption ("Name (Last, First MI)", "City, State ZIP") may hold.
+_COMBINED_CONCEPTS = frozenset({"first_name", "middle_name", "last_name", "city", "state", "zip"})
+_PARENS_RE = re.compile(r"\([^)]*\)")
+
+
+def _combines(label: str, spec: FieldSpec) -> bool:
+    """Whether `label` is a caption of several parts that holds the field's part: the person's
+    name is what the label says without its parenthesis ("PCP (Last, First)" is the doctor's,
+    "Name (Last, First MI)" the patient's)."""
+    if spec.part is None:
+        return combined_caption(label, spec.concept)
+    if not names_parts(label) or spec.whole_name is None:
+        return False
+    bare = _PARENS_RE.sub(" ", label).strip()
+    whose = concept_of(bare) if bare else None
+    if spec.patient_owned:
+        return whose in (None, "full_name", "first_name", "last_name", "middle_name") and not is_other_party(
+            bare
+        )
+    return whose == spec.whole_name
+
+
+def _combined_candidates(ctx: _Context, spec: FieldSpec) -> Iterator[Candidate]:
+    """Values of captions that combine several parts ("Name (Last, First MI)", "City, State
+    ZIP"), whatever the caption scores against the field's own labels: `_shaped` takes the part."""
+    for unit in ctx.units:
+        label, colon, rest = unit.text.partition(":")
+        if colon and rest.strip() and _combines(label, spec):
+            value = _up_to_next_label(rest.strip())
+            yield Candidate.of(value, PRIORS["label_colon"], [unit], value, "whole_name", label)
+        elif not colon and _combines(unit.text, spec):
+            found = [("label_right", u) for u in right_of(unit, ctx.units, ctx.skews.get(unit.page, 0.0))][:1]
+            found += [("label_above", u) for u in ctx.captions.above(unit)]
+            found += [("label_below", u) for u in below(unit, ctx.units) if not ctx.captions.captioned(u)][:1]
+            found = [(s, u) for s, u in found if not (is_label_like(u.text) or _is_other_label(u.text))]
+            for strategy, value_unit in found[:1]:
+                yield Candidate.of(
+                    value_unit.text, PRIORS[strategy], [value_unit], value_unit.text, "whole_name", unit.text
+                )
+
+
+def _city_line_candidates(ctx: _Context) -> Iterator[Candidate]:
+    """ "City, ST 12345" under the street it continues (`structure.address_lines`)."""
+    for unit in city_lines(ctx.units):
+        yield Candidate.of(
+            unit.text, PRIORS["label_below"] * unit.confidence, [unit], unit.text, "city_line", ""
+        )
+
+
+def _banner_candidates(ctx: _Context) -> Iterator[Candidate]:
+    """The patient's whole name from a print-out's banner (`structure.banner`)."""
+    for unit in banner_names(ctx.lines):
+        yield Candidate.of(unit.text, PRIORS["banner"] * unit.confidence, [unit], unit.text, "banner", "")
+
+
 def _belongs(candidate: Candidate, spec: FieldSpec, ctx: _Context) -> bool:
     """A patient's field takes no value labelled as, or placed under, someone else's."""
     if not spec.patient_owned:
@@ -375,12 +466,25 @@ def _shaped(candidate: Candidate | None, spec: FieldSpec, ctx: _Context) -> Cand
         return None
     value = candidate.value
     if isinstance(value, str):
-        if spec.part is not None and (candidate.strategy == "whole_name" or spec.owner != "patient"):
-            person = split_name(value)
+        if spec.part is not None and (
+            candidate.strategy in ("whole_name", "banner")
+            or spec.owner != "patient"
+            or names_parts(candidate.label)
+        ):
+            person = split_by_caption(candidate.label, value)
             value = person.part(spec.part) if person is not None else None
         elif spec.concept == "gender":
-            value = marked_option(value, GENDER_OPTIONS) or value
-        elif spec.concept in ("city", "state", "zip") and not validate(spec, value):
+            value = (
+                marked_option(value, GENDER_OPTIONS)
+                or marked_initial(value, GENDER_OPTIONS)
+                or read_gender(value)
+                or value
+            )
+        elif spec.concept in ("city", "state", "zip") and (
+            not validate(spec, value)
+            or combined_caption(candidate.label, spec.concept)
+            or candidate.strategy == "city_line"
+        ):
             value = address_part(value, spec.concept) or value
         elif spec.concept == "street" and candidate.source == "ocr":
             value = street_suffix_mended(value)
@@ -569,7 +673,13 @@ _COLON_RE = re.compile("\\s*[:\uff1a]\\s*")
 
 
 def _label_candidates(
-    doc: Document, units: list[TextUnit], skews: dict[int, float], name: str, kind: Kind, order: DateOrder
+    doc: Document,
+    units: list[TextUnit],
+    skews: dict[int, float],
+    name: str,
+    kind: Kind,
+    order: DateOrder,
+    captions: CaptionIndex | None = None,
 ) -> Iterator[Candidate]:
     for unit in units:
         same_line = list(_same_line_candidates(unit, name, kind, order))
@@ -578,6 +688,9 @@ def _label_candidates(
             yield from _prefix_label_candidates(unit, name, kind, order)
         if same_line or _holds_value(unit.text, kind):
             # "Total: 9.00" is a label with its value, not a label for the line below.
+            continue
+        if captions is not None and captions.captioned(unit):
+            # A value typed over its caption ("ID" over "State") labels nothing.
             continue
         label_part = _COLON_RE.sub(" ", unit.text).strip()
         score = match_label(name, label_part) if label_part else 0.0
@@ -593,10 +706,18 @@ def _label_candidates(
             continue
         # The whole line is the label: look beside it and under it; the nearer value is likelier.
         found: list[tuple[float, Candidate]] = []
+        under = below(unit, units)
+        if captions is not None:
+            # A value with a caption of its own under it is that caption's, not this label's.
+            under = [u for u in under if not captions.captioned(u)]
         for strategy, neighbours in (
             ("label_right", right_of(unit, units, skews.get(unit.page, 0.0))),
-            ("label_below", below(unit, units)),
+            ("label_below", under),
+            ("label_above", captions.above(unit) if captions is not None else []),
         ):
+            if strategy == "label_above" and any(c.strategy == "label_right" for _, c in found):
+                # A label with its value beside it captions nothing above it.
+                continue
             for neighbour in neighbours:
                 reading = read_value(kind, neighbour.text, order=order)
                 # A value of a distinctive shape standing alone is no label, even where its words
@@ -609,6 +730,7 @@ def _label_candidates(
                 if not shaped and (
                     _is_other_label(neighbour.text)
                     or is_label_like(neighbour.text)
+                    or _labelled_elsewhere(neighbour.text, name)
                     or (
                         match_label(name, neighbour.text) >= LABEL_THRESHOLD
                         and not _names_more(neighbour.text)
@@ -657,8 +779,9 @@ def _prefix_label_candidates(unit: TextUnit, name: str, kind: Kind, order: DateO
     ("INSURANCE COMPANY Blue Cross", "Your Doctor S. Oyelaran, MD"): a form's cell whose label is
     set above or before its value."""
     words = unit.text.split()
-    if match_label(name, unit.text) >= SYNONYM_SCORE:
-        # The whole cell is one of the field's labels ("INSURANCE PLAN"): its value is elsewhere.
+    if unit.element.type == "title" or match_label(name, unit.text) >= SYNONYM_SCORE:
+        # A title ("HEALTH INSURANCE CLAIM FORM") is no label with its value; nor is a cell that
+        # is one of the field's labels ("INSURANCE PLAN"): its value is elsewhere.
         return
     for n in range(min(MAX_PREFIX_LABEL_WORDS, len(words) - 1), 0, -1):
         label = " ".join(words[:n])
@@ -716,6 +839,14 @@ def _holds_value(text: str, kind: Kind) -> bool:
         parts = _COLON_RE.split(text, maxsplit=1)
         return len(parts) == 2 and bool(parts[1].strip())
     return read_value(kind, text) is not None
+
+
+def _labelled_elsewhere(text: str, name: str) -> bool:
+    """Whether `text` is `Label: value` for a label of another concept ("DOB: 02/19/1964" under
+    an empty "Middle:"): another field's value, not this one's."""
+    head, colon, _ = text.partition(":")
+    other = concept_of(head) if colon and head.strip() else None
+    return other is not None and not related_concepts(other, concept_of(name))
 
 
 def _is_other_label(text: str) -> bool:
@@ -822,7 +953,12 @@ def _table_candidates(doc: Document, name: str, kind: Kind, order: DateOrder) ->
         rows = [[c.strip() for c in row] for row in element.rows]
         for r, row in enumerate(rows):
             # A label cell's value is the next cell of its row ("First Name | Wei | MI | ").
-            for c, cell in enumerate(row[:-1]):
+            for c, cell in enumerate(row):
+                # A cell may hold its caption and its value ("Member ID C5825255603").
+                captioned = list(_cell_caption_candidates(doc, element, r, c, name, kind, order))
+                yield from captioned
+                if captioned or c == len(row) - 1:
+                    continue
                 score = match_label(name, _COLON_RE.sub(" ", cell)) if cell else 0.0
                 if score < LABEL_THRESHOLD:
                     continue
@@ -840,17 +976,70 @@ def _table_candidates(doc: Document, name: str, kind: Kind, order: DateOrder) ->
                 if found is not None:
                     unit = cell_unit(doc, element, r, found[0])
                     yield _candidate(found[1], score, "table_row", [unit], cell)
-        for r, (top, below_row) in enumerate(itertools.pairwise(rows)):
-            if not all(is_label_like(cell) for cell in top if cell):
-                # Only a row of labels heads the values under it.
-                continue
+        yield from _column_candidates(doc, element, rows, name, kind, order)
+
+
+def _cell_caption_candidates(
+    doc: Document, element: Element, r: int, c: int, name: str, kind: Kind, order: DateOrder
+) -> Iterator[Candidate]:
+    """The value of a grid cell printed with its caption at the top and the value under it,
+    which a table gives as one cell's text ("PATIENT'S NAME (Last, First) DOE, JANE")."""
+    text = _NUMBERING_RE.sub("", (element.rows or [])[r][c].strip())
+    if len(text.split()) < 2:
+        return
+    unit = replace(cell_unit(doc, element, r, c), text=text)
+    for candidate in _same_line_candidates(unit, name, kind, order):
+        yield candidate
+        return
+    found = list(_prefix_label_candidates(unit, name, kind, order))
+    yield from found
+    if found:
+        return
+    # A caption that ends in a parenthesis ("PATIENT'S NAME (Last Name, First Name)") is the
+    # cell's caption whatever its length; the value follows it (the first such parenthesis: a
+    # value may hold one of its own, "(912) 401-4658").
+    for end in (m.end() for m in re.finditer(r"\)", text)):
+        caption, rest = text[:end], text[end:].strip()
+        score = match_label(name, caption)
+        if combined_caption(caption, field_spec(name).concept):
+            # "PATIENT'S NAME (Last Name, First Name)" holds the first name as much as the last.
+            score = max(score, SYNONYM_SCORE)
+        if not rest or score < LABEL_THRESHOLD:
+            continue
+        reading = read_value(kind, rest, leading=True, order=order)
+        if reading is not None and _follows(rest, reading.raw):
+            yield _candidate(reading, score, "label_inline", [unit], caption)
+        return
+
+
+#: A form's item number before a caption ("2. ", "11c. ").
+_NUMBERING_RE = re.compile(r"^\s*\d{1,2}[a-z]?\.\s*")
+
+
+def _column_candidates(
+    doc: Document, element: Element, rows: list[list[str]], name: str, kind: Kind, order: DateOrder
+) -> Iterator[Candidate]:
+    """Values under a header cell that names the field: every row up to the next header row, the
+    first one likeliest; a row headed as a later coverage ("Secondary") less likely still."""
+    # A header row is labels only, but for its first cell, which may head a column of row
+    # headings ("Coverage" over "Primary", "Secondary").
+    headers = [
+        r for r, row in enumerate(rows) if any(row[1:]) and all(is_label_like(c) for c in row[1:] if c)
+    ]
+    for r in headers:
+        top = rows[r]
+        for k in range(r + 1, len(rows)):
+            if k in headers:
+                break
+            body = rows[k]
+            share = FARTHER_SHARE ** (k - r - 1)
+            if body and later_coverage(body[0]):
+                share *= LATER_COVERAGE_SHARE
             for column, header in enumerate(top):
-                if column >= len(below_row) or not below_row[column]:
+                if column >= len(body) or not body[column]:
                     continue
                 score = match_label(name, header)
-                reading = (
-                    read_value(kind, below_row[column], order=order) if score >= LABEL_THRESHOLD else None
-                )
+                reading = read_value(kind, body[column], order=order) if score >= LABEL_THRESHOLD else None
                 if reading is not None:
-                    unit = cell_unit(doc, element, r + 1, column)
-                    yield _candidate(reading, score, "table_column", [unit], header)
+                    unit = cell_unit(doc, element, k, column)
+                    yield _candidate(reading, score * share, "table_column", [unit], header)

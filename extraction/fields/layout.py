@@ -10,9 +10,11 @@ cell. Sections ("Emergency Contact", "Policy Holder") say whose values the cells
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 
 from extraction.fields.normalize import label_tokens
+from extraction.fields.structure.combs import joined_combs
 from extraction.fields.text_lines import TextUnit, text_units
 from extraction.fields.vocabulary import is_other_party
 from extraction.formats.document import Box, Document, Word
@@ -82,13 +84,23 @@ def cell_units(doc: Document) -> list[TextUnit]:
             None,
         )
         groups = cells(line.words, line.box.y1 - line.box.y0) if line is not None else []
-        if len(groups) < 2:
-            out.append(replace(unit, order=len(out)))
+        joined = [joined_combs(g) for g in groups]
+        if len(groups) < 2 and all(len(j) == len(g) for j, g in zip(joined, groups, strict=True)):
+            out.append(replace(unit, text=leaders_as_colons(unit.text), order=len(out)))
             continue
-        for group in groups:
-            text = " ".join(w.text for w in group)
+        for group in joined:
+            text = leaders_as_colons(" ".join(w.text for w in group))
             out.append(replace(unit, text=text, box=_union([w.box for w in group]), order=len(out)))
     return out
+
+
+#: Dot leaders or underscores between a label and its value ("Surname ........ Ravensworth").
+_LEADER_RE = re.compile(r"\s*(?:\.{3,}|_{3,}|…+)\s*")
+
+
+def leaders_as_colons(text: str) -> str:
+    """`text` with leaders between words read as the colon they stand for."""
+    return _LEADER_RE.sub(": ", text).strip() if _LEADER_RE.search(text) else text
 
 
 def is_heading(unit: TextUnit) -> bool:

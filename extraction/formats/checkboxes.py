@@ -39,7 +39,11 @@ def with_checkboxes(image: Image.Image, lines: list[OcrLine]) -> list[OcrLine]:
     from extraction.formats.document import Box
 
     out = list(lines)
-    for x, y, w, h, ticked in find_checkboxes(image, lines):
+    found = find_checkboxes(image, lines)
+    for x, y, w, h, ticked in found:
+        if _in_comb((x, y, w, h), found):
+            # Boxes side by side are a comb, one character per box: the characters are its text.
+            continue
         mark = (TICKED if ticked else EMPTY, Box(float(x), float(y), float(x + w), float(y + h)))
         index = next((k for k, line in enumerate(out) if line.words and _covered((x, y, w, h), line)), None)
         if index is None:
@@ -91,6 +95,21 @@ def find_checkboxes(image: Image.Image, lines: list[OcrLine]) -> list[tuple[int,
         inside = ink[y + dy : y + h - dy, x + dx : x + w - dx]
         boxes.append((x, y, w, h, inside.size > 0 and float((inside > 0).mean()) >= TICKED_INK))
     return boxes
+
+
+#: Boxes closer than this share of their side to the box beside them are a comb.
+COMB_GAP = 0.4
+
+
+def _in_comb(box: tuple[int, int, int, int], boxes: list[tuple[int, int, int, int, bool]]) -> bool:
+    x, y, w, h = box
+    for ox, oy, ow, oh, _ in boxes:
+        if (ox, oy, ow, oh) == box or abs(oy - y) > 0.3 * h:
+            continue
+        gap = max(ox - (x + w), x - (ox + ow))
+        if -0.5 * w < gap < COMB_GAP * w:
+            return True
+    return False
 
 
 def _ruled_edges(cell: Any) -> bool:

@@ -35,6 +35,7 @@ from extraction.formats.markdown import is_list_item, table_markdown
 from extraction.formats.ocr import ocr_image
 from extraction.formats.pdf_forms import form_fields
 from extraction.formats.pdf_geometry import PdfDocument, PdfPage, center_in, load_pymupdf, to_box
+from extraction.formats.pdf_marks import drawn_marks, place_marks
 from extraction.formats.pdf_tables import PdfTable, Span, find_tables
 from extraction.formats.reading_order import columns, ocr_elements, reading_order, span_words
 
@@ -258,9 +259,33 @@ def _read_page(doc: PdfDocument, page: PdfPage, number: int) -> _RawPage:
         tables = find_tables(page, drawings, spans, turn, raw.width * raw.height)
         raw.items.extend(_Item(box=t.box, table=t) for t in tables)
         exclude = [t.box for t in tables] + widget_areas
-        raw.items.extend(_Item(box=b.box, block=b) for b in _text_blocks(text, turn, exclude, raw.width))
+        blocks = _text_blocks(text, turn, exclude, raw.width)
+        _mark_choices(blocks, drawings, turn, widget_areas)
+        raw.items.extend(_Item(box=b.box, block=b) for b in blocks)
     raw.items.extend(_Item(box=f.box, field=f) for f in fields if f.box)
     return raw
+
+
+def _mark_choices(
+    blocks: list[_Block], drawings: list[dict[str, Any]], turn: Any, widget_areas: list[Box]
+) -> None:
+    """Drawn check boxes and circled options join their rows as `☒`/`☐` words (`pdf_marks`);
+    a form widget's own frame is the widget's, read with its value."""
+    rows = [row for block in blocks for row in block.rows]
+    marks = [
+        m
+        for m in drawn_marks(drawings, [w for row in rows for w in row.words], turn)
+        if not center_in(m.box, widget_areas)
+    ]
+    if not marks:
+        return
+    for row, placed in zip(rows, place_marks([r.box for r in rows], marks), strict=True):
+        if placed:
+            row.words = sorted([*row.words, *placed], key=lambda w: w.box.x0)
+            row.text = " ".join(w.text for w in row.words)
+            row.box = _union([row.box, *(w.box for w in placed)])
+    for block in blocks:
+        block.box = _union([block.box, *(r.box for r in block.rows)])
 
 
 def _needs_ocr(visible_text: str) -> bool:

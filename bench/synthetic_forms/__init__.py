@@ -1,0 +1,7 @@
+"""Synthetic intake forms of many designs, for measuring label-to-value reading beyond the corpus.
+
+`python -m bench.synthetic_forms --out DIR --count N --seed S` writes N documents and a
+`manifest.jsonl` in the corpus's format (`set: "synthetic_intake"`, plus `design` and `split`
+keys), which `python -m bench.corpus_quality --in-process --corpus DIR` scores per design.
+Designs are split into dev (tuned on) and held-out (never tuned on): `generate.DESIGNS`.
+"""

@@ -1,0 +1,180 @@
+"""Drawing an intake form on a PDF page (PyMuPDF), and turning a page into a scan.
+
+`Canvas` is the few things form designs draw: text, ruled lines, boxes, one character per box,
+choice marks (tick, cross, circle, filled box) and grid cells with a tiny caption. Its `Style`
+(font, sizes, margins) is drawn per document, so one design comes out a little different every
+time. `scan` rasterises a page, tilts, blurs and noises it as a photocopier or a phone would.
+"""
+
+from __future__ import annotations
+
+import io
+import random
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pymupdf as _pymupdf
+from PIL import Image, ImageFilter
+
+#: PyMuPDF has no type hints.
+pymupdf: Any = _pymupdf
+
+#: Base-14 fonts (regular, bold): what a form designer would pick from.
+FONTS = (("helv", "hebo"), ("tiro", "tibo"), ("cour", "cobo"))
+PAGE_WIDTH, PAGE_HEIGHT = 612.0, 792.0
+
+
+@dataclass(frozen=True)
+class Style:
+    font: str
+    bold: str
+    size: float
+    caption_size: float
+    margin: float
+    line_gap: float
+    #: Values typed in capitals (as many offices and EHRs do).
+    upper: bool
+
+    @staticmethod
+    def draw(rng: random.Random) -> Style:
+        font, bold = rng.choice(FONTS)
+        size = rng.uniform(9.0, 11.5)
+        return Style(
+            font,
+            bold,
+            size,
+            caption_size=rng.uniform(6.0, 7.5),
+            margin=rng.uniform(40, 70),
+            line_gap=size * rng.uniform(2.2, 2.9),
+            upper=rng.random() < 0.25,
+        )
+
+
+class Canvas:
+    """One page being drawn; `y` is where the next row goes."""
+
+    def __init__(self, page: Any, style: Style, rng: random.Random) -> None:
+        self.page = page
+        self.style = style
+        self.rng = rng
+        self.y = style.margin
+        self.left = style.margin
+        self.right = PAGE_WIDTH - style.margin
+
+    def width(self, text: str, size: float | None = None, bold: bool = False) -> float:
+        font = self.style.bold if bold else self.style.font
+        return float(pymupdf.get_text_length(text, fontname=font, fontsize=size or self.style.size))
+
+    def text(self, x: float, y: float, text: str, size: float | None = None, bold: bool = False) -> float:
+        """Text with its baseline at `y`; returns where it ends on the right."""
+        size = size or self.style.size
+        font = self.style.bold if bold else self.style.font
+        self.page.insert_text((x, y), text, fontname=font, fontsize=size)
+        return x + self.width(text, size, bold)
+
+    def value(self, text: str) -> str:
+        """A typed value as this document types them."""
+        return text.upper() if self.style.upper else text
+
+    def hline(self, x0: float, x1: float, y: float, width: float = 0.6) -> None:
+        self.page.draw_line((x0, y), (x1, y), color=(0, 0, 0), width=width)
+
+    def rect(
+        self, x0: float, y0: float, x1: float, y1: float, width: float = 0.6, fill: bool = False
+    ) -> None:
+        self.page.draw_rect(
+            pymupdf.Rect(x0, y0, x1, y1), color=(0, 0, 0), fill=(0, 0, 0) if fill else None, width=width
+        )
+
+    def heading(self, text: str) -> None:
+        self.y += self.style.size * 0.6
+        size = self.style.size * self.rng.uniform(1.1, 1.35)
+        self.text(self.left, self.y, text, size=size, bold=True)
+        if self.rng.random() < 0.5:
+            self.hline(self.left, self.right, self.y + 3, width=0.9)
+        self.y += self.style.line_gap
+
+    def boxes(self, x: float, y: float, chars: str, side: float) -> float:
+        """One character per box (a comb), baseline at `y`; a `/` or `-` stands between boxes."""
+        for ch in chars:
+            if ch in "/-":
+                self.text(x + side * 0.15, y, ch)
+                x += side * 0.7
+                continue
+            self.rect(x, y - side * 0.85, x + side, y + side * 0.15)
+            if ch != " ":
+                self.text(x + (side - self.width(ch)) / 2, y, ch)
+            x += side + 1.5
+        return x
+
+    def choice(self, x: float, y: float, options: list[str], chosen: str, mark: str) -> float:
+        """Options in a row, `chosen` marked by `mark`: tick, cross, circle, filled or xtext."""
+        size = self.style.size
+        side = size * 0.8
+        for option in options:
+            if mark == "circle":
+                end = self.text(x, y, option)
+                if option == chosen:
+                    pad = size * 0.35
+                    self.page.draw_oval(
+                        pymupdf.Rect(x - pad, y - size - pad * 0.3, end + pad, y + pad),
+                        color=(0, 0, 0),
+                        width=0.8,
+                    )
+                x = end + size * 1.4
+                continue
+            box = (x, y - side, x + side, y)
+            self.rect(*box, fill=mark == "filled" and option == chosen)
+            if option == chosen and mark == "tick":
+                self.page.draw_polyline(
+                    [
+                        (x + side * 0.15, y - side * 0.5),
+                        (x + side * 0.4, y - side * 0.1),
+                        (x + side * 1.1, y - side * 1.2),
+                    ],
+                    color=(0, 0, 0),
+                    width=1.2,
+                )
+            elif option == chosen and mark == "cross":
+                self.page.draw_line((x + 1, y - side + 1), (x + side - 1, y - 1), color=(0, 0, 0), width=1.0)
+                self.page.draw_line((x + 1, y - 1), (x + side - 1, y - side + 1), color=(0, 0, 0), width=1.0)
+            elif option == chosen and mark == "xtext":
+                self.text(x + side * 0.15, y - 1, "X", size=size * 0.85)
+            x = self.text(x + side + 3, y, option) + size * 1.2
+        return x
+
+    def cell(self, x0: float, y0: float, x1: float, y1: float, caption: str, value: str | None) -> None:
+        """A grid cell: a tiny caption at its top left, the value typed in the rest."""
+        self.rect(x0, y0, x1, y1, width=0.5)
+        self.text(x0 + 2, y0 + self.style.caption_size + 1, caption, size=self.style.caption_size)
+        if value:
+            self.text(x0 + self.rng.uniform(4, 12), y1 - 4, value)
+
+
+def scan(page: Any, rng: random.Random, fmt: str) -> bytes:
+    """The page as a scanner or phone would give it: `png`, `jpg` (or `pdf`: an image-only PDF)."""
+    dpi = rng.choice((150, 170, 200))
+    pixmap = page.get_pixmap(dpi=dpi, colorspace=pymupdf.csGRAY)
+    image = Image.frombytes("L", (pixmap.width, pixmap.height), pixmap.samples)
+    image = image.rotate(
+        rng.uniform(-1.2, 1.2), resample=Image.Resampling.BICUBIC, expand=True, fillcolor=255
+    )
+    image = image.filter(ImageFilter.GaussianBlur(rng.uniform(0.3, 0.9)))
+    pixels = np.asarray(image, dtype=np.float32)
+    noise = np.random.default_rng(rng.randrange(2**32)).normal(0.0, rng.uniform(6, 14), pixels.shape)
+    image = Image.fromarray(np.clip(pixels + noise, 0, 255).astype(np.uint8))
+    out = io.BytesIO()
+    if fmt == "jpg":
+        image.save(out, "JPEG", quality=rng.randint(70, 88))
+    elif fmt == "png":
+        image.save(out, "PNG")
+    else:
+        pdf = pymupdf.open()
+        png = io.BytesIO()
+        image.save(png, "PNG")
+        sheet = pdf.new_page(width=PAGE_WIDTH, height=PAGE_HEIGHT)
+        sheet.insert_image(sheet.rect, stream=png.getvalue())
+        pdf.set_metadata({"producer": "bench.synthetic_forms", "creationDate": "", "modDate": ""})
+        pdf.save(out, no_new_id=True)
+    return out.getvalue()

@@ -1,0 +1,92 @@
+"""Writing synthetic intake documents and their manifest, deterministically from a seed."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+from typing import Any
+
+from bench.synthetic_forms import designs, held_out
+from bench.synthetic_forms.canvas import PAGE_HEIGHT, PAGE_WIDTH, Canvas, Style, pymupdf, scan
+from bench.synthetic_forms.designs import DesignFn
+from bench.synthetic_forms.people import make_patient
+
+SET_NAME = "synthetic_intake"
+FIELD_NAMES = [
+    "first_name", "last_name", "middle_name", "dob", "gender", "cell_phone", "email", "address_1",
+    "city", "state", "zip", "ins_name", "policy_number", "group_number", "provider_last_name",
+]  # fmt: skip
+DEV_DESIGNS: dict[str, DesignFn] = {
+    "caption_under": designs.caption_under,
+    "combined_fields": designs.combined_fields,
+    "digit_boxes": designs.digit_boxes,
+    "claim_grid": designs.claim_grid,
+    "insurance_table": designs.insurance_table,
+    "ehr_banner": designs.ehr_banner,
+}
+HELD_OUT_DESIGNS: dict[str, DesignFn] = {
+    "guarantor_first": held_out.guarantor_first,
+    "boxed_cells": held_out.boxed_cells,
+    "ticked_phones": held_out.ticked_phones,
+    "dot_leaders": held_out.dot_leaders,
+    "combined_under": held_out.combined_under,
+}
+DESIGNS: dict[str, DesignFn] = {**DEV_DESIGNS, **HELD_OUT_DESIGNS}
+#: Designs that print only the middle initial ("MI"): their truth is the initial.
+INITIAL_ONLY = frozenset(
+    {"caption_under", "digit_boxes", "claim_grid", "ehr_banner", "ticked_phones", "guarantor_first"}
+)
+#: Share of documents turned into scans, and the formats a scan comes in.
+SCAN_SHARE = 0.35
+SCAN_FORMATS = ("png", "jpg", "pdf")
+
+
+def split_of(design: str) -> str:
+    return "dev" if design in DEV_DESIGNS else "held_out"
+
+
+def render(design: str, rng: random.Random) -> tuple[bytes, str, dict[str, Any]]:
+    """One document of `design`: its bytes, file suffix and truth."""
+    patient = make_patient(rng)
+    pdf = pymupdf.open()
+    page = pdf.new_page(width=PAGE_WIDTH, height=PAGE_HEIGHT)
+    DESIGNS[design](Canvas(page, Style.draw(rng), rng), patient)
+    if rng.random() < SCAN_SHARE:
+        suffix = rng.choice(SCAN_FORMATS)
+        data = scan(page, rng, suffix)
+    else:
+        # No dates and no random file id: the same seed gives the same bytes.
+        pdf.set_metadata({"producer": "bench.synthetic_forms", "creationDate": "", "modDate": ""})
+        suffix, data = "pdf", pdf.tobytes(garbage=3, deflate=True, no_new_id=True)
+    return data, suffix, patient.truth(initial_only=design in INITIAL_ONLY)
+
+
+def generate(out: Path, count: int, seed: int, only: list[str] | None = None) -> list[dict[str, Any]]:
+    """`count` documents cycling through the designs (or `only` those), written to `out`."""
+    names = only or list(DESIGNS)
+    out.mkdir(parents=True, exist_ok=True)
+    manifest: list[dict[str, Any]] = []
+    for n in range(count):
+        design = names[n % len(names)]
+        rng = random.Random(f"{seed}:{n}:{design}")
+        data, suffix, truth = render(design, rng)
+        path = f"{SET_NAME}/{n:04d}_{design}.{suffix}"
+        (out / path).parent.mkdir(parents=True, exist_ok=True)
+        (out / path).write_bytes(data)
+        manifest.append(
+            {
+                "id": path,
+                "set": SET_NAME,
+                "path": path,
+                "fields": truth,
+                "field_names": FIELD_NAMES,
+                "design": design,
+                "split": split_of(design),
+                "source": f"bench.synthetic_forms (seed {seed})",
+                "license": "generated; every name invented",
+            }
+        )
+    lines = "".join(json.dumps(doc, ensure_ascii=False) + "\n" for doc in manifest)
+    (out / "manifest.jsonl").write_text(lines, encoding="utf-8")
+    return manifest
