@@ -79,7 +79,7 @@ def design_group(doc: dict[str, Any]) -> str:
     if doc["set"] in ONE_DESIGN_PER_DOCUMENT:
         slice_ = int(hashlib.sha256(doc["id"].encode()).hexdigest(), 16) % FOLDS_PER_SET
         return f"{doc['set']}/{slice_}"
-    return doc["set"]
+    return str(doc["set"])
 
 
 def levels(evidence: str) -> list[str]:
