@@ -1,32 +1,85 @@
-"""Fit the confidence table of `extraction/fields/calibration.json` on the dev corpus.
+"""Fit the confidence of `extraction/fields/calibration.json`, and judge it on designs it never saw.
 
-Every value rules extraction returns carries the key of its evidence (`source|strategy|validator
-outcome[|ambiguous]`, see `extraction/fields/calibration.py`). This script extracts every corpus
-document in process (rules only), scores each predicted value against the truth exactly as
-`corpus_score.py` does, and writes, for the key and each broader key, the share of right values,
-smoothed towards the broader key's share (`PRIOR_STRENGTH` pseudo-values), so rare evidence does
-not get a confident figure from a handful of lucky values.
+Every value rules extraction returns carries its evidence key (`source|strategy|validator
+outcome[|ambiguous][|low_text]`), the strategy's prior and its agreement signals (see
+`extraction/fields/calibration.py`). This script extracts every document of the corpora in
+process (rules only), scores each predicted value against the truth exactly as `corpus_score.py`
+does, and fits the two stages:
 
-Usage: python -m bench.fit_calibration [--set intake] [--parse-cache DIR] [--dry-run]
+1. the evidence table: per key and each broader key, the share of right values, smoothed towards
+   the broader key's share (`PRIOR_STRENGTH` pseudo-values), with each key's support;
+2. the recalibration: a logistic model over the table's figure and the agreement signals, fitted on
+   *out-of-group* figures: for each design group, the table is fitted without it and its values
+   are looked up in that table. So the model learns how far a familiar figure holds on a new design.
+
+Design groups: a synthetic corpus's `design`; the intake set as a whole (its designs are not
+labelled); the receipts and the real forms in `FOLDS_PER_SET` slices of whole documents (each
+document is a design of its own: another shop, another form); every other set whole.
+
+Judging (always printed): leave-one-group-out cross-validation of the whole fit. For each group,
+both stages are fitted on the other groups only (the recalibration on figures out of their own
+groups in turn), and the group's values are scored by that fit. The expected calibration error and
+the share right of values at >= 0.9 over those held-out scores are the figures to report; the
+in-sample figures are printed beside them only to show the gap.
+
+Usage: python -m bench.fit_calibration [--corpus DIR ...] [--set intake] [--parse-cache DIR] [--dry-run]
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import sys
 from collections import defaultdict
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from bench.corpus_quality import DEFAULT_CORPUS, _cached, load_manifest
-from bench.corpus_score import _values, score_field
-from extraction.fields.calibration import evidence_keys
+from bench.corpus_score import HIGH_CONFIDENCE, Calibration, _values, calibration, score_field
+from extraction.fields.calibration import (
+    Fitted,
+    Recalibration,
+    Signals,
+    confidence_of,
+    evidence_keys,
+    features,
+    table_figure,
+)
 
 #: Pseudo-values of the broader key's share mixed into each key's share.
 PRIOR_STRENGTH = 4.0
+#: L2 penalty of the recalibration's weights (not of its bias).
+RIDGE = 1.0
+#: Slices of the receipts and of the real forms, each a cross-validation group.
+FOLDS_PER_SET = 5
+#: Sets whose documents are each of its own design, sliced into groups of whole documents.
+ONE_DESIGN_PER_DOCUMENT = frozenset({"receipts", "realforms"})
 TABLE = Path(__file__).resolve().parents[1] / "extraction" / "fields" / "calibration.json"
+
+
+@dataclass(frozen=True)
+class Value:
+    """One predicted value: its design group, set, evidence and whether it was right."""
+
+    group: str
+    set_name: str
+    key: str
+    prior: float
+    signals: Signals
+    right: bool
+
+
+def design_group(doc: dict[str, Any]) -> str:
+    if doc.get("design"):
+        return f"{doc['set']}/{doc['design']}"
+    if doc["set"] in ONE_DESIGN_PER_DOCUMENT:
+        slice_ = int(hashlib.sha256(doc["id"].encode()).hexdigest(), 16) % FOLDS_PER_SET
+        return f"{doc['set']}/{slice_}"
+    return str(doc["set"])
 
 
 def levels(evidence: str) -> list[str]:
@@ -34,23 +87,83 @@ def levels(evidence: str) -> list[str]:
     return evidence_keys(evidence)[::-1]
 
 
-def fit(pairs: list[tuple[str, bool]]) -> dict[str, float]:
-    """The smoothed share of right values per evidence key and each broader key."""
+def fit_table(values: Iterable[Value]) -> tuple[dict[str, float], dict[str, int]]:
+    """Stage 1: the smoothed share of right values per evidence key and each broader key, and
+    how many values each key saw."""
     right: dict[str, int] = defaultdict(int)
     seen: dict[str, int] = defaultdict(int)
-    for evidence, ok in pairs:
-        for key in levels(evidence):
+    total = ok_total = 0
+    for value in values:
+        total += 1
+        ok_total += value.right
+        for key in levels(value.key):
             seen[key] += 1
-            right[key] += ok
-    overall = (sum(ok for _, ok in pairs) + 1) / (len(pairs) + 2)
+            right[key] += value.right
+    overall = (ok_total + 1) / (total + 2)
     table: dict[str, float] = {}
     for key in sorted(seen, key=lambda k: k.count("|")):
         parent = table.get(key.rsplit("|", 1)[0], overall) if "|" in key else overall
         table[key] = round((right[key] + PRIOR_STRENGTH * parent) / (seen[key] + PRIOR_STRENGTH), 3)
-    return table
+    return table, dict(seen)
 
 
-def collect(manifest: list[dict[str, Any]], corpus: Path, parse_cache: Path | None) -> list[tuple[str, bool]]:
+def fit_logistic(rows: list[dict[str, float]], labels: list[bool]) -> Recalibration:
+    """Stage 2: ridge logistic regression by Newton's method (a few hundred to a few thousand rows)."""
+    import numpy as np
+
+    names = sorted(rows[0]) if rows else []
+    x = np.array([[row[n] for n in names] for row in rows], dtype=float).reshape(len(rows), len(names))
+    x = np.hstack([np.ones((len(rows), 1)), x])
+    y = np.array(labels, dtype=float)
+    penalty = np.eye(x.shape[1]) * RIDGE
+    penalty[0, 0] = 0.0
+    w = np.zeros(x.shape[1])
+    for _ in range(50):
+        p = 1.0 / (1.0 + np.exp(-np.clip(x @ w, -30, 30)))
+        gradient = x.T @ (p - y) + penalty @ w
+        hessian = x.T @ (x * (p * (1 - p))[:, None]) + penalty + np.eye(x.shape[1]) * 1e-9
+        step = np.linalg.solve(hessian, gradient)
+        w -= step
+        if float(np.abs(step).max()) < 1e-8:
+            break
+    return Recalibration(
+        round(float(w[0]), 4), {n: round(float(v), 4) for n, v in zip(names, w[1:], strict=True)}
+    )
+
+
+def out_of_group_features(values: list[Value]) -> list[dict[str, float]]:
+    """Stage 2's inputs for every value, its table figure taken from a table fitted without its
+    own group."""
+    groups = sorted({v.group for v in values})
+    rows: list[dict[str, float]] = [{} for _ in values]
+    for group in groups:
+        table, support = fit_table(v for v in values if v.group != group)
+        for index, value in enumerate(values):
+            if value.group == group:
+                figure, seen, _ = table_figure(table, support, value.key, value.prior)
+                rows[index] = features(figure, seen, value.key, value.signals)
+    return rows
+
+
+def fit(values: list[Value]) -> Fitted:
+    """Both stages on `values`."""
+    table, support = fit_table(values)
+    recalibration = fit_logistic(out_of_group_features(values), [v.right for v in values])
+    return Fitted(table, support, recalibration)
+
+
+def cross_validate(values: list[Value], fitter: Callable[[list[Value]], Fitted]) -> list[tuple[float, Value]]:
+    """Every value scored by a fit that did not see its design group."""
+    scored: list[tuple[float, Value]] = []
+    for group in sorted({v.group for v in values}):
+        fitted = fitter([v for v in values if v.group != group])
+        scored += [(confidence_of(fitted, v.key, v.prior, v.signals), v) for v in values if v.group == group]
+    return scored
+
+
+def collect(
+    manifest: list[dict[str, Any]], corpus_of: dict[str, Path], parse_cache: Path | None
+) -> list[Value]:
     from extraction.fields import extract_fields
     from extraction.formats.engines import parse_bytes
 
@@ -58,11 +171,11 @@ def collect(manifest: list[dict[str, Any]], corpus: Path, parse_cache: Path | No
         return parse_bytes(path.read_bytes(), path.name)
 
     reader = _cached(parse, parse_cache) if parse_cache is not None else parse
-    pairs: list[tuple[str, bool]] = []
+    values: list[Value] = []
     for doc in manifest:
         if not doc["field_names"]:
             continue
-        path = corpus / doc["path"]
+        path = corpus_of[doc["id"]] / doc["path"]
         try:
             document = reader(path)
         except Exception as exc:
@@ -72,39 +185,96 @@ def collect(manifest: list[dict[str, Any]], corpus: Path, parse_cache: Path | No
             if not _values(result.value) or result.evidence is None:
                 continue
             counts = score_field(name, doc["fields"].get(name), result.value, set_name=doc["set"])
-            pairs.append((result.evidence, counts.fp == 0 and counts.tp > 0))
-    return pairs
+            values.append(
+                Value(
+                    group=design_group(doc),
+                    set_name=doc["set"],
+                    key=result.evidence,
+                    prior=result.prior if result.prior is not None else result.confidence,
+                    signals=result.signals or Signals(),
+                    right=counts.fp == 0 and counts.tp > 0,
+                )
+            )
+    return values
+
+
+def _line(name: str, cal: Calibration) -> str:
+    mean = sum(c * n for _, n, c, _ in cal.bins) / max(cal.values, 1)
+    return (
+        f"{name:<26} {cal.values:6d} {cal.right / max(cal.values, 1):7.3f} {mean:7.3f} {cal.ece:7.3f}"
+        f" {cal.high:6d} {cal.high_precision:7.3f}"
+    )
+
+
+def report(title: str, scored: list[tuple[float, Value]]) -> dict[str, Any]:
+    print(f"\n{title}")
+    print(f"{'':<26} {'values':>6} {'right':>7} {'conf':>7} {'ECE':>7} {'>=0.9':>6} {'right':>7}")
+    by_set: dict[str, list[tuple[float, bool]]] = defaultdict(list)
+    for confidence, value in scored:
+        by_set[value.set_name].append((confidence, value.right))
+    figures: dict[str, Any] = {}
+    for set_name in sorted(by_set):
+        cal = calibration(by_set[set_name])
+        print(_line(set_name, cal))
+    overall = calibration((c, v.right) for c, v in scored)
+    print(_line("ALL", overall))
+    figures = {
+        "values": overall.values,
+        "ece": round(overall.ece, 4),
+        f"right_at_{HIGH_CONFIDENCE}": round(overall.high_precision, 4),
+        f"share_at_{HIGH_CONFIDENCE}": round(overall.high / max(overall.values, 1), 4),
+    }
+    return figures
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
+    parser.add_argument(
+        "--corpus", type=Path, action="append", help="a corpus folder with manifest.jsonl (repeatable)"
+    )
     parser.add_argument("--set", action="append", dest="sets", help="only this set (repeatable)")
     parser.add_argument("--parse-cache", type=Path, help="DEV: keep parsed documents here between runs")
-    parser.add_argument("--dry-run", action="store_true", help="print the table, do not write it")
+    parser.add_argument("--dry-run", action="store_true", help="print the figures, do not write the table")
     args = parser.parse_args(argv)
-    manifest = [d for d in load_manifest(args.corpus) if not args.sets or d["set"] in args.sets]
-    pairs = collect(manifest, args.corpus, args.parse_cache)
-    table = fit(pairs)
-    counts: dict[str, list[int]] = defaultdict(lambda: [0, 0])
-    for evidence, ok in pairs:
-        counts[evidence][0] += 1
-        counts[evidence][1] += ok
-    for key in sorted(counts):
-        n, ok = counts[key]
-        print(f"{key:<48} {n:5d} values {ok / n:6.3f} right -> {table[key]:.3f}")
+    corpora = args.corpus or [DEFAULT_CORPUS]
+    manifest: list[dict[str, Any]] = []
+    corpus_of: dict[str, Path] = {}
+    for corpus in corpora:
+        for doc in load_manifest(corpus):
+            if not args.sets or doc["set"] in args.sets:
+                manifest.append(doc)
+                corpus_of[doc["id"]] = corpus
+    values = collect(manifest, corpus_of, args.parse_cache)
+    groups = sorted({v.group for v in values})
+    print(f"{len(values)} values from {len(manifest)} documents in {len(groups)} design groups")
+
+    held_out = report("held out: each design group scored by a fit without it", cross_validate(values, fit))
+    final = fit(values)
+    in_sample = report(
+        "in sample (fitted and scored on the same documents: not a figure to report)",
+        [(confidence_of(final, v.key, v.prior, v.signals), v) for v in values],
+    )
+    assert final.recalibration is not None
+    print(
+        "\nrecalibration weights:", json.dumps(final.recalibration.weights), "bias", final.recalibration.bias
+    )
     if not args.dry_run:
         data = {
             "fitted": datetime.now(UTC).strftime("%Y-%m-%d"),
-            "corpus": "dev corpus, sets: " + ", ".join(sorted({d["set"] for d in manifest})),
-            "values": len(pairs),
+            "corpus": "sets: " + ", ".join(sorted({d["set"] for d in manifest})),
+            "values": len(values),
+            "design_groups": len(groups),
             "prior_strength": PRIOR_STRENGTH,
-            "confidence": table,
+            "held_out": held_out,
+            "in_sample": in_sample,
+            "confidence": final.table,
+            "support": final.support,
+            "recalibration": {"bias": final.recalibration.bias, "weights": final.recalibration.weights},
         }
         TABLE.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n", encoding="utf-8")
-        print(f"wrote {TABLE} ({len(table)} keys from {len(pairs)} values)")
+        print(f"wrote {TABLE} ({len(final.table)} keys from {len(values)} values)")
     return 0
 
 

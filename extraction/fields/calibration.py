@@ -1,20 +1,32 @@
-"""Calibrated confidence: how often a value found with this evidence is right, on the dev corpus.
+"""Calibrated confidence: how often a value found with this evidence is right on documents never seen.
 
-A value's evidence is where its text came from (`form_fields`, `text_layer`, `ocr`), how it was
-found (the strategy: a widget, `Label: value`, a label above, a whole name split, ...), whether it
-passed its field's validator, whether it is a numeric date whose day and month could swap, and
-whether the engine read its text with low confidence.
-`calibration.json` holds, per evidence key, the share of right values that `bench/fit_calibration.py`
-measured on the dev corpus (smoothed towards the shares of the broader keys); a key not in the
-table falls back to the broader key, down to its strategy; evidence of a strategy the corpus
-never showed keeps the strategy's prior. A value that fails its
-validator is never returned as certain: at most `INVALID_CAP`; no value gets more than
-`MAX_CONFIDENCE`.
+Two stages, both fitted by `bench/fit_calibration.py` and kept in `calibration.json`:
+
+1. The evidence table. A value's evidence key says where its text came from (`form_fields`,
+   `text_layer`, `ocr`), how it was found (the strategy: a widget, `Label: value`, a label above,
+   a whole name split, ...), whether it passed its field's validator, whether it is a numeric date
+   whose day and month could swap, and whether the engine read its text with low confidence. The
+   table holds, per key, the share of right values on the corpus (smoothed towards the broader
+   keys' shares) and how many values it saw (its support). A key not in the table falls back to
+   the broader key, down to its strategy; a strategy the corpus never showed keeps its prior.
+2. The recalibration. A share measured on familiar documents overstates how often the same
+   evidence is right on a new design, so the table's figure is one signal among several of a
+   logistic model whose weights were fitted on figures each document did not take part in
+   (design-grouped cross-validation): the table's figure, its support, how well the label names
+   the field, whether another candidate with another value scored nearly as well, whether the
+   field is one the vocabulary knows, and how sure the engine was of the text. So a value from a
+   layout the evidence covers well keeps a high confidence, and one whose signals disagree or
+   that few documents like it backed gets a low one.
+
+A value that fails its validator is never returned as certain: at most `INVALID_CAP`; no value
+gets more than `MAX_CONFIDENCE`.
 """
 
 from __future__ import annotations
 
 import json
+import math
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
@@ -26,6 +38,34 @@ INVALID_CAP = 0.5
 #: Highest confidence of any value: a corpus where every value of a kind was right does not make
 #: the next one certain.
 MAX_CONFIDENCE = 0.99
+#: Figures are kept away from 0 and 1 before taking their logit.
+_EDGE = 1e-3
+
+
+@dataclass(frozen=True)
+class Signals:
+    """How well a value's evidence agrees with itself, beside its evidence key."""
+
+    #: How well the label names the field, relative to the strategy's best (1: an exact label).
+    match: float = 1.0
+    #: Another candidate with another value scored nearly as well.
+    contested: bool = False
+    #: The field name is a concept of the vocabulary (not a form's own question).
+    known_field: bool = True
+    #: The engine's confidence in the text the value was read from.
+    text_confidence: float = 1.0
+
+
+@dataclass(frozen=True)
+class Recalibration:
+    """The logistic model of stage 2: `sigmoid(bias + sum(weight * feature))`."""
+
+    bias: float
+    weights: dict[str, float]
+
+    def apply(self, features: dict[str, float]) -> float:
+        z = self.bias + sum(w * features.get(name, 0.0) for name, w in self.weights.items())
+        return 1.0 / (1.0 + math.exp(-max(min(z, 30.0), -30.0)))
 
 
 def evidence_key(
@@ -46,27 +86,80 @@ def evidence_keys(key: str) -> list[str]:
     return ["|".join(parts[:n]) for n in range(len(parts), 0, -1)]
 
 
+def logit(p: float) -> float:
+    p = min(max(p, _EDGE), 1.0 - _EDGE)
+    return math.log(p / (1.0 - p))
+
+
+def table_figure(
+    table: dict[str, float], support: dict[str, int], key: str, prior: float
+) -> tuple[float, int, str | None]:
+    """Stage 1: the share of right values of the most specific known key that names the strategy,
+    that key's support, and the key; the strategy's `prior`, 0 and None for evidence the table
+    never saw."""
+    known = next((k for k in evidence_keys(key)[:-1] if k in table), None)
+    if known is None:
+        return prior, 0, None
+    return table[known], support.get(known, 0), known
+
+
+def features(figure: float, support: int, key: str, signals: Signals) -> dict[str, float]:
+    """Stage 2's inputs for one value."""
+    return {
+        "table_logit": logit(figure),
+        "log_support": math.log1p(support),
+        "unseen": 1.0 if support == 0 else 0.0,
+        "weak_match": 1.0 - min(max(signals.match, 0.0), 1.0),
+        "contested": 1.0 if signals.contested else 0.0,
+        "unknown_field": 0.0 if signals.known_field else 1.0,
+        "text_doubt": 1.0 - min(max(signals.text_confidence, 0.0), 1.0),
+        "ocr": 1.0 if key.startswith("ocr|") else 0.0,
+    }
+
+
+@dataclass(frozen=True)
+class Fitted:
+    table: dict[str, float]
+    support: dict[str, int]
+    recalibration: Recalibration | None
+
+
 @lru_cache(maxsize=1)
-def _table() -> dict[str, float]:
+def _fitted() -> Fitted:
     if not TABLE_PATH.exists():
-        return {}
+        return Fitted({}, {}, None)
     data = json.loads(TABLE_PATH.read_text(encoding="utf-8"))
-    return {str(k): float(v) for k, v in data.get("confidence", {}).items()}
+    table = {str(k): float(v) for k, v in data.get("confidence", {}).items()}
+    support = {str(k): int(v) for k, v in data.get("support", {}).items()}
+    stage2 = data.get("recalibration")
+    recalibration = (
+        Recalibration(float(stage2["bias"]), {str(k): float(v) for k, v in stage2["weights"].items()})
+        if stage2
+        else None
+    )
+    return Fitted(table, support, recalibration)
 
 
-def calibrated_confidence(key: str, prior: float, text_confidence: float = 1.0) -> float:
-    """The confidence of a value whose evidence has table key `key`, 0..1.
+def calibrated_confidence(
+    key: str, prior: float, text_confidence: float = 1.0, signals: Signals | None = None
+) -> float:
+    """The confidence of a value whose evidence has table key `key`, 0..1, by the fitted
+    calibration. `signals` defaults to a value that agrees with itself, read from text of
+    `text_confidence`."""
+    return confidence_of(_fitted(), key, prior, signals or Signals(text_confidence=text_confidence))
 
-    The most specific key the table holds gives it, as long as that key names the strategy; for
-    evidence the corpus never showed, the strategy's `prior`. When the table has no figure for
-    low-confidence text, the engine's own `text_confidence` scales the result.
-    """
-    table = _table()
-    keys = evidence_keys(key)
-    known = next((k for k in keys[:-1] if k in table), None)
-    confidence = table[known] if known is not None else prior
-    if text_confidence < 1.0 and (known is None or "low_text" not in known):
-        confidence *= text_confidence
+
+def confidence_of(fitted: Fitted, key: str, prior: float, signals: Signals) -> float:
+    """`calibrated_confidence` under a given fit (`bench/fit_calibration.py` scores candidate fits
+    with it). Without a recalibration, the table's figure or the `prior`, scaled by the engine's
+    text confidence when the table has no figure for low-confidence text."""
+    figure, support, known = table_figure(fitted.table, fitted.support, key, prior)
+    if fitted.recalibration is not None:
+        confidence = fitted.recalibration.apply(features(figure, support, key, signals))
+    else:
+        confidence = figure
+        if signals.text_confidence < 1.0 and (known is None or "low_text" not in known):
+            confidence *= signals.text_confidence
     if "|invalid" in key:
         confidence = min(confidence, INVALID_CAP)
     return round(max(min(confidence, MAX_CONFIDENCE), 0.0), 3)

@@ -23,8 +23,8 @@ from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from typing import Any
 
-from extraction.fields.calibration import LOW_TEXT_CONFIDENCE, calibrated_confidence, evidence_key
-from extraction.fields.candidate import Candidate
+from extraction.fields.calibration import LOW_TEXT_CONFIDENCE, Signals, calibrated_confidence, evidence_key
+from extraction.fields.candidate import HEURISTIC_PRIOR, Candidate
 from extraction.fields.choices import marked_initial, marked_option
 from extraction.fields.citations import Citation, element_citation, units_citations
 from extraction.fields.date_locale import resolve_date_order
@@ -49,6 +49,7 @@ from extraction.fields.normalize import (
     total_rank,
     vocabulary_words,
 )
+from extraction.fields.questions import PRIORS as QUESTION_PRIORS
 from extraction.fields.questions import Occurrence, is_printed_name, is_question_name
 from extraction.fields.questions import answer as question_answer
 from extraction.fields.structure.address_lines import city_lines
@@ -115,6 +116,9 @@ class FieldResult:
     raw: str | None = None
     #: The calibration key of the value's evidence (`calibration.evidence_keys`), for fitting.
     evidence: str | None = None
+    #: The strategy's prior and the agreement signals the confidence was computed from, for fitting.
+    prior: float | None = None
+    signals: Signals | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """The `result.fields` item of docs/contract.md section 7."""
@@ -244,13 +248,38 @@ def _extract_one(ctx: _Context, name: str) -> FieldResult:
     key = evidence_key(
         best.source, best.strategy, best.valid, best.ambiguous, text_confidence < LOW_TEXT_CONFIDENCE
     )
+    prior = best.score / max(text_confidence, 1e-6)
+    signals = _signals(best, kept, spec, text_confidence)
     return FieldResult(
         value=best.value,
-        confidence=calibrated_confidence(key, best.score / max(text_confidence, 1e-6), text_confidence),
+        confidence=calibrated_confidence(key, prior, text_confidence, signals),
         citations=units_citations(ctx.doc, best.units, ctx.file_name),
         source=best.source,
         raw=best.raw,
         evidence=key,
+        prior=prior,
+        signals=signals,
+    )
+
+
+#: Another candidate scoring at least this share of the chosen one's score contests it.
+CONTESTED_SHARE = 0.85
+
+
+def _signals(best: Candidate, kept: list[Candidate], spec: FieldSpec, text_confidence: float) -> Signals:
+    """How well the chosen value's evidence agrees: its label against the strategy's best, its
+    rivals, and whether the field is one the vocabulary knows."""
+    strategy_prior = PRIORS.get(best.strategy, HEURISTIC_PRIOR)
+    match = best.score / max(strategy_prior * text_confidence, 1e-6)
+    chosen = str(best.value).casefold()
+    contested = any(
+        str(c.value).casefold() != chosen and c.score >= CONTESTED_SHARE * best.score for c in kept
+    )
+    return Signals(
+        match=min(match, 1.0),
+        contested=contested,
+        known_field=spec.concept is not None,
+        text_confidence=text_confidence,
     )
 
 
@@ -321,6 +350,7 @@ def _from_embedded(ctx: _Context, spec: FieldSpec, kind: Kind) -> FieldResult | 
         source="form_fields",
         raw=stated.value,
         evidence=key,
+        prior=PRIORS["embedded"],
     )
 
 
@@ -359,13 +389,28 @@ def _from_question(ctx: _Context, name: str, kind: Kind, *, strict: bool = False
     source = best.units[0].source
     text_confidence = min(u.confidence for u in best.units)
     key = evidence_key(source, best.strategy, valid, ambiguous, text_confidence < LOW_TEXT_CONFIDENCE)
+    strategy_prior = QUESTION_PRIORS.get(best.strategy.removesuffix("_long"), HEURISTIC_PRIOR)
+    chosen = str(best.value).casefold()
+    signals = Signals(
+        match=min(best.score / strategy_prior, 1.0),
+        contested=any(
+            a.value is not None
+            and str(a.value).casefold() != chosen
+            and a.score >= CONTESTED_SHARE * best.score
+            for a in found
+        ),
+        known_field=field_spec(name).concept is not None,
+        text_confidence=text_confidence,
+    )
     return FieldResult(
         value=value,
-        confidence=calibrated_confidence(key, best.score, text_confidence),
+        confidence=calibrated_confidence(key, best.score, text_confidence, signals),
         citations=units_citations(ctx.doc, best.units, ctx.file_name),
         source=source,
         raw=best.raw,
         evidence=key,
+        prior=best.score,
+        signals=signals,
     )
 
 
@@ -386,6 +431,7 @@ def _net_of_tax(ctx: _Context) -> FieldResult:
         source=total.source,
         raw=f"{total.raw} - {tax.raw}",
         evidence=key,
+        prior=min(total.confidence, tax.confidence),
     )
 
 
@@ -631,6 +677,8 @@ def _widget_result(
         source="form_fields",
         raw=raw if raw is not None else element.text,
         evidence=key,
+        prior=PRIORS["form_field"],
+        signals=Signals(text_confidence=element.confidence),
     )
 
 

@@ -7,15 +7,7 @@ from datetime import date
 
 import pytest
 
-from bench.fit_calibration import fit, levels
 from extraction.fields import FieldResult, extract_fields, iso_dates
-from extraction.fields.calibration import (
-    INVALID_CAP,
-    MAX_CONFIDENCE,
-    calibrated_confidence,
-    evidence_key,
-    evidence_keys,
-)
 from extraction.fields.choices import marked_option
 from extraction.fields.layout import cells
 from extraction.fields.names import split_name
@@ -264,37 +256,6 @@ def test_model_dates_are_rewritten_as_iso_keeping_the_raw_text() -> None:
     assert out["dob"].value == "1977-04-06" and out["dob"].raw == "04/06/1977"
     assert out["name"].value == "April"
     assert iso_dates(found, "DMY")["dob"].value == "1977-06-04"
-
-
-# --- calibration -----------------------------------------------------------------------------
-
-
-def test_evidence_keys_go_from_specific_to_broad() -> None:
-    key = evidence_key("ocr", "label_colon", True, ambiguous=True)
-    assert evidence_keys(key) == [
-        "ocr|label_colon|valid|ambiguous",
-        "ocr|label_colon|valid",
-        "ocr|label_colon",
-        "ocr",
-    ]
-    assert levels("ocr|label_colon|valid") == ["ocr", "ocr|label_colon", "ocr|label_colon|valid"]
-
-
-def test_fit_smooths_rare_keys_towards_broader_ones() -> None:
-    pairs = [("ocr|label_colon|valid", True)] * 40 + [("ocr|label_colon|valid", False)] * 10
-    pairs += [("ocr|label_colon|invalid", False)]
-    table = fit(pairs)
-    assert table["ocr|label_colon|valid"] == pytest.approx(0.8, abs=0.02)
-    # One wrong value does not make its key 0: it is pulled towards its parent's share.
-    assert 0.5 < table["ocr|label_colon|invalid"] < table["ocr|label_colon|valid"]
-
-
-def test_invalid_values_are_never_certain_and_nothing_is_above_the_cap() -> None:
-    assert calibrated_confidence(evidence_key("form_fields", "form_field", False), 0.98) <= INVALID_CAP
-    assert calibrated_confidence(evidence_key("form_fields", "form_field", True), 0.98) <= MAX_CONFIDENCE
-    # Evidence the corpus never showed keeps its strategy's prior, scaled by the text's confidence.
-    assert calibrated_confidence(evidence_key("ocr", "never_seen", True), 0.6) == 0.6
-    assert calibrated_confidence(evidence_key("ocr", "never_seen", True), 0.6, 0.5) == 0.3
 
 
 # --- scans -----------------------------------------------------------------------------------

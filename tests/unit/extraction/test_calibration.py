@@ -1,0 +1,152 @@
+"""Calibrated confidence: the evidence table, the recalibration on agreement signals, and the
+design-grouped cross-validation that judges them. Pure logic on made values."""
+
+from __future__ import annotations
+
+import pytest
+
+from bench.fit_calibration import (
+    Value,
+    cross_validate,
+    design_group,
+    fit,
+    fit_logistic,
+    fit_table,
+    levels,
+    out_of_group_features,
+)
+from extraction.fields.calibration import (
+    INVALID_CAP,
+    MAX_CONFIDENCE,
+    Fitted,
+    Recalibration,
+    Signals,
+    confidence_of,
+    evidence_key,
+    evidence_keys,
+    features,
+)
+
+pytestmark = pytest.mark.unit
+
+AGREEING = Signals()
+
+
+def _values(group: str, key: str, right: int, wrong: int, signals: Signals = AGREEING) -> list[Value]:
+    return [Value(group, "s", key, 0.9, signals, True)] * right + [
+        Value(group, "s", key, 0.9, signals, False)
+    ] * wrong
+
+
+def test_evidence_keys_go_from_specific_to_broad() -> None:
+    key = evidence_key("ocr", "label_colon", True, ambiguous=True)
+    assert evidence_keys(key) == [
+        "ocr|label_colon|valid|ambiguous",
+        "ocr|label_colon|valid",
+        "ocr|label_colon",
+        "ocr",
+    ]
+    assert levels("ocr|label_colon|valid") == ["ocr", "ocr|label_colon", "ocr|label_colon|valid"]
+
+
+def test_the_table_smooths_rare_keys_towards_broader_ones_and_counts_support() -> None:
+    values = _values("g", "ocr|label_colon|valid", 40, 10) + _values("g", "ocr|label_colon|invalid", 0, 1)
+    table, support = fit_table(values)
+    assert table["ocr|label_colon|valid"] == pytest.approx(0.8, abs=0.02)
+    # One wrong value does not make its key 0: it is pulled towards its parent's share.
+    assert 0.5 < table["ocr|label_colon|invalid"] < table["ocr|label_colon|valid"]
+    assert support["ocr|label_colon|valid"] == 50 and support["ocr"] == 51
+
+
+def test_without_a_recalibration_the_table_or_the_prior_decides() -> None:
+    fitted = Fitted({"ocr|label_colon": 0.9}, {"ocr|label_colon": 10}, None)
+    assert confidence_of(fitted, "ocr|label_colon|valid", 0.5, AGREEING) == 0.9
+    # Evidence the table never showed keeps its strategy's prior, scaled by the text's confidence.
+    assert confidence_of(fitted, "ocr|never_seen|valid", 0.6, AGREEING) == 0.6
+    assert confidence_of(fitted, "ocr|never_seen|valid", 0.6, Signals(text_confidence=0.5)) == 0.3
+
+
+def test_invalid_values_are_never_certain_and_nothing_is_above_the_cap() -> None:
+    sure = Fitted({"form_fields|form_field": 1.0}, {"form_fields|form_field": 500}, None)
+    assert (
+        confidence_of(sure, evidence_key("form_fields", "form_field", False), 0.98, AGREEING) <= INVALID_CAP
+    )
+    assert (
+        confidence_of(sure, evidence_key("form_fields", "form_field", True), 0.98, AGREEING) <= MAX_CONFIDENCE
+    )
+
+
+def test_disagreeing_signals_lower_the_confidence_of_the_same_evidence() -> None:
+    recalibration = Recalibration(
+        0.0,
+        {
+            "table_logit": 1.0,
+            "contested": -2.0,
+            "weak_match": -3.0,
+            "unknown_field": -1.0,
+            "text_doubt": -4.0,
+        },
+    )
+    fitted = Fitted({"ocr|label_right": 0.95}, {"ocr|label_right": 100}, recalibration)
+    key = "ocr|label_right|unchecked"
+    agreeing = confidence_of(fitted, key, 0.9, AGREEING)
+    for doubt in (
+        Signals(contested=True),
+        Signals(match=0.7),
+        Signals(known_field=False),
+        Signals(text_confidence=0.6),
+    ):
+        assert confidence_of(fitted, key, 0.9, doubt) < agreeing
+
+
+def test_features_mark_evidence_the_table_never_saw() -> None:
+    seen = features(0.9, 40, "ocr|label_right|valid", AGREEING)
+    unseen = features(0.9, 0, "text_layer|label_right|valid", Signals(match=0.8, known_field=False))
+    assert seen["unseen"] == 0.0 and unseen["unseen"] == 1.0
+    assert unseen["weak_match"] == pytest.approx(0.2) and unseen["unknown_field"] == 1.0
+    assert seen["ocr"] == 1.0 and unseen["ocr"] == 0.0
+
+
+def test_the_logistic_fit_follows_the_evidence() -> None:
+    rows = [{"contested": 0.0}] * 90 + [{"contested": 0.0}] * 10 + [{"contested": 1.0}] * 50 * 2
+    labels = [True] * 90 + [False] * 10 + [True] * 50 + [False] * 50
+    model = fit_logistic(rows, labels)
+    assert model.apply({"contested": 0.0}) == pytest.approx(0.9, abs=0.03)
+    assert model.apply({"contested": 1.0}) == pytest.approx(0.5, abs=0.05)
+
+
+def test_a_groups_table_figures_come_from_a_table_without_it() -> None:
+    # Group "a" is always right with this key, group "b" always wrong: out of group, each sees
+    # only the other's share.
+    values = _values("a", "ocr|x|valid", 20, 0) + _values("b", "ocr|x|valid", 0, 20)
+    rows = out_of_group_features(values)
+    assert rows[0]["table_logit"] < 0 < rows[-1]["table_logit"]
+
+
+def test_cross_validation_scores_each_group_by_a_fit_that_never_saw_it() -> None:
+    values = (
+        _values("a", "ocr|x|valid", 5, 1)
+        + _values("b", "ocr|y|valid", 4, 2)
+        + _values("c", "ocr|x|valid", 3, 3)
+    )
+    seen_by_fit: list[set[str]] = []
+
+    def spy(train: list[Value]) -> Fitted:
+        seen_by_fit.append({v.group for v in train})
+        return fit(train)
+
+    scored = cross_validate(values, spy)
+    assert len(scored) == len(values)
+    assert sorted(map(sorted, seen_by_fit)) == [["a", "b"], ["a", "c"], ["b", "c"]]
+
+
+def test_design_groups_hold_out_whole_designs_or_sets() -> None:
+    assert (
+        design_group({"set": "synthetic_intake", "design": "claim_grid", "id": "x"})
+        == "synthetic_intake/claim_grid"
+    )
+    assert design_group({"set": "intake", "id": "intake/intake_001.pdf"}) == "intake"
+    receipt = design_group({"set": "receipts", "id": "receipts/001.jpg"})
+    assert receipt.startswith("receipts/") and receipt == design_group(
+        {"set": "receipts", "id": "receipts/001.jpg"}
+    )
