@@ -19,11 +19,13 @@ import threading
 import time
 import uuid
 from collections import deque
-
-import redis.asyncio as aioredis
+from typing import TYPE_CHECKING
 
 from actors.names import SPARE_PREFIX
 from core import keys
+
+if TYPE_CHECKING:
+    import redis.asyncio as aioredis
 
 #: An idle spare leaves its node's list and exits after this long.
 SPARE_IDLE_SECONDS = 300.0

@@ -71,8 +71,10 @@ def measure(statement: str) -> Run:
 def report(label: str, runs: list[Run], baseline_wall: float, top: int) -> None:
     ours = statistics.median(r.ours for r in runs)
     wall = statistics.median(r.wall for r in runs) - baseline_wall
-    print(f"{label}: {ours:.3f} s cumulative import beyond `import ray` (median of {len(runs)}), "
-          f"wall {wall:+.3f} s against a bare `import ray`")
+    print(
+        f"{label}: {ours:.3f} s cumulative import beyond `import ray` (median of {len(runs)}), "
+        f"wall {wall:+.3f} s against a bare `import ray`"
+    )
     totals: dict[str, float] = defaultdict(float)
     for run in runs:
         for name, cumulative in run.modules.items():
@@ -89,7 +91,9 @@ def main() -> None:
     print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     baseline = [measure(BASELINE) for _ in range(args.runs)]
     baseline_wall = statistics.median(r.wall for r in baseline)
-    print(f"bare `import ray`: wall {baseline_wall:.3f} s (median of {args.runs}, interpreter start included)")
+    print(
+        f"bare `import ray`: wall {baseline_wall:.3f} s (median of {args.runs}, interpreter start included)"
+    )
     for label, statement in CHAINS.items():
         report(label, [measure(statement) for _ in range(args.runs)], baseline_wall, args.top)
     print(f"load average {os.getloadavg()[0]:.1f} after")
