@@ -18,6 +18,7 @@ ON_FIRST_USE = (
     "extraction.fields",
     "extraction.jobs.service",
     "extraction.jobs.coordinator",
+    "fsspec",
     "rapidfuzz",
     "openai",
     "anthropic",
