@@ -19,14 +19,13 @@ import asyncio
 import logging
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from core.settings import Settings
-from extraction.fields.citations import dedupe
-from extraction.fields.grounding import MAX_CITATIONS
-from extraction.jobs.model import ModelFactory
-from extraction.jobs.service import locate_in_file
 from tools.documents.processed import ProcessedDocument, processed_documents
+
+if TYPE_CHECKING:
+    from core.settings import Settings
+    from extraction.jobs.model import ModelFactory
 
 log = logging.getLogger(__name__)
 
@@ -69,6 +68,10 @@ def structured_leaves(value: Any, path: str = "") -> Iterator[tuple[str, Leaf]]:
 
 def known_citations(documents: list[ProcessedDocument]) -> dict[ValueKey, list[dict[str, Any]]]:
     """The citations extractions gave, by value; a value several extractions found gets them all."""
+    # Field reading is loaded on first grounding, not with the task actor (issue 29: its start-up).
+    from extraction.fields.citations import dedupe
+    from extraction.fields.grounding import MAX_CITATIONS
+
     known: dict[ValueKey, list[dict[str, Any]]] = {}
     for document in documents:
         for found in document.values:
@@ -100,6 +103,9 @@ def assemble(
     leaf order. `documents` lists each cited file once, in the order it is first cited, with the
     pages of its parse (or of the tool result when it was not searched).
     """
+    from extraction.fields.citations import dedupe
+    from extraction.fields.grounding import MAX_CITATIONS
+
     found: dict[ValueKey, list[dict[str, Any]]] = {}
     for search in located:
         for searched, citations in search.citations.items():
@@ -145,6 +151,8 @@ async def _locate(
     values: dict[ValueKey, Leaf],
     model_factory: ModelFactory,
 ) -> Located | None:
+    from extraction.jobs.service import locate_in_file
+
     keys = list(values)
     try:
         answer = await locate_in_file(

@@ -21,8 +21,8 @@ class TaskActor:
         # A relaunch may call `run` again on an actor that is still starting; the lease lets one
         # of them work, and the actor exits only once no call is left.
         self.tasks: list[str] = []
-        #: A spare's node and its list's bound; None for an actor started for one task.
-        self.spare: tuple[str, int] | None = None
+        #: A spare's node, its list's bound and floor; None for an actor started for one task.
+        self.spare: tuple[str, int, int] | None = None
         self.idle_since = time.monotonic()
 
     async def run(self, workspace_id: str, task_id: str) -> None:
@@ -40,10 +40,11 @@ class TaskActor:
         """The tasks it runs now (for operators and tests: a spare runs different tasks over time)."""
         return list(self.tasks)
 
-    async def stand_by(self, node_id: str, limit: int) -> bool:
-        """Become a spare of the node: warm up, then wait on its list. False (and exits) when full."""
+    async def stand_by(self, node_id: str, limit: int, floor: int) -> bool:
+        """Become a spare of the node: warm up, then wait on its list. False (and exits) when full.
+        `floor`: the spares the node keeps when idle; above it, an idle spare leaves sooner."""
         runtime()
-        self.spare = (node_id, limit)
+        self.spare = (node_id, limit, floor)
         if not await self._park():
             ray.actor.exit_actor()
         asyncio.get_running_loop().create_task(self._leave_when_idle())
@@ -52,28 +53,37 @@ class TaskActor:
     async def _park(self) -> bool:
         if self.spare is None:
             return False
-        node_id, limit = self.spare
+        node_id, limit, _ = self.spare
         with contextlib.suppress(Exception):
             return await spares.park(runtime().redis, node_id, _own_name(), limit)
         return False  # the store is unreachable: exit, as an actor for one task would
 
     async def _leave_when_idle(self) -> None:
         assert self.spare is not None
-        node_id, _ = self.spare
+        node_id, _, floor = self.spare
         promised = False
+        # First after a short idle, while the list holds more than the floor (a burst is over);
+        # then, kept as one of the floor, after the long one.
+        kept = False
         while True:
-            await asyncio.sleep(max(1.0, self.idle_since + spares.SPARE_IDLE_SECONDS - time.monotonic()))
-            if self.tasks or time.monotonic() - self.idle_since < spares.SPARE_IDLE_SECONDS:
-                promised = False
+            due = spares.SPARE_IDLE_SECONDS if kept else spares.SURGE_IDLE_SECONDS
+            await asyncio.sleep(max(1.0, self.idle_since + due - time.monotonic()))
+            if self.tasks or time.monotonic() - self.idle_since < due:
+                promised = kept = False
                 continue
             with contextlib.suppress(Exception):
-                if await spares.leave(runtime().redis, node_id, _own_name()):
+                left = await spares.leave(runtime().redis, node_id, _own_name(), keep=0 if kept else floor)
+                if left is None:
+                    kept = True
+                    continue
+                if left:
                     break
                 # Off its list yet idle: a launch took it and its run is on the way. Should that
                 # launch have died before calling, nothing else would: end after one more round.
                 if promised:
                     break
                 promised = True
+                kept = False
                 self.idle_since = time.monotonic()
         ray.kill(ray.get_runtime_context().current_actor, no_restart=True)
 

@@ -43,6 +43,8 @@ HOST_MAX_CONCURRENCY = 1000
 
 _recent = RecentPlaces()
 _warming = spares.Warming()
+#: Dedicated launches per node lately: how many spares the node is asked for now.
+_demand = spares.Recent(spares.DEMAND_SECONDS)
 
 
 async def admit_and_launch(
@@ -154,6 +156,8 @@ async def launch(redis: aioredis.Redis, settings: Settings, task: Task) -> None:
     counted = node_id is not None and (pooled or spare is not None)
     if counted:
         _recent.add_pooled(node_id)  # type: ignore[arg-type]
+    if not pooled and node_id is not None:
+        _demand.add(node_id)
     try:
         fields = {"launched_at": str(int(time.time() * 1000))}
         if node_id is not None:
@@ -181,7 +185,7 @@ async def launch(redis: aioredis.Redis, settings: Settings, task: Task) -> None:
         await asyncio.to_thread(_start_own_actor, task, node_id, nodes)
     if node_id is not None and settings.spare_task_actors > 0:
         # Not on the task's path: its run is on its way already.
-        _in_background(_refill(redis, settings, node_id))
+        _in_background(_refill(redis, settings, node_id, _free_slots(nodes, node_id)))
 
 
 def _relaunch(task: Task) -> bool:
@@ -217,20 +221,29 @@ def _in_background(work: Coroutine[Any, Any, None]) -> None:
     job.add_done_callback(_background.discard)
 
 
-async def _refill(redis: aioredis.Redis, settings: Settings, node_id: str) -> None:
-    """Start spares on the node until its list and the spares on their way reach the bound."""
-    limit = settings.spare_task_actors
+def _free_slots(nodes: list[NodeSlots], node_id: str) -> float:
+    """The node's task slots not taken, less the places this process handed out there lately."""
+    node = next((n for n in nodes if n.node_id == node_id), None)
+    return 0.0 if node is None else node.free - _recent.counts().get(node_id, 0)
+
+
+async def _refill(redis: aioredis.Redis, settings: Settings, node_id: str, free_slots: float) -> None:
+    """Start spares on the node until its list and the spares on their way reach its target: the
+    floor when dedicated launches are few, up to the bound and its free slots in a burst."""
+    floor = settings.spare_task_actors
+    limit = max(floor, settings.max_spare_task_actors)
+    wanted = spares.target(floor, limit, _demand.count(node_id), free_slots)
     try:
-        missing = limit - _warming.count(node_id) - await spares.idle_count(redis, node_id)
+        missing = wanted - _warming.count(node_id) - await spares.idle_count(redis, node_id)
         for _ in range(missing):
             _warming.add(node_id)
-            await asyncio.to_thread(_start_spare, node_id, limit)
+            await asyncio.to_thread(_start_spare, node_id, limit, floor)
     except Exception:
         # Spares only save time: the next launch on the node tries again.
         log.warning("could not start a spare task actor on node %s", node_id, exc_info=True)
 
 
-def _start_spare(node_id: str, limit: int) -> None:
+def _start_spare(node_id: str, limit: int, floor: int) -> None:
     actor = TaskActor.options(  # type: ignore[attr-defined]
         name=spares.spare_name(),
         namespace=NAMESPACE,
@@ -240,7 +253,7 @@ def _start_spare(node_id: str, limit: int) -> None:
         # Pinned: it waits on this node's list.
         scheduling_strategy=NodeAffinitySchedulingStrategy(node_id, soft=False),
     ).remote()
-    actor.stand_by.remote(node_id, limit).future().add_done_callback(lambda _: _warming.done(node_id))
+    actor.stand_by.remote(node_id, limit, floor).future().add_done_callback(lambda _: _warming.done(node_id))
 
 
 def _after_spare_run(redis: aioredis.Redis, settings: Settings, task: Task, node_id: str) -> Any:

@@ -2,11 +2,15 @@
 run or a resume does not wait for a new worker process and its imports (seconds on a busy 2-core
 node, against milliseconds to hand over).
 
-Each node keeps up to `spare_task_actors` of them in a Redis list of their Ray names. A launch pops
-one name (so each spare goes to exactly one task) and calls its `run`; the launch that takes one
-starts a new spare on that node while the list is short. When a spare's task pauses or ends, the
-actor puts itself back on its node's list if there is room, else exits, so a paused task holds no
-process. An idle spare leaves the list and exits after `SPARE_IDLE_SECONDS`.
+Each node keeps `spare_task_actors` of them (the floor) in a Redis list of their Ray names. A launch
+pops one name (so each spare goes to exactly one task) and calls its `run`; a dedicated launch on a
+node starts new spares there while the list is short of its target. The target follows demand: the
+dedicated launches on the node in the last `DEMAND_SECONDS`, at least the floor, at most
+`max_spare_task_actors` and the node's free task slots (`target`), so a burst of dedicated tasks is
+not paced by cold starts. When a spare's task pauses or ends, the actor puts itself back on its
+node's list if there is room under that bound, else exits, so a paused task holds no process. An
+idle spare above the floor leaves the list and exits after `SURGE_IDLE_SECONDS`; the floor's after
+`SPARE_IDLE_SECONDS`.
 
 A spare holds no task slot (Ray's `agentry_task_slot`): it belongs to no task while idle. A task
 handed to one counts against its node's slots from its launch until its run returns, as this process
@@ -19,14 +23,21 @@ import threading
 import time
 import uuid
 from collections import deque
-
-import redis.asyncio as aioredis
+from typing import TYPE_CHECKING
 
 from actors.names import SPARE_PREFIX
 from core import keys
 
+if TYPE_CHECKING:
+    import redis.asyncio as aioredis
+
 #: An idle spare leaves its node's list and exits after this long.
 SPARE_IDLE_SECONDS = 300.0
+#: An idle spare leaves sooner while its node's list holds more than the floor: what a burst
+#: started shrinks back once the burst is over.
+SURGE_IDLE_SECONDS = 15.0
+#: Dedicated launches on a node within this long count as its current demand for spares.
+DEMAND_SECONDS = 10.0
 #: How long a spare started by this process counts as on its way to its node's list.
 WARMING_SECONDS = 30.0
 
@@ -38,6 +49,22 @@ redis.call('RPUSH', KEYS[1], ARGV[1])
 redis.call('PEXPIRE', KEYS[1], ARGV[3])
 return 1
 """
+
+#: KEYS: the node's list. ARGV: the spare's name, the count the list keeps.
+#: Returns 1 when the spare left the list, 0 when it is not on it (a launch took it), -1 when it
+#: stays because the list holds no more than it keeps.
+LEAVE = """
+if not redis.call('LPOS', KEYS[1], ARGV[1]) then return 0 end
+if redis.call('LLEN', KEYS[1]) <= tonumber(ARGV[2]) then return -1 end
+redis.call('LREM', KEYS[1], 1, ARGV[1])
+return 1
+"""
+
+
+def target(floor: int, bound: int, demand: int, free_slots: float) -> int:
+    """How many spares a node keeps: its demand, within the bound and its free task slots, never
+    below the floor (a spare only runs a task where a slot is free)."""
+    return max(floor, min(bound, demand, int(free_slots)))
 
 
 def spare_name() -> str:
@@ -51,9 +78,11 @@ async def park(redis: aioredis.Redis, node_id: str, name: str, limit: int) -> bo
     return bool(await redis.eval(PARK, 1, keys.spare_task_actors(node_id), name, limit, ttl_ms))
 
 
-async def leave(redis: aioredis.Redis, node_id: str, name: str) -> bool:
-    """Take an idle spare off its list; False when a launch took it meanwhile (its run is coming)."""
-    return bool(await redis.lrem(keys.spare_task_actors(node_id), 1, name))
+async def leave(redis: aioredis.Redis, node_id: str, name: str, *, keep: int = 0) -> bool | None:
+    """Take an idle spare off its list unless the list holds no more than `keep` (None: it stays);
+    False when a launch took it meanwhile (its run is coming)."""
+    outcome = int(await redis.eval(LEAVE, 1, keys.spare_task_actors(node_id), name, keep))
+    return None if outcome < 0 else bool(outcome)
 
 
 async def take(redis: aioredis.Redis, node_id: str) -> str | None:
@@ -66,10 +95,10 @@ async def idle_count(redis: aioredis.Redis, node_id: str) -> int:
     return int(await redis.llen(keys.spare_task_actors(node_id)))
 
 
-class Warming:
-    """Spares this process started lately, per node, that may not be on their list yet (thread-safe)."""
+class Recent:
+    """Events of this process within the last `seconds`, per node (thread-safe)."""
 
-    def __init__(self, seconds: float = WARMING_SECONDS) -> None:
+    def __init__(self, seconds: float) -> None:
         self.seconds = seconds
         self._lock = threading.Lock()
         self._started: dict[str, deque[float]] = {}
@@ -87,6 +116,13 @@ class Warming:
     def add(self, node_id: str) -> None:
         with self._lock:
             self._started.setdefault(node_id, deque()).append(time.monotonic())
+
+
+class Warming(Recent):
+    """Spares this process started lately, per node, that may not be on their list yet."""
+
+    def __init__(self, seconds: float = WARMING_SECONDS) -> None:
+        super().__init__(seconds)
 
     def done(self, node_id: str) -> None:
         """A spare of the node reached its list (or gave up): it no longer counts as warming."""

@@ -12,7 +12,6 @@ from core import keys
 from core.ids import new_id, now_iso, sort_key, utcnow
 from core.models import AuditEntry, PageOf
 from core.pagination import check_limit, member_id, newest_first
-from core.secretbox import derive_key
 
 #: Purpose of the key (derived from the deployment's secret) that digests identifiers in audit details.
 IDENTIFIER_DIGEST_PURPOSE = "audit/identifier-digest/v1"
@@ -25,6 +24,9 @@ def identifier_digest(secret: str, value: str) -> str:
     a key such as `patient_pcref` is made of names and a date of birth, few enough to try them all
     against a bare hash.
     """
+    # Key derivation (cryptography) loads on the first digest, not with every importer of the log.
+    from core.secretbox import derive_key
+
     key = derive_key(secret, IDENTIFIER_DIGEST_PURPOSE)
     return hmac.new(key, value.encode("utf-8"), hashlib.sha256).hexdigest()
 

@@ -13,8 +13,6 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
-from fsspec.core import url_to_fs
-
 #: Bytes moved per read or write when streaming a blob.
 CHUNK_BYTES = 1024 * 1024
 
@@ -24,6 +22,10 @@ class BlobStore:
 
     def __init__(self, url: str, **storage_options: Any) -> None:
         self.url = url
+        # fsspec loads with the first store, not with every importer of file records (a task
+        # actor reads them only when a task has files: issue 29).
+        from fsspec.core import url_to_fs
+
         self._fs, root = url_to_fs(url, **storage_options)
         self._root = root.rstrip("/")
         self._local = "file" in _protocols(self._fs)

@@ -13,16 +13,18 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import redis.asyncio as aioredis
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
 
-from core import audit, keys
+from core import keys
 from core.errors import BadRequest
 from core.ids import now_iso
-from core.secretbox import SealedValueError, SecretBox
 from core.settings import Settings
+
+if TYPE_CHECKING:
+    from core.secretbox import SecretBox
 
 Provider = Literal["openai", "anthropic"]
 
@@ -123,6 +125,10 @@ def check_name(name: str) -> str:
 
 
 def _box(settings: Settings) -> SecretBox:
+    # Sealing (cryptography) loads on the first key opened, not with every importer of this module:
+    # a task actor imports it to resolve models before it knows it needs a connection (issue 29).
+    from core.secretbox import SecretBox
+
     return SecretBox(settings.resolved_secret(), _SEAL_PURPOSE)
 
 
@@ -167,6 +173,8 @@ async def save(
         pipe.delete(key)
         pipe.hset(key, mapping=record)
         await pipe.execute()
+    from core import audit
+
     await audit.record(
         redis,
         workspace_id,
@@ -186,6 +194,8 @@ async def delete(redis: aioredis.Redis, workspace_id: str, name: str, *, key_id:
     """Forget connection `name` and its key; False when there was none."""
     removed = await redis.delete(keys.model_connection(workspace_id, name))
     if removed:
+        from core import audit
+
         await audit.record(redis, workspace_id, DELETED_ACTION, key_id=key_id, details={"name": name})
     return bool(removed)
 
@@ -197,6 +207,8 @@ async def load(
     raw: dict[str, str] = await redis.hgetall(keys.model_connection(workspace_id, name))
     if not raw:
         return None
+    from core.secretbox import SealedValueError
+
     try:
         api_key = _box(settings).open(raw["api_key"]) if raw.get("api_key") else None
     except SealedValueError:

@@ -89,6 +89,9 @@ class Settings(BaseSettings):
     #: Warm idle task actors kept per node for dedicated tasks (actors.spares): a run or a resume
     #: is handed to a running process instead of waiting for a new one; 0 turns them off.
     spare_task_actors: int = Field(2, ge=0, le=64, validation_alias=_env("AGENTRY_SPARE_TASK_ACTORS"))
+    #: While dedicated tasks arrive in a burst, a node keeps up to this many spares (within its free
+    #: task slots), shrinking back to `spare_task_actors` once they are idle (actors.spares).
+    max_spare_task_actors: int = Field(8, ge=0, le=64, validation_alias=_env("AGENTRY_MAX_SPARE_TASK_ACTORS"))
     #: A task runner's lease; a runner that stops renewing it is presumed dead after this long.
     task_lease_seconds: float = Field(6.0, gt=0, validation_alias=_env("AGENTRY_TASK_LEASE_SECONDS"))
     #: How often the reconciler looks for tasks without a live runner.

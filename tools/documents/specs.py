@@ -14,19 +14,20 @@ be processed) are tool errors it sees; a pool that does not answer in time is a 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from core import files
 from core.configs import MAX_CATEGORIES, MAX_FIELDS
 from core.errors import AgentryError
 from extraction.jobs.model import ModelFactory, TaskModel
-from extraction.jobs.schemas import JobKind
-from extraction.jobs.service import JobFailed, run_job
 from tools.context import ToolContext
 from tools.documents.attachments import resolve_input, task_attachments
 from tools.documents.processed import record_processed
 from tools.errors import ToolError
 from tools.registry import ToolSpec
+
+if TYPE_CHECKING:
+    from extraction.jobs.schemas import JobKind
 
 #: How long a document tool waits for its job; past it the call fails as retryable (the job goes on).
 #: Generous: a job is a chain of worker tasks, each bounded by the `AGENTRY_DOCUMENT_TIMEOUT_SECONDS` setting.
@@ -135,6 +136,10 @@ CLASSIFY_PARAMETERS = _body(
 def job_tool_error(exc: AgentryError) -> ToolError:
     """The tool error an extraction error means: the caller's or the document's problem is final,
     an unavailable service (5xx, 429) may succeed when the call is retried."""
+    # The job service (and field reading under it) loads on a document tool's first call, not with
+    # the registry every task actor builds (issue 29: a task actor starts like a bare one).
+    from extraction.jobs.service import JobFailed
+
     if isinstance(exc, JobFailed):
         return ToolError(exc.message)
     return ToolError(exc.message, retryable=exc.status_code >= 500 or exc.status_code == 429)
@@ -145,6 +150,8 @@ async def run_document_tool(
 ) -> dict[str, Any]:
     """Resolve the input, run the job on the pool, record the document for citations, return its
     `result`."""
+    from extraction.jobs.service import run_job
+
     attachments = await task_attachments(ctx.redis, ctx.workspace_id, ctx.task_id)
     file_id = resolve_input(str(arguments["input"]), attachments)
     try:

@@ -83,3 +83,28 @@ def test_a_spare_that_died_idle_is_passed_over(service: Service, api: httpx.Clie
         # On another spare or on an actor of its own, never on a dead one.
         assert wait_status(api, task_id, "completed", "failed", timeout=60)["status"] == "completed"
         assert _record(service, task_id)["actor"] not in ready
+
+
+def test_a_burst_of_dedicated_tasks_grows_the_spares_which_shrink_back_when_idle(
+    service: Service, api: httpx.Client
+) -> None:
+    floor = service.settings.spare_task_actors
+    bound = max(floor, service.settings.max_spare_task_actors)
+    agent = create_agent(api, scripted({"answer": "fine"}, placement="dedicated"))
+    # More dedicated tasks at once than the floor covers: the node is asked for more spares.
+    burst = [start(api, agent["id"], f"burst {n}") for n in range(floor + 4)]
+
+    def grown() -> list[str] | None:
+        idle = _idle(service)
+        return idle if len(idle) > floor else None
+
+    assert len(wait_for(grown, timeout=120, interval=0.5, what="more idle spares than the floor")) <= bound
+    for task_id in burst:
+        assert wait_status(api, task_id, "completed", "failed", timeout=90)["status"] == "completed"
+    # Idle once the burst is over: back to the floor, which stays (an idle floor spare waits minutes).
+    wait_for(
+        lambda: len(_idle(service)) == floor,
+        timeout=120,
+        interval=0.5,
+        what="the spares to shrink back to the floor",
+    )

@@ -45,3 +45,18 @@ async def test_a_taken_spare_cannot_leave(store: aioredis.Redis) -> None:
     assert not await spares.leave(store, node, idle)
     assert await spares.leave(store, node, promised)
     assert await spares.take(store, node) is None
+
+
+async def test_an_idle_spare_above_the_floor_leaves_and_one_of_the_floor_stays(store: aioredis.Redis) -> None:
+    node = f"node-{uuid.uuid4().hex}"
+    names = [spares.spare_name() for _ in range(4)]
+    for name in names:
+        assert await spares.park(store, node, name, 8)
+    # A burst is over: spares leave while the list holds more than the floor (2), then stay.
+    assert [await spares.leave(store, node, name, keep=2) for name in names] == [True, True, None, None]
+    assert await spares.idle_count(store, node) == 2
+    # Taken by a launch: not on the list, whatever it keeps (its run is coming).
+    taken = await spares.take(store, node)
+    assert taken == names[2]
+    assert await spares.leave(store, node, taken, keep=0) is False
+    assert await spares.leave(store, node, names[3], keep=0) is True

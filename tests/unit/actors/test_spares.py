@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from actors.launcher import _relaunch
-from actors.spares import SPARE_PREFIX, Warming, spare_name
+from actors.spares import SPARE_PREFIX, Recent, Warming, spare_name, target
 from core.ids import parse_iso
 from core.tasks import Task
 from tests.support.task_records import task_spec
@@ -46,3 +46,22 @@ def test_spares_on_their_way_count_until_they_arrive_or_time_out() -> None:
 def test_spare_names_are_distinct_and_prefixed() -> None:
     names = {spare_name() for _ in range(100)}
     assert len(names) == 100 and all(n.startswith(SPARE_PREFIX) for n in names)
+
+
+def test_a_node_keeps_its_floor_until_a_burst_asks_for_more() -> None:
+    # Few launches: the floor. A burst: its size, within the bound and the node's free slots.
+    assert target(floor=2, bound=8, demand=1, free_slots=30) == 2
+    assert target(floor=2, bound=8, demand=5, free_slots=30) == 5
+    assert target(floor=2, bound=8, demand=50, free_slots=30) == 8
+    assert target(floor=2, bound=8, demand=50, free_slots=3.5) == 3
+    # The floor holds even on a full node (a spare holds no slot while idle).
+    assert target(floor=2, bound=8, demand=50, free_slots=0) == 2
+    assert target(floor=0, bound=8, demand=0, free_slots=30) == 0
+
+
+def test_demand_counts_the_recent_launches_per_node() -> None:
+    demand = Recent(seconds=60)
+    for _ in range(3):
+        demand.add("n1")
+    assert (demand.count("n1"), demand.count("n2")) == (3, 0)
+    assert Recent(seconds=0).count("n1") == 0
