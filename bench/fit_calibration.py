@@ -246,9 +246,13 @@ def main(argv: list[str] | None = None) -> int:
             if not args.sets or doc["set"] in args.sets:
                 manifest.append(doc)
                 corpus_of[doc["id"]] = corpus
-    values = collect(manifest, corpus_of, args.parse_cache)
+    # Designs a generator keeps back (`split: held_out`) take part in no fit: scored at the end only.
+    kept_back = [d for d in manifest if d.get("split") == "held_out"]
+    values = collect([d for d in manifest if d.get("split") != "held_out"], corpus_of, args.parse_cache)
     groups = sorted({v.group for v in values})
-    print(f"{len(values)} values from {len(manifest)} documents in {len(groups)} design groups")
+    print(
+        f"{len(values)} values from {len(manifest) - len(kept_back)} documents in {len(groups)} design groups"
+    )
 
     held_out = report("held out: each design group scored by a fit without it", cross_validate(values, fit))
     final = fit(values)
@@ -256,6 +260,12 @@ def main(argv: list[str] | None = None) -> int:
         "in sample (fitted and scored on the same documents: not a figure to report)",
         [(confidence_of(final, v.key, v.prior, v.signals), v) for v in values],
     )
+    if kept_back:
+        never = collect(kept_back, corpus_of, args.parse_cache)
+        held_out["kept_back_designs"] = report(
+            "designs kept back from every fit, scored by the final fit",
+            [(confidence_of(final, v.key, v.prior, v.signals), v) for v in never],
+        )
     assert final.recalibration is not None
     print(
         "\nrecalibration weights:", json.dumps(final.recalibration.weights), "bias", final.recalibration.bias

@@ -13,8 +13,9 @@ Two stages, both fitted by `bench/fit_calibration.py` and kept in `calibration.j
    evidence is right on a new design, so the table's figure is one signal among several of a
    logistic model whose weights were fitted on figures each document did not take part in
    (design-grouped cross-validation): the table's figure, its support, how well the label names
-   the field, whether another candidate with another value scored nearly as well, whether the
-   field is one the vocabulary knows, and how sure the engine was of the text. So a value from a
+   the field, whether a label named it at all, whether another candidate with another value scored
+   nearly as well, whether the field is one the vocabulary knows, and how sure the engine was of
+   the text. So a value from a
    layout the evidence covers well keeps a high confidence, and one whose signals disagree or
    that few documents like it backed gets a low one.
 
@@ -54,6 +55,8 @@ class Signals:
     known_field: bool = True
     #: The engine's confidence in the text the value was read from.
     text_confidence: float = 1.0
+    #: A label named the value (not a heuristic's guess from its place or wording).
+    labelled: bool = True
 
 
 @dataclass(frozen=True)
@@ -114,6 +117,7 @@ def features(figure: float, support: int, key: str, signals: Signals) -> dict[st
         "unknown_field": 0.0 if signals.known_field else 1.0,
         "text_doubt": 1.0 - min(max(signals.text_confidence, 0.0), 1.0),
         "ocr": 1.0 if key.startswith("ocr|") else 0.0,
+        "unlabelled": 0.0 if signals.labelled else 1.0,
     }
 
 
@@ -156,6 +160,10 @@ def confidence_of(fitted: Fitted, key: str, prior: float, signals: Signals) -> f
     figure, support, known = table_figure(fitted.table, fitted.support, key, prior)
     if fitted.recalibration is not None:
         confidence = fitted.recalibration.apply(features(figure, support, key, signals))
+        if signals.text_confidence < LOW_TEXT_CONFIDENCE:
+            # Text the engine itself doubts: the value is right only if the text is read right
+            # and the evidence holds, whatever familiar evidence the model saw.
+            confidence = min(confidence, figure * signals.text_confidence)
     else:
         confidence = figure
         if signals.text_confidence < 1.0 and (known is None or "low_text" not in known):

@@ -280,6 +280,7 @@ def _signals(best: Candidate, kept: list[Candidate], spec: FieldSpec, text_confi
         contested=contested,
         known_field=spec.concept is not None,
         text_confidence=text_confidence,
+        labelled=bool(best.label),
     )
 
 
