@@ -212,19 +212,17 @@ def report(title: str, scored: list[tuple[float, Value]]) -> dict[str, Any]:
     by_set: dict[str, list[tuple[float, bool]]] = defaultdict(list)
     for confidence, value in scored:
         by_set[value.set_name].append((confidence, value.right))
-    figures: dict[str, Any] = {}
     for set_name in sorted(by_set):
         cal = calibration(by_set[set_name])
         print(_line(set_name, cal))
     overall = calibration((c, v.right) for c, v in scored)
     print(_line("ALL", overall))
-    figures = {
+    return {
         "values": overall.values,
         "ece": round(overall.ece, 4),
         f"right_at_{HIGH_CONFIDENCE}": round(overall.high_precision, 4),
         f"share_at_{HIGH_CONFIDENCE}": round(overall.high / max(overall.values, 1), 4),
     }
-    return figures
 
 
 def main(argv: list[str] | None = None) -> int:
