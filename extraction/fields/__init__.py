@@ -2,6 +2,7 @@
 and confidence calibration (no model). `extract_fields` is the entry point."""
 
 from extraction.fields.dates import iso_dates
-from extraction.fields.extract import FieldResult, absent, extract_fields
+from extraction.fields.extract import extract_fields
+from extraction.fields.result import FieldResult, absent
 
 __all__ = ["FieldResult", "absent", "extract_fields", "iso_dates"]

@@ -9,7 +9,7 @@ from extraction.fields.normalize import DateOrder, find_dates
 from extraction.fields.value_kinds import kind_of
 
 if TYPE_CHECKING:
-    from extraction.fields.extract import FieldResult
+    from extraction.fields.result import FieldResult
 
 
 def iso_dates(found: dict[str, FieldResult], order: DateOrder) -> dict[str, FieldResult]:

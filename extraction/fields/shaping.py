@@ -1,0 +1,121 @@
+"""A candidate's value as its field wants it (a part of a name, a ticked option, a city out of a
+city line), checked by the field's validator, and whether it is the patient's at all."""
+
+from extraction.fields.candidate import Candidate
+from extraction.fields.choices import marked_initial, marked_option
+from extraction.fields.context import ExtractionContext
+from extraction.fields.normalize import (
+    find_dates,
+    is_label_like,
+    parse_date,
+)
+from extraction.fields.structure.combined import combined_caption, names_parts, split_by_caption
+from extraction.fields.vocabulary import (
+    GENDER_OPTIONS,
+    FieldSpec,
+    address_part,
+    is_other_party,
+    is_prose,
+    read_gender,
+    street_suffix_mended,
+    validate,
+)
+
+
+def belongs(candidate: Candidate, spec: FieldSpec, ctx: ExtractionContext) -> bool:
+    """A patient's field takes no value labelled as, or placed under, someone else's."""
+    if not spec.patient_owned:
+        return True
+    if is_other_party(candidate.label):
+        return False
+    return not any((unit.page, unit.box) in ctx.other_places for unit in candidate.units)
+
+
+def shaped(candidate: Candidate | None, spec: FieldSpec, ctx: ExtractionContext) -> Candidate | None:
+    """The candidate's value as the field wants it (a part of a name, a ticked option, a city
+    out of "City, ST 12345"), checked by the field's validator: one that fails scores lower."""
+    if candidate is None:
+        return None
+    value = candidate.value
+    if isinstance(value, str):
+        if spec.part is not None and (
+            candidate.strategy in ("whole_name", "banner")
+            or spec.owner != "patient"
+            or names_parts(candidate.label)
+        ):
+            person = split_by_caption(candidate.label, value)
+            value = person.part(spec.part) if person is not None else None
+        elif spec.concept == "gender":
+            value = (
+                marked_option(value, GENDER_OPTIONS)
+                or marked_initial(value, GENDER_OPTIONS)
+                or read_gender(value)
+                or value
+            )
+        elif spec.concept in ("city", "state", "zip") and (
+            not validate(spec, value)
+            or combined_caption(candidate.label, spec.concept)
+            or candidate.strategy == "city_line"
+        ):
+            value = address_part(value, spec.concept) or value
+        elif spec.concept == "street" and candidate.source == "ocr":
+            value = street_suffix_mended(value)
+    if value is None or (
+        isinstance(value, str) and (is_label_like(value) or is_prose(value) or _heading_tail(value))
+    ):
+        # "PATIENT LAST NAME" under "FIRST NAME" is the next label, not a value; a clause after
+        # "party" in a contract's text is no party.
+        return None
+    if spec.concept == "company" and isinstance(value, str) and not any(c.isalpha() for c in value):
+        # A name is written in letters: "#464" after "STORE" is the store's number, not its name.
+        return None
+    if spec.concept in _IDENTIFIER_CONCEPTS and isinstance(value, str) and parse_date(value) is not None:
+        # A date beside "Group #:" with its own box empty is the next field's value.
+        return None
+    candidate.value = value
+    candidate.valid = validate(spec, value)
+    if candidate.valid is False:
+        if spec.concept in STRICT_CONCEPTS:
+            # A ZIP code that is no ZIP code is the wrong text, not a doubtful value.
+            return None
+        candidate.score *= INVALID_PENALTY
+    if spec.concept in _DATE_CONCEPTS and isinstance(candidate.raw, str):
+        candidate.ambiguous = any(d.ambiguous for d in find_dates(candidate.raw, ctx.order))
+    return candidate
+
+
+#: Words that end a section's heading ("Insurance Information", "Patient Details"): after a label
+#: word they are the rest of the heading, not that label's value.
+_HEADING_TAIL_WORDS = frozenset({"information", "info", "details", "detail", "section", "data", "form"})
+#: Concepts whose values are references, never dates.
+_IDENTIFIER_CONCEPTS = frozenset(
+    {"policy_id", "group_number", "invoice_number", "order_number", "account_number"}
+)
+
+
+def _heading_tail(value: str) -> bool:
+    words = value.lower().split()
+    return bool(words) and all(w.strip(".:") in _HEADING_TAIL_WORDS for w in words)
+
+
+#: Concepts whose values have a shape so definite that a value without it is dropped.
+STRICT_CONCEPTS = frozenset(
+    {
+        "zip",
+        "state",
+        "gender",
+        "mobile",
+        "phone",
+        "home_phone",
+        "work_phone",
+        "fax",
+        "date_of_birth",
+        "term",
+        "party",
+    }
+)
+#: A value that fails its field's validator scores this share, so a valid one wins.
+INVALID_PENALTY = 0.5
+_DATE_CONCEPTS = frozenset(
+    {"date", "due_date", "start_date", "end_date", "effective_date", "date_of_birth", "order_date"}
+)
