@@ -14,7 +14,7 @@ from typing import Any
 
 import redis.asyncio as aioredis
 
-from core import agents, keys, tasks
+from core import agents, keys, slots, tasks
 from core.errors import Forbidden, NotFound
 from core.ids import new_id, now_iso
 from core.models import AgentGroup, AgentVersion
@@ -139,7 +139,9 @@ async def spawn(
     group_id = new_id() if timeout_seconds is not None else None
     waited = [c.task_id for c in children] + list(attach or [])
     record = {"group_id": group_id, "children": [{"task_id": c.task_id, "title": c.title} for c in children]}
-    async with redis.pipeline(transaction=True) as pipe:
+    # On a cluster the global pointers (owner, indexes) commit first: a crash before the rest leaves a
+    # pointer to nothing, read as 404 or dropped, never a record nobody can find (core.slots).
+    async with slots.transaction(redis, global_first=True) as pipe:
         pipe.hset(keys.task_delegations(ws, parent.id), call_id, json.dumps(record))
         for child in children:
             tasks.add_create(pipe, child)

@@ -13,7 +13,7 @@ from typing import Any
 
 import redis.asyncio as aioredis
 
-from core import keys, lua, metrics
+from core import keys, lua, metrics, slots
 from core.errors import Forbidden, NotFound
 from core.ids import now_iso, parse_uuid, sort_key, utcnow
 from core.models import Record
@@ -260,7 +260,9 @@ def count_created(count: int) -> None:
 async def create_task(redis: aioredis.Redis, spec_fields: dict[str, Any]) -> Task:
     """Store a new `pending` task with its first user message as feed item 1."""
     spec = new_spec(spec_fields)
-    async with redis.pipeline(transaction=True) as pipe:
+    # On a cluster the global pointers (owner, indexes) commit first: a crash before the rest leaves a
+    # pointer to nothing, read as 404 or dropped, never a record nobody can find (core.slots).
+    async with slots.transaction(redis, global_first=True) as pipe:
         add_create(pipe, spec)
         await pipe.execute()
     count_created(1)
