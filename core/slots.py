@@ -86,6 +86,9 @@ class SlotTransaction:
     async def _run(
         self, calls: list[tuple[str, tuple[Any, ...], dict[str, Any]]], indexes: Any, *, transaction: bool
     ) -> list[Any]:
+        if not transaction:
+            # The unkeyed commands (PUBLISH): a cluster client refuses them in a pipeline.
+            return [await getattr(self._redis, calls[i][0])(*calls[i][1], **calls[i][2]) for i in indexes]
         async with self._redis.pipeline(transaction=transaction) as pipe:
             for index in indexes:
                 name, args, kwargs = calls[index]
