@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import AsyncIterator, Callable
-from typing import Any
+from typing import Any, cast
 
 import redis.asyncio as aioredis
 from redis.asyncio.cluster import RedisCluster
@@ -31,6 +31,15 @@ _UNKEYED = frozenset({"publish"})
 
 def is_cluster(redis: Any) -> bool:
     return isinstance(redis, RedisCluster)
+
+
+async def pubsub(redis: aioredis.Redis) -> Any:
+    """A pub/sub connection. Plain PUBLISH reaches every node of a cluster, so subscribing on any
+    one is enough; redis-py's cluster pub/sub picks that node by the channel's slot, so a fresh
+    cluster client learns its nodes first."""
+    if is_cluster(redis):
+        await cast(RedisCluster, redis).initialize()
+    return redis.pubsub()
 
 
 def slot(key: str) -> int:
