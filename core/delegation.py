@@ -40,6 +40,7 @@ MAX_TIMEOUT_MINUTES = 1440
 STRATEGY = "all_required"
 
 # One signal, exactly once: dedupe by child, complete the await, report whether the group is done.
+# ARGV[5] "1": drop the await timer (KEYS[3]) here too; "0" on a cluster, where the caller drops it.
 _SIGNAL = """
 local group = redis.call('GET', KEYS[2])
 if redis.call('SET', KEYS[1], '1', 'NX') == false then return 'duplicate:' .. (group or '') end
@@ -51,7 +52,7 @@ local pending_key = group_key .. ':pending'
 if redis.call('SREM', pending_key, ARGV[2]) == 0 then return 'no_match:' .. group end
 if redis.call('SCARD', pending_key) == 0 then
   redis.call('HSET', group_key, 'status', 'complete', 'completed_at', ARGV[3])
-  redis.call('ZREM', KEYS[3], ARGV[4] .. '|' .. group)
+  if ARGV[5] == '1' then redis.call('ZREM', KEYS[3], ARGV[4] .. '|' .. group) end
   return 'complete:' .. group
 end
 return 'pending:' .. group
@@ -190,20 +191,28 @@ async def emit(redis: aioredis.Redis, kind: str, **fields: str) -> None:
 
 async def signal_child(redis: aioredis.Redis, workspace_id: str, child_id: str) -> tuple[str, str | None]:
     """Apply a `child_task` signal once: (outcome, group id). Outcomes: duplicate, no_match, pending, complete."""
+    # On a cluster the await timer ({global}) is dropped after the script, which then gets a key of
+    # its own slot in its place: a crash between leaves a timer that `check_timers` drops when it
+    # finds the group complete.
+    here = not slots.is_cluster(redis)
+    seen = keys.signal_seen(workspace_id, child_id)
     result = str(
         await redis.eval(
             _SIGNAL,
             3,
-            keys.signal_seen(workspace_id, child_id),
+            seen,
             keys.child_await(workspace_id, child_id),
-            keys.await_timers(),
+            keys.await_timers() if here else seen,
             keys.await_group(workspace_id, ""),
             child_id,
             now_iso(),
             workspace_id,
+            "1" if here else "0",
         )
     )
     outcome, _, group = result.partition(":")
+    if outcome == "complete" and not here:
+        await redis.zrem(keys.await_timers(), f"{workspace_id}|{group}")
     return outcome, group or None
 
 
