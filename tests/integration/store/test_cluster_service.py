@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.agentry_process import AgentryProcess
-from tests.support.agents import create_agent, feed, scripted, start, wait_status
+from tests.support.agents import create_agent, feed, of_type, scripted, start, wait_status
 from tests.support.redis_cluster import LocalCluster
 
 pytestmark = pytest.mark.integration
@@ -63,4 +63,7 @@ def test_a_parent_waits_for_its_child_on_the_cluster(agentry: AgentryProcess) ->
         task_id = start(api, lead["id"])
         done = wait_status(api, task_id, timeout=240)
         assert done["status"] == "completed", done
-        assert done["result"] == "lead saw: checked Ada"
+        results = [
+            r for r in of_type(feed(api, task_id), "tool_result") if r["tool_name"] == "delegate_tasks"
+        ]
+        assert [c["output"] for c in results[0]["output"]["children"]] == ["checked Ada"]
