@@ -25,7 +25,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from core.embedded_redis import EmbeddedRedis  # noqa: E402
+from core.embedded_redis import EmbeddedRedis
 
 #: (label, redis-benchmark arguments): the command kinds of a task's step.
 WORKLOAD = [
@@ -58,7 +58,9 @@ def benchmark(socket: str, args: list[str], *, requests: int, pipeline: int) -> 
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--requests", type=int, default=200_000)
     parser.add_argument("--commands-per-task", type=float, default=40.0)
     options = parser.parse_args()
@@ -74,7 +76,9 @@ def main() -> int:
             try:
                 for label, args in WORKLOAD:
                     for pipeline in (1, 16):
-                        rate = benchmark(str(server.socket), args, requests=options.requests, pipeline=pipeline)
+                        rate = benchmark(
+                            str(server.socket), args, requests=options.requests, pipeline=pipeline
+                        )
                         rows.setdefault(label, {})[f"{fsync} P{pipeline}"] = rate
             finally:
                 server.shutdown()

@@ -61,7 +61,7 @@ def resolve_redis_url(settings: Settings, *, start: bool = True) -> tuple[str, E
     return url, server if server.started_here else None
 
 
-class _Cluster(RedisCluster):
+class _Cluster(RedisCluster):  # type: ignore[misc]  # redis-py's cluster client is untyped here
     """redis-py's cluster client, set up by the first call before any other runs: left to itself (8.1),
     a fresh client given hundreds of concurrent first calls sends some on connections its set-up
     closes (AttributeError from the connection), as `test_more_concurrent_calls_than_connections`

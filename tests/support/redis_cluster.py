@@ -118,12 +118,6 @@ class LocalCluster:
                 time.sleep(0.05)
             client.close()
 
-    def flush(self) -> None:
-        """Empty every node (FLUSHDB reaches only the node it is sent to)."""
-        for port in self.ports:
-            with redis.Redis(host=HOST, port=port, socket_timeout=5) as client:
-                client.flushdb()
-
     def stop(self) -> None:
         for process in self.processes:
             process.terminate()
