@@ -12,11 +12,12 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.agentry_process import AgentryProcess
+from tests.support.agentry_process import START_TIMEOUT_SECONDS, AgentryProcess
 from tests.support.agents import create_agent, feed, of_type, scripted, start, wait_status
 from tests.support.redis_cluster import LocalCluster
 
-pytestmark = pytest.mark.integration
+# The first test also waits for `agentry up` (a private Ray) to start.
+pytestmark = [pytest.mark.integration, pytest.mark.timeout(START_TIMEOUT_SECONDS + 300)]
 
 
 @pytest.fixture(scope="module")
