@@ -41,7 +41,12 @@ async def reconcile_once(redis: aioredis.Redis, settings: Settings) -> dict[str,
         task = await tasks.find_task(redis, workspace_id, task_id)
         if task is None or task.status not in LIVE_STATUSES:
             await redis.srem(keys.live_tasks(), member)
-            continue
+            # A resume may have moved it back meanwhile: it added the member before its move (on a
+            # Redis Cluster, core.cluster_lua), perhaps just before this removal, so read again.
+            task = await tasks.find_task(redis, workspace_id, task_id)
+            if task is None or task.status not in LIVE_STATUSES:
+                continue
+            await redis.sadd(keys.live_tasks(), member)
         live[task.status] += 1
         launched = int(task.raw.get("launched_at") or 0)
         started_long_ago = now_ms - max(launched, _created_ms(task)) > grace_ms

@@ -13,7 +13,7 @@ from typing import Any
 import redis.asyncio as aioredis
 from redis.exceptions import WatchError
 
-from core import keys
+from core import keys, slots
 from core.errors import BadRequest, Forbidden, NotFound
 from core.ids import new_id, now_iso, parse_uuid, sort_key, utcnow
 from core.mcp_config import server_uses
@@ -90,7 +90,9 @@ async def create_agent(
         updated_at=stamp,
         index_member=sort_key(moment, group_id),
     )
-    async with redis.pipeline(transaction=True) as pipe:
+    # On a cluster the global pointers (owner, indexes) commit first: a crash before the rest leaves a
+    # pointer to nothing, read as 404 or dropped, never a record nobody can find (core.slots).
+    async with slots.transaction(redis, global_first=True) as pipe:
         pipe.set(keys.owner(group_id), workspace_id)
         pipe.set(keys.owner(version_id), workspace_id)
         pipe.set(keys.agent(workspace_id, version_id), version.model_dump_json())
@@ -213,7 +215,7 @@ async def update_agent(
         server_uses(config)
     group_key = keys.agent_group(workspace_id, group.id)
     while True:
-        async with redis.pipeline(transaction=True) as pipe:
+        async with redis.pipeline(transaction=True) as pipe, slots.global_step(redis, pipe) as global_pipe:
             try:
                 await pipe.watch(group_key)
                 raw = await pipe.get(group_key)
@@ -239,7 +241,7 @@ async def update_agent(
                         created_at=stamp,
                         updated_at=stamp,
                     )
-                    pipe.set(keys.owner(version.id), workspace_id)
+                    global_pipe.set(keys.owner(version.id), workspace_id)
                     pipe.set(keys.agent(workspace_id, previous.id), previous.model_dump_json())
                     pipe.set(keys.agent(workspace_id, version.id), version.model_dump_json())
                     pipe.zadd(
@@ -255,12 +257,16 @@ async def update_agent(
                     group.is_public = is_public
                     member = f"{workspace_id}:{group.id}"
                     if is_public:
-                        pipe.sadd(keys.public_agent_groups(), member)
+                        global_pipe.sadd(keys.public_agent_groups(), member)
                     else:
-                        pipe.srem(keys.public_agent_groups(), member)
+                        global_pipe.srem(keys.public_agent_groups(), member)
                 group.updated_at = stamp
                 pipe.set(group_key, group.model_dump_json())
                 await pipe.execute()
+                # On a cluster the global facts (the new version's owner, the public set) follow the
+                # watched workspace step once it committed: a crash between leaves the version
+                # unlisted as public or answered 404 by id until the next PATCH (core.slots).
+                await global_pipe.execute()
                 break
             except WatchError:
                 continue
@@ -272,7 +278,9 @@ async def delete_agent(redis: aioredis.Redis, workspace_id: str, agent_id: str) 
     _, group = await resolve(redis, workspace_id, agent_id)
     group.deleted_at = now_iso()
     group.updated_at = group.deleted_at
-    async with redis.pipeline(transaction=True) as pipe:
+    # On a cluster the global pointers go after the record: a crash between leaves a pointer to
+    # nothing, read as 404 or dropped (core.slots).
+    async with slots.transaction(redis, global_first=False) as pipe:
         pipe.set(keys.agent_group(workspace_id, group.id), group.model_dump_json())
         pipe.zrem(keys.agent_groups_index(workspace_id), group.index_member)
         pipe.srem(keys.public_agent_groups(), f"{workspace_id}:{group.id}")

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import redis.asyncio as aioredis
 
-from core import keys
+from core import keys, slots
 from core.errors import NotFound, Unauthorized
 from core.ids import new_id, now_iso
 from core.models import ApiKeyRecord, Workspace
@@ -80,7 +80,8 @@ async def create_key(
         created_at=now_iso(),
         rate_limit=rate_limit,
     )
-    async with redis.pipeline(transaction=True) as pipe:
+    # On a cluster the key's record (global) commits before the workspace's index of it (core.slots).
+    async with slots.transaction(redis, global_first=True) as pipe:
         pipe.set(keys.api_key(key_id), record.model_dump_json())
         pipe.zadd(keys.workspace_keys(workspace_id), {key_id: 0})
         await pipe.execute()

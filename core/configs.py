@@ -14,7 +14,7 @@ from urllib.parse import unquote
 import redis.asyncio as aioredis
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator
 
-from core import keys
+from core import keys, slots
 from core.errors import Forbidden, NotFound
 from core.ids import new_id, now_iso, parse_uuid, sort_key, utcnow
 from core.models import PageOf, Record
@@ -197,7 +197,9 @@ async def create_config(
         updated_at=stamp,
         index_member=sort_key(moment, config_uuid),
     )
-    async with redis.pipeline(transaction=True) as pipe:
+    # On a cluster the global pointers (owner, indexes) commit first: a crash before the rest leaves a
+    # pointer to nothing, read as 404 or dropped, never a record nobody can find (core.slots).
+    async with slots.transaction(redis, global_first=True) as pipe:
         pipe.set(keys.owner(config_uuid), workspace_id)
         pipe.set(config_key(workspace_id, config_uuid), record.model_dump_json())
         pipe.zadd(configs_index(workspace_id), {record.index_member: 0})
@@ -232,7 +234,9 @@ async def list_configs(
 
 async def delete_config(redis: aioredis.Redis, workspace_id: str, config_id: str) -> ConfigRecord:
     record = await get_config(redis, workspace_id, config_id)
-    async with redis.pipeline(transaction=True) as pipe:
+    # On a cluster the global pointers go after the record: a crash between leaves a pointer to
+    # nothing, read as 404 or dropped (core.slots).
+    async with slots.transaction(redis, global_first=False) as pipe:
         pipe.delete(config_key(workspace_id, record.id))
         pipe.zrem(configs_index(workspace_id), record.index_member)
         pipe.delete(keys.owner(record.id))

@@ -14,7 +14,7 @@ from typing import Any
 
 import redis.asyncio as aioredis
 
-from core import agents, keys, tasks
+from core import agents, keys, slots, tasks
 from core.errors import Forbidden, NotFound
 from core.ids import new_id, now_iso
 from core.models import AgentGroup, AgentVersion
@@ -40,6 +40,7 @@ MAX_TIMEOUT_MINUTES = 1440
 STRATEGY = "all_required"
 
 # One signal, exactly once: dedupe by child, complete the await, report whether the group is done.
+# ARGV[5] "1": drop the await timer (KEYS[3]) here too; "0" on a cluster, where the caller drops it.
 _SIGNAL = """
 local group = redis.call('GET', KEYS[2])
 if redis.call('SET', KEYS[1], '1', 'NX') == false then return 'duplicate:' .. (group or '') end
@@ -51,7 +52,7 @@ local pending_key = group_key .. ':pending'
 if redis.call('SREM', pending_key, ARGV[2]) == 0 then return 'no_match:' .. group end
 if redis.call('SCARD', pending_key) == 0 then
   redis.call('HSET', group_key, 'status', 'complete', 'completed_at', ARGV[3])
-  redis.call('ZREM', KEYS[3], ARGV[4] .. '|' .. group)
+  if ARGV[5] == '1' then redis.call('ZREM', KEYS[3], ARGV[4] .. '|' .. group) end
   return 'complete:' .. group
 end
 return 'pending:' .. group
@@ -139,7 +140,9 @@ async def spawn(
     group_id = new_id() if timeout_seconds is not None else None
     waited = [c.task_id for c in children] + list(attach or [])
     record = {"group_id": group_id, "children": [{"task_id": c.task_id, "title": c.title} for c in children]}
-    async with redis.pipeline(transaction=True) as pipe:
+    # On a cluster the global pointers (owner, indexes) commit first: a crash before the rest leaves a
+    # pointer to nothing, read as 404 or dropped, never a record nobody can find (core.slots).
+    async with slots.transaction(redis, global_first=True) as pipe:
         pipe.hset(keys.task_delegations(ws, parent.id), call_id, json.dumps(record))
         for child in children:
             tasks.add_create(pipe, child)
@@ -188,20 +191,28 @@ async def emit(redis: aioredis.Redis, kind: str, **fields: str) -> None:
 
 async def signal_child(redis: aioredis.Redis, workspace_id: str, child_id: str) -> tuple[str, str | None]:
     """Apply a `child_task` signal once: (outcome, group id). Outcomes: duplicate, no_match, pending, complete."""
+    # On a cluster the await timer ({global}) is dropped after the script, which then gets a key of
+    # its own slot in its place: a crash between leaves a timer that `check_timers` drops when it
+    # finds the group complete.
+    here = not slots.is_cluster(redis)
+    seen = keys.signal_seen(workspace_id, child_id)
     result = str(
         await redis.eval(
             _SIGNAL,
             3,
-            keys.signal_seen(workspace_id, child_id),
+            seen,
             keys.child_await(workspace_id, child_id),
-            keys.await_timers(),
+            keys.await_timers() if here else seen,
             keys.await_group(workspace_id, ""),
             child_id,
             now_iso(),
             workspace_id,
+            "1" if here else "0",
         )
     )
     outcome, _, group = result.partition(":")
+    if outcome == "complete" and not here:
+        await redis.zrem(keys.await_timers(), f"{workspace_id}|{group}")
     return outcome, group or None
 
 

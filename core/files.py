@@ -26,7 +26,7 @@ from urllib.parse import unquote, urlencode
 
 import redis.asyncio as aioredis
 
-from core import keys
+from core import keys, slots
 from core.blobs import BlobStore
 from core.errors import BadRequest, Forbidden, NotFound, PayloadTooLarge
 from core.ids import new_id, now_iso, parse_uuid, sort_key, utcnow
@@ -171,7 +171,9 @@ async def save_upload(
         tag=tag,
     )
     try:
-        async with redis.pipeline(transaction=True) as pipe:
+        # On a cluster the global pointers (owner, indexes) commit first: a crash before the rest leaves a
+        # pointer to nothing, read as 404 or dropped, never a record nobody can find (core.slots).
+        async with slots.transaction(redis, global_first=True) as pipe:
             pipe.set(keys.owner(file_uuid), workspace_id)
             pipe.set(file_key(workspace_id, file_uuid), record.model_dump_json())
             pipe.zadd(files_index(workspace_id), {record.index_member: 0})
@@ -281,7 +283,9 @@ async def read_bytes(blobs: BlobStore, record: FileRecord) -> bytes:
 async def delete_file(redis: aioredis.Redis, blobs: BlobStore, workspace_id: str, file_id: str) -> FileRecord:
     """Forget the file and remove its bytes; jobs that already read it keep their results."""
     record = await get_file(redis, workspace_id, file_id)
-    async with redis.pipeline(transaction=True) as pipe:
+    # On a cluster the global pointers go after the record: a crash between leaves a pointer to
+    # nothing, read as 404 or dropped (core.slots).
+    async with slots.transaction(redis, global_first=False) as pipe:
         pipe.delete(file_key(workspace_id, record.id))
         pipe.zrem(files_index(workspace_id), record.index_member)
         if record.tag is not None:

@@ -1,19 +1,37 @@
-"""Connections to the state store: the embedded Redis by default, or `REDIS_URL`."""
+"""Connections to the state store: the embedded Redis by default, or `REDIS_URL`.
+
+Every client of the service (edge replicas, task actors, the scheduler, the webhook dispatcher, the
+extraction job service, the CLI) is made here. A `REDIS_URL` with the scheme `redis+cluster://`
+(or `rediss+cluster://`, TLS) names a Redis Cluster by any one of its nodes: the clients are then
+redis-py's cluster clients, which find the other nodes and route each key to its slot's node. The
+key layout keeps everything a step touches in one slot (core.keys), so the code is the same on one
+server and on a cluster.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import logging
+from typing import Any, cast
 
 import redis
 import redis.asyncio as aioredis
+from redis.asyncio.cluster import RedisCluster
 
 from core.embedded_redis import EmbeddedRedis
 from core.settings import Settings
 
 #: What a call raises when the store is unreachable (down, restarting, loading its data, too slow):
 #: the HTTP edge answers 503, background loops wait and try again.
-STORE_ERRORS: tuple[type[Exception], ...] = (redis.ConnectionError, redis.TimeoutError)
+#: On a cluster, CLUSTERDOWN (a slot's node lost and not yet failed over) is an outage too.
+STORE_ERRORS: tuple[type[Exception], ...] = (
+    redis.ConnectionError,
+    redis.TimeoutError,
+    redis.exceptions.ClusterDownError,
+)
+
+#: `REDIS_URL` schemes that name a Redis Cluster, and the plain scheme redis-py's cluster client reads.
+CLUSTER_SCHEMES = {"redis+cluster": "redis", "rediss+cluster": "rediss"}
 
 #: Seconds before a Redis call gives up, so a request fails fast (503) instead of hanging.
 SOCKET_TIMEOUT_SECONDS = 5.0
@@ -43,7 +61,40 @@ def resolve_redis_url(settings: Settings, *, start: bool = True) -> tuple[str, E
     return url, server if server.started_here else None
 
 
+class _Cluster(RedisCluster):  # type: ignore[misc]  # redis-py's cluster client is untyped here
+    """redis-py's cluster client, set up by the first call before any other runs: left to itself (8.1),
+    a fresh client given hundreds of concurrent first calls sends some on connections its set-up
+    closes (AttributeError from the connection), as `test_more_concurrent_calls_than_connections`
+    showed on a cluster."""
+
+    async def execute_command(self, *args: Any, **kwargs: Any) -> Any:
+        if self._initialize:
+            await self.initialize()
+        return await super().execute_command(*args, **kwargs)
+
+
+def cluster_url(url: str) -> str | None:
+    """The plain `redis://` URL of a cluster's node when `url` names a cluster, else None."""
+    scheme, sep, rest = url.partition("://")
+    plain = CLUSTER_SCHEMES.get(scheme.lower()) if sep else None
+    return f"{plain}://{rest}" if plain else None
+
+
 def async_client(url: str) -> aioredis.Redis:
+    node = cluster_url(url)
+    if node is not None:
+        # The cluster client answers every command the service sends (one slot per call, see
+        # core.keys), so callers keep one type. Its pool is per node and cannot wait for a free
+        # connection: past MAX_CONNECTIONS to one node a call fails (503) instead.
+        cluster = _Cluster.from_url(
+            node,
+            max_connections=MAX_CONNECTIONS,
+            decode_responses=True,
+            socket_timeout=SOCKET_TIMEOUT_SECONDS,
+            socket_connect_timeout=CONNECT_TIMEOUT_SECONDS,
+            health_check_interval=30,
+        )
+        return cast(aioredis.Redis, cluster)
     pool = aioredis.BlockingConnectionPool.from_url(
         url,
         max_connections=MAX_CONNECTIONS,
@@ -58,6 +109,15 @@ def async_client(url: str) -> aioredis.Redis:
 
 
 def sync_client(url: str) -> redis.Redis:
+    node = cluster_url(url)
+    if node is not None:
+        cluster = redis.RedisCluster.from_url(
+            node,
+            decode_responses=True,
+            socket_timeout=SOCKET_TIMEOUT_SECONDS,
+            socket_connect_timeout=CONNECT_TIMEOUT_SECONDS,
+        )
+        return cast(redis.Redis, cluster)
     return redis.Redis.from_url(
         url,
         decode_responses=True,

@@ -13,7 +13,7 @@ from typing import Any
 
 import redis.asyncio as aioredis
 
-from core import keys, lua, metrics
+from core import cluster_tasks, keys, lua, metrics, slots
 from core.errors import Forbidden, NotFound
 from core.ids import now_iso, parse_uuid, sort_key, utcnow
 from core.models import Record
@@ -260,7 +260,9 @@ def count_created(count: int) -> None:
 async def create_task(redis: aioredis.Redis, spec_fields: dict[str, Any]) -> Task:
     """Store a new `pending` task with its first user message as feed item 1."""
     spec = new_spec(spec_fields)
-    async with redis.pipeline(transaction=True) as pipe:
+    # On a cluster the global pointers (owner, indexes) commit first: a crash before the rest leaves a
+    # pointer to nothing, read as 404 or dropped, never a record nobody can find (core.slots).
+    async with slots.transaction(redis, global_first=True) as pipe:
         add_create(pipe, spec)
         await pipe.execute()
     count_created(1)
@@ -316,10 +318,7 @@ async def transition(
         keys.webhooks_index(ws),
         *parent_feed,
     ]
-    applied, previous = await redis.eval(
-        lua.TRANSITION,
-        len(script_keys),
-        *script_keys,
+    args = [
         _TABLE,
         target,
         stamp,
@@ -333,7 +332,11 @@ async def transition(
         ws,
         parent_member,
         WEBHOOK_EVENTS.get(target, ""),
-    )
+    ]
+    if slots.is_cluster(redis):
+        applied, previous = await cluster_tasks.transition(redis, script_keys, args, fields or {})
+    else:
+        applied, previous = await redis.eval(lua.TRANSITION, len(script_keys), *script_keys, *args)
     if int(applied):
         metrics.inc(metrics.TASK_TRANSITIONS, status=target)
     return bool(int(applied)), str(previous)
@@ -402,19 +405,12 @@ async def admit(redis: aioredis.Redis, task: Task, *, limit: int, from_status: s
         keys.live_tasks(),
         *parent_feed,
     ]
-    result = await redis.eval(
-        lua.ADMIT,
-        len(script_keys),
-        *script_keys,
-        limit,
-        task_id,
-        _TABLE,
-        now_iso(),
-        keys.TASK_EVENTS_CHANNEL,
-        live_member(ws, task_id),
-        from_status,
-        parent_member,
-    )
+    member = live_member(ws, task_id)
+    args = [limit, task_id, _TABLE, now_iso(), keys.TASK_EVENTS_CHANNEL, member, from_status, parent_member]
+    if slots.is_cluster(redis):
+        result = await cluster_tasks.admit(redis, script_keys, args)
+    else:
+        result = await redis.eval(lua.ADMIT, len(script_keys), *script_keys, *args)
     if result and result != from_status:
         metrics.inc(metrics.TASK_TRANSITIONS, status=str(result))
     return str(result)

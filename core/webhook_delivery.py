@@ -21,7 +21,7 @@ from typing import Any, Literal
 import redis.asyncio as aioredis
 from redis.exceptions import ResponseError
 
-from core import keys
+from core import keys, slots
 from core.errors import BadRequest
 from core.ids import decode_cursor, encode_cursor, iso, new_id, parse_iso, utcnow
 from core.models import PageOf, Record
@@ -135,7 +135,10 @@ async def fan_out(
             )
             for webhook_id in webhook_ids
         ]
-    async with redis.pipeline(transaction=True) as pipe:
+    # On a cluster the deliveries (workspace) commit before their due entries and the outbox ack
+    # (global): a crash between leaves the entry unacknowledged, so it is fanned out again
+    # (at least once); the orphaned records are never due (core.slots).
+    async with slots.transaction(redis, global_first=False) as pipe:
         for delivery in deliveries:
             pipe.set(keys.webhook_delivery(workspace_id, delivery.id), delivery.model_dump_json())
             pipe.zadd(keys.webhook_due(), {due_member(workspace_id, delivery.id): now.timestamp()})
@@ -161,7 +164,9 @@ async def load_delivery(redis: aioredis.Redis, workspace_id: str, delivery_id: s
 
 async def drop(redis: aioredis.Redis, workspace_id: str, delivery_id: str) -> None:
     """Forget a delivery whose subscription is gone."""
-    async with redis.pipeline(transaction=True) as pipe:
+    # On a cluster the global pointers go after the record: a crash between leaves a pointer to
+    # nothing, read as 404 or dropped (core.slots).
+    async with slots.transaction(redis, global_first=False) as pipe:
         pipe.delete(keys.webhook_delivery(workspace_id, delivery_id))
         pipe.zrem(keys.webhook_due(), due_member(workspace_id, delivery_id))
         await pipe.execute()
@@ -200,7 +205,9 @@ async def record_attempt(
     }
     ws = delivery.workspace_id
     member = due_member(ws, delivery.id)
-    async with redis.pipeline(transaction=True) as pipe:
+    # On a cluster the delivery record commits before its due entry (core.slots): a due entry
+    # never points at an attempt that was not recorded.
+    async with slots.transaction(redis, global_first=False) as pipe:
         pipe.xadd(
             keys.webhook_attempts(ws, delivery.webhook_id),
             {"attempt": json.dumps(attempt)},

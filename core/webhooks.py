@@ -18,7 +18,7 @@ from typing import Any
 
 import redis.asyncio as aioredis
 
-from core import keys
+from core import keys, slots
 from core.errors import BadRequest, Forbidden, NotFound
 from core.ids import new_id, now_iso, parse_uuid, sort_key, utcnow
 from core.models import PageOf, Record
@@ -117,7 +117,9 @@ async def create_webhook(
         index_member=sort_key(utcnow(), webhook_id),
         secret_sealed=secret_box(settings).seal(secret),
     )
-    async with redis.pipeline(transaction=True) as pipe:
+    # On a cluster the global pointers (owner, indexes) commit first: a crash before the rest leaves a
+    # pointer to nothing, read as 404 or dropped, never a record nobody can find (core.slots).
+    async with slots.transaction(redis, global_first=True) as pipe:
         pipe.set(keys.owner(webhook_id), workspace_id)
         pipe.set(keys.webhook(workspace_id, webhook_id), record.model_dump_json())
         pipe.zadd(keys.webhooks_index(workspace_id), {record.index_member: 0})

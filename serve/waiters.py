@@ -18,7 +18,7 @@ import redis.asyncio as aioredis
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
-from core import keys
+from core import keys, slots
 
 log = logging.getLogger(__name__)
 
@@ -95,8 +95,8 @@ class Waiters:
 
     async def _listen(self) -> None:
         while True:
-            pubsub = self.redis.pubsub()
             try:
+                pubsub = await slots.pubsub(self.redis)
                 await pubsub.subscribe(keys.TASK_EVENTS_CHANNEL, DRAIN_CHANNEL, keys.KEY_REVOCATIONS_CHANNEL)
                 # Anything that changed while we were not subscribed is caught by re-checking.
                 self._wake_all()

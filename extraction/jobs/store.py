@@ -20,7 +20,7 @@ from typing import Any, NoReturn
 import redis.asyncio as aioredis
 from redis.exceptions import WatchError
 
-from core import keys
+from core import keys, slots
 from core.errors import Forbidden, NotFound
 from core.ids import new_id, now_iso, parse_uuid, utcnow
 from extraction.jobs.model import TaskModel
@@ -84,7 +84,9 @@ async def create_job(
         created_at=now_iso(),
         task_model=task_model,
     )
-    async with redis.pipeline(transaction=True) as pipe:
+    # On a cluster the global pointers (owner, indexes) commit first: a crash before the rest leaves a
+    # pointer to nothing, read as 404 or dropped, never a record nobody can find (core.slots).
+    async with slots.transaction(redis, global_first=True) as pipe:
         pipe.set(keys.owner(record.id), workspace_id)
         pipe.set(job_key(workspace_id, record.id), record.model_dump_json())
         pipe.sadd(PENDING_KEY, pending_member(workspace_id, record.id))
@@ -140,7 +142,7 @@ async def finish_job(
     """
     key = job_key(record.workspace_id, record.id)
     finished = utcnow()
-    async with redis.pipeline(transaction=True) as pipe:
+    async with redis.pipeline(transaction=True) as pipe, slots.global_step(redis, pipe) as global_pipe:
         try:
             await pipe.watch(key)
             raw = await pipe.get(key)
@@ -162,10 +164,11 @@ async def finish_job(
             pipe.set(key, current.model_dump_json())
             if result is not None:
                 pipe.set(result_key(record.workspace_id, record.id), json.dumps(result, ensure_ascii=False))
-            pipe.srem(PENDING_KEY, pending_member(record.workspace_id, record.id))
+            global_pipe.srem(PENDING_KEY, pending_member(record.workspace_id, record.id))
             if subscribed and current.status == "completed":
-                # The webhook event commits with the job's end, or not at all (`core.webhook_delivery`).
-                pipe.xadd(
+                # The webhook event commits with the job's end, or not at all (`core.webhook_delivery`);
+                # on a cluster it follows the job's end, as the next call (core.slots.global_step).
+                global_pipe.xadd(
                     keys.webhook_outbox(),
                     {
                         "type": JOB_COMPLETED_EVENT,
@@ -176,6 +179,7 @@ async def finish_job(
                 )
             pipe.publish(DONE_CHANNEL, record.id)
             await pipe.execute()
+            await global_pipe.execute()
         except WatchError:
             # Only a concurrent finish touches a processing job's record: that one won.
             return None
@@ -195,7 +199,9 @@ async def create_batch(
     redis: aioredis.Redis, workspace_id: str, *, batch_id: str, kind: JobKind, items: list[BatchItem]
 ) -> BatchRecord:
     record = BatchRecord(id=batch_id, workspace_id=workspace_id, kind=kind, created_at=now_iso(), items=items)
-    async with redis.pipeline(transaction=True) as pipe:
+    # On a cluster the global pointers (owner, indexes) commit first: a crash before the rest leaves a
+    # pointer to nothing, read as 404 or dropped, never a record nobody can find (core.slots).
+    async with slots.transaction(redis, global_first=True) as pipe:
         pipe.set(keys.owner(batch_id), workspace_id)
         pipe.set(batch_key(workspace_id, batch_id), record.model_dump_json())
         await pipe.execute()

@@ -18,6 +18,7 @@ import weakref
 import redis.asyncio as aioredis
 from redis.exceptions import RedisError
 
+from core import slots
 from extraction.jobs.schemas import JobRecord
 from extraction.jobs.store import DONE_CHANNEL, load_job
 
@@ -74,7 +75,7 @@ class JobWaiter:
     async def _listen(self) -> None:
         while True:
             try:
-                async with self._redis.pubsub() as pubsub:
+                async with await slots.pubsub(self._redis) as pubsub:
                     await pubsub.subscribe(DONE_CHANNEL)
                     # Anything that finished while we were (re)subscribing is found by a re-read.
                     self._wake_all()

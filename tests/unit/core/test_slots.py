@@ -1,0 +1,119 @@
+"""The key layout keeps a workspace in one Redis Cluster hash slot and the global facts in another.
+
+Every key builder of `core.keys` (and the modules that build their own kinds with `keys.ws` and
+`keys.glob`) is called for many workspace ids: a workspace key lands in its workspace's slot, a
+global key in the global slot. No module spells an `ag:` key by hand, so there is no key these
+checks miss. The scripts' KEYS are checked at run time by the store tests on the local cluster,
+where redis-py refuses a cross-slot EVAL or MULTI before sending it.
+"""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import re
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from redis.crc import key_slot
+
+from core import cluster_lua, configs, files, keys, lua, slots
+from extraction.jobs import store as job_store
+
+pytestmark = pytest.mark.unit
+
+ROOT = Path(__file__).resolve().parents[3]
+PACKAGES = ("core", "actors", "serve", "extraction", "tools")
+WORKSPACES = [str(uuid.uuid4()) for _ in range(50)] + ["ws-1", "a:b", "Ω"]
+#: Builders that take a workspace id but name a global fact (the workspace's own record, found by id).
+GLOBAL_OF_A_WORKSPACE = {"keys.workspace"}
+
+
+def _slot_of(tag: str) -> int:
+    return int(key_slot(("{" + tag + "}").encode()))
+
+
+def _builders() -> list[tuple[str, Callable[..., str]]]:
+    """Every function that returns a key: those of core.keys and the kinds other modules add."""
+    found = [
+        (f"keys.{name}", fn)
+        for name, fn in inspect.getmembers(keys, inspect.isfunction)
+        if fn.__module__ == keys.__name__ and name not in {"ws", "glob"}
+    ]
+    found += [
+        ("files.file_key", files.file_key),
+        ("files.files_index", files.files_index),
+        ("files.tagged_files_index", files.tagged_files_index),
+        ("configs.config_key", configs.config_key),
+        ("configs.configs_index", configs.configs_index),
+        ("jobs.job_key", job_store.job_key),
+        ("jobs.result_key", job_store.result_key),
+        ("jobs.batch_key", job_store.batch_key),
+    ]
+    return found
+
+
+def _call(fn: Callable[..., str], workspace: str) -> str:
+    params = list(inspect.signature(fn).parameters)
+    args = [workspace if p == "workspace_id" else f"{p}-{uuid.uuid4().hex[:6]}" for p in params]
+    return fn(*args)
+
+
+@pytest.mark.parametrize(("name", "builder"), _builders(), ids=[n for n, _ in _builders()])
+def test_each_key_is_in_its_workspace_slot_or_the_global_one(name: str, builder: Callable[..., str]) -> None:
+    per_workspace = (
+        "workspace_id" in inspect.signature(builder).parameters and name not in GLOBAL_OF_A_WORKSPACE
+    )
+    for workspace in WORKSPACES:
+        key = _call(builder, workspace)
+        assert key.startswith("ag:{"), (name, key)
+        want = _slot_of(workspace) if per_workspace else slots.GLOBAL_SLOT
+        assert slots.slot(key) == want, (name, workspace, key)
+
+
+def test_a_workspace_named_global_is_not_possible_to_confuse() -> None:
+    # Workspace ids are UUIDs (core.apikeys): none can be the global tag.
+    assert not re.fullmatch(r"[0-9a-f-]{36}", keys.GLOBAL)
+
+
+def test_no_module_spells_a_key_by_hand() -> None:
+    """`ag:` string literals outside core.keys are pub/sub channels only (never keys of data)."""
+    channels = {keys.TASK_EVENTS_CHANNEL, keys.KEY_REVOCATIONS_CHANNEL, "ag:drain"}
+    for package in PACKAGES:
+        for path in (ROOT / package).rglob("*.py"):
+            if path == ROOT / "core" / "keys.py":
+                continue
+            for node in ast.walk(ast.parse(path.read_text(), str(path))):
+                if (
+                    isinstance(node, ast.Constant)
+                    and isinstance(node.value, str)
+                    and node.value.startswith("ag:")
+                ):
+                    assert node.value in channels, (path, node.value)
+
+
+def _key_refs(script: str) -> set[int]:
+    return {int(n) for n in re.findall(r"KEYS\[(\d+)\]", script)}
+
+
+def test_the_cluster_scripts_touch_no_global_key() -> None:
+    # TRANSITION's KEYS 3, 5 and 6 (live set, runtime events, webhook outbox) and ADMIT's KEYS 5 (live
+    # set) are global; the workspace variants leave them to the caller (core.cluster_tasks).
+    assert {3, 5, 6} <= _key_refs(lua.TRANSITION)
+    assert not {3, 5, 6} & _key_refs(cluster_lua.TRANSITION_WORKSPACE)
+    assert 5 in _key_refs(lua.ADMIT)
+    assert 5 not in _key_refs(cluster_lua.ADMIT_WORKSPACE)
+
+
+def test_the_cluster_scripts_keep_the_rest_of_the_originals() -> None:
+    """Every workspace write of the originals is in the variants, so one server and a cluster change
+    a task the same way."""
+    for original, variant, global_keys in (
+        (lua.TRANSITION, cluster_lua.TRANSITION_WORKSPACE, {3, 5, 6}),
+        (lua.ADMIT, cluster_lua.ADMIT_WORKSPACE, {5}),
+    ):
+        calls = set(re.findall(r"redis\.call\('(\w+)', KEYS\[(\d+)\]", original))
+        kept = {(cmd, n) for cmd, n in calls if int(n) not in global_keys}
+        assert kept <= set(re.findall(r"redis\.call\('(\w+)', KEYS\[(\d+)\]", variant))
