@@ -111,7 +111,6 @@ class Row:
 
 def _poll(url: str, headers: dict[str, str], task_id: str, clients: int, seconds: float) -> Stats:
     shape: dict[str, Any] = {"clients": clients, "run_share": 0, "agent_id": None, "task_ids": [task_id]}
-    asyncio.run(_phase(url, headers, seconds=WARM_SECONDS, **shape))
     return asyncio.run(_phase(url, headers, seconds=seconds, **shape))
 
 
@@ -142,14 +141,13 @@ def _measure(name: str, args: argparse.Namespace, round_: int, profile_dir: Path
         if profile_dir is not None:
             pids = [proc.pid for proc in processes["Serve replicas"]]
             spies = replica_profile.record(pids, args.seconds + WARM_SECONDS, profile_dir)
+        _poll(url, headers, task_ids[0], args.clients, WARM_SECONDS)
         before = _cpu_seconds(processes)
         stats = _poll(url, headers, task_ids[0], args.clients, args.seconds)
         after = _cpu_seconds(processes)
         for spy in spies:
             spy.wait(timeout=120)
-        # The CPU counters span the warm phase too: a share per second of the whole.
-        span = stats.seconds + WARM_SECONDS
-        cores = {kind: (after[kind] - before[kind]) / span for kind in processes}
+        cores = {kind: (after[kind] - before[kind]) / stats.seconds for kind in processes}
         counts = {kind: len(procs) for kind, procs in processes.items()}
     finally:
         stop_service(service, settings)
@@ -163,7 +161,9 @@ def _bare(args: argparse.Namespace, round_: int) -> Row:
         url = f"http://127.0.0.1:{port}"
         _wait_http(f"{url}/api/v1/tasks/warm")
         load = os.getloadavg()[0]
-        stats = _poll(url, {}, "00000000-0000-4000-8000-000000000000", args.clients, args.seconds)
+        record = "00000000-0000-4000-8000-000000000000"
+        _poll(url, {}, record, args.clients, WARM_SECONDS)
+        stats = _poll(url, {}, record, args.clients, args.seconds)
     finally:
         bare.terminate()
         bare.wait(timeout=10)
