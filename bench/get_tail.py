@@ -209,8 +209,9 @@ def _report(args: argparse.Namespace, rows: list[Row], profile: str | None) -> N
     )
     if profile is not None:
         print(f"\nprofile of the replicas ({CONFIGS[args.profile].label}), polled GET:\n{profile}")
-    generator = max(r.stats.generator_cpu for r in rows)
-    print(f"load generator CPU, at most: {generator:.0%} of one core")
+    if rows:
+        generator = max(r.stats.generator_cpu for r in rows)
+        print(f"load generator CPU, at most: {generator:.0%} of one core")
 
 
 def main() -> None:
@@ -219,7 +220,7 @@ def main() -> None:
     )
     parser.add_argument("--clients", type=int, default=200)
     parser.add_argument("--seconds", type=float, default=20.0, help="length of each measured phase")
-    parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--rounds", type=int, default=2, help="0: only the --profile run")
     parser.add_argument(
         "--configs",
         default=",".join(CONFIGS),
@@ -229,8 +230,8 @@ def main() -> None:
     parser.add_argument("--no-bare", action="store_true", help="leave the bare app's rows out")
     args = parser.parse_args()
     names = [c.strip() for c in args.configs.split(",") if c.strip()]
-    if not 0 < args.seconds <= 600 or not 0 < args.clients <= 2000 or not 0 < args.rounds <= 10:
-        parser.error("--seconds must be in (0, 600], --clients in (0, 2000], --rounds in (0, 10]")
+    if not 0 < args.seconds <= 600 or not 0 < args.clients <= 2000 or not 0 <= args.rounds <= 10:
+        parser.error("--seconds must be in (0, 600], --clients in (0, 2000], --rounds in [0, 10]")
     if any(n not in CONFIGS for n in names) or (args.profile and args.profile not in CONFIGS):
         parser.error(f"configurations are some of: {', '.join(CONFIGS)}")
 
@@ -252,8 +253,8 @@ def main() -> None:
     profile = None
     if args.profile:
         profile_dir = Path(tempfile.mkdtemp(prefix="agentry-get-tail-profile-"))
-        _measure(args.profile, args, 0, profile_dir)
-        profile = replica_profile.summary(profile_dir, top=20)
+        sampled = _measure(args.profile, args, 0, profile_dir)
+        profile = f"{_line(sampled)}  (round 0: under py-spy)\n" + replica_profile.summary(profile_dir, top=20)
     _report(args, rows, profile)
 
 
