@@ -254,7 +254,9 @@ def main() -> None:
     if args.profile:
         profile_dir = Path(tempfile.mkdtemp(prefix="agentry-get-tail-profile-"))
         sampled = _measure(args.profile, args, 0, profile_dir)
-        profile = f"{_line(sampled)}  (round 0: under py-spy)\n" + replica_profile.summary(profile_dir, top=20)
+        profile = f"{_line(sampled)}  (round 0: under py-spy)\n" + replica_profile.summary(
+            profile_dir, top=20
+        )
     _report(args, rows, profile)
 
 
