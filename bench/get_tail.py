@@ -207,6 +207,9 @@ def _report(args: argparse.Namespace, rows: list[Row], profile: str | None) -> N
         "\ncores r/h: the replicas' and HAProxy's CPU during the row (cores); ms/req: the replicas' "
         "CPU per request. load: the 1-minute load average when the row started."
     )
+    for row in rows:
+        for status, sample in row.stats.samples.items():
+            print(f"first {status} body ({row.label}, round {row.round}): {sample}")
     if profile is not None:
         print(f"\nprofile of the replicas ({CONFIGS[args.profile].label}), polled GET:\n{profile}")
     if rows:
