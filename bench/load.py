@@ -5,8 +5,9 @@ our app in one plain uvicorn process and a bare uvicorn+FastAPI app, all in one 
                                    [--options haproxy,haproxy-1,...] [--profile]
 
 For each ingress option (`--options`, default all of `OPTIONS`: Serve's HAProxy ingress with a
-replica per core, which is the default, or one replica, or the same-loop flags; Serve's Python proxy
-with one replica as before, one per core, or the same-loop flags) it starts its own service
+replica per core, which is the default, or one replica, or our app on a thread of its own as Serve
+runs it by default; Serve's Python proxy with one replica as before, one per core, or the same loop)
+it starts its own service
 (embedded Redis in a temp dir, local Ray, Serve on a free port, rate limit off), creates a key and a
 scripted agent (pooled placement, one answer), starts a few tasks to poll, then runs two phases of
 `--seconds` each with `--clients` concurrent clients, each one request at a time on its own
@@ -327,22 +328,23 @@ def _row(what: str, stats: Stats, kind: str | None = None, ceiling: Stats | None
 
 
 #: The ingress options measured side by side: the environment each service starts with.
-SAME_LOOP = {"RAY_SERVE_RUN_USER_CODE_IN_SEPARATE_THREAD": "0", "RAY_SERVE_RUN_ROUTER_IN_SEPARATE_LOOP": "0"}
+#: Our app on a loop of its own in each replica, as before same-loop became the default.
+THREADED = {"AGENTRY_INGRESS_SAME_LOOP": "false"}
 OPTIONS: dict[str, tuple[str, dict[str, str]]] = {
     "haproxy": ("HAProxy, replica per core (default)", {"AGENTRY_INGRESS": "haproxy"}),
     "haproxy-1": ("HAProxy, 1 replica", {"AGENTRY_INGRESS": "haproxy", "AGENTRY_INGRESS_REPLICAS": "1"}),
-    "haproxy-same-loop": (
-        "HAProxy, per core, same-loop flags",
-        {"AGENTRY_INGRESS": "haproxy"} | SAME_LOOP,
+    "haproxy-threaded": (
+        "HAProxy, per core, user code on a thread",
+        {"AGENTRY_INGRESS": "haproxy"} | THREADED,
     ),
     "proxy": (
-        "Serve proxy, 1 replica (before)",
-        {"AGENTRY_INGRESS": "proxy", "AGENTRY_INGRESS_REPLICAS": "1"},
+        "Serve proxy, 1 replica, threaded (before)",
+        {"AGENTRY_INGRESS": "proxy", "AGENTRY_INGRESS_REPLICAS": "1"} | THREADED,
     ),
     "proxy-per-core": ("Serve proxy, replica per core", {"AGENTRY_INGRESS": "proxy"}),
     "proxy-same-loop": (
-        "Serve proxy, 1 replica, same-loop",
-        {"AGENTRY_INGRESS": "proxy", "AGENTRY_INGRESS_REPLICAS": "1"} | SAME_LOOP,
+        "Serve proxy, 1 replica, same loop",
+        {"AGENTRY_INGRESS": "proxy", "AGENTRY_INGRESS_REPLICAS": "1"},
     ),
 }
 ENV_NAMES = sorted({name for _, env in OPTIONS.values() for name in env} | {"AGENTRY_PORT"})

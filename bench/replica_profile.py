@@ -32,20 +32,30 @@ PARTS = (
 
 
 IDLE = ("select (", "poll (", "wait (", "_wait_for_tstate_lock", "Thread.run (", "Worker.main_loop (")
-#: Functions whose share is counted inclusively (a sample counts if any frame of its stack is one).
+#: Functions (or our modules) whose share is counted inclusively: a sample counts if any frame of its
+#: stack is one.
 INCLUSIVE = (
     "_direct_ingress_asgi",
-    "handle_request_with_rejection",
+    "_determine_http_route",
     "_wrap_request",
+    "_start_request",
     "record_ingress_request_metrics",
+    "_call_http_entrypoint",
+    "handle_request_with_rejection",
+    "/serve/middleware.py",
+    "/serve/body_guard.py",
+    "/serve/task_poll.py",
+    "/serve/proxy_middleware.py",
     "solve_dependencies",
     "authenticate",
+    "principal_of",
     "load_task",
     "serialize_response",
     "jsonable_encoder",
     "execute_command",
     "run_in_threadpool",
     "render (",
+    "httptools_impl",
 )
 
 

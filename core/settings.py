@@ -103,6 +103,10 @@ class Settings(BaseSettings):
     #: straight to a replica's own HTTP server) or Serve's Python proxy (`proxy`).
     ingress: Literal["haproxy", "proxy"] = Field("haproxy", validation_alias=_env("AGENTRY_INGRESS"))
     ingress_max_ongoing: int = Field(500, ge=1, validation_alias=_env("AGENTRY_INGRESS_MAX_ONGOING"))
+    #: Our app runs on each ingress replica's own event loop, the one its HTTP server runs on
+    #: (Serve's same-loop flags), instead of a second loop on a thread of its own that every
+    #: request hops to and back from. Our handlers never block their loop (file I/O goes to threads).
+    ingress_same_loop: bool = Field(True, validation_alias=_env("AGENTRY_INGRESS_SAME_LOOP"))
     #: Longest one document task (a parse, an extraction step) may run before it is stopped and
     #: its document fails: the API's jobs and batch extraction alike.
     document_timeout_seconds: float = Field(

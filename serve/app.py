@@ -59,7 +59,16 @@ def build_app() -> FastAPI:
         mcp_servers.router,
     )
     extraction_api = (files.router, extraction.router, configs.router)
-    for router in (health.router, *agents_api, *extraction_api):
+    # The polled route's router first: Serve names each request's route for its metrics by walking
+    # the app's routes to the first match (ray.serve's get_asgi_route_name), about 18 matches for a
+    # poll behind the others. No other router's paths begin with /api/v1/tasks, so the order
+    # changes no answer, only where a poll's walk stops.
+    for router in (
+        tasks.router,
+        health.router,
+        *(r for r in agents_api if r is not tasks.router),
+        *extraction_api,
+    ):
         app.include_router(router)
     # Agentry as an MCP server: an ASGI app of its own (the SDK's), behind the same key check.
     app.router.routes.append(Route(MCP_PATH, McpEndpoint(), methods=["GET", "POST", "DELETE"]))

@@ -30,6 +30,9 @@ HAPROXY_DRAIN_SECONDS = "2"
 #: Serve gives a starting (or reloading) HAProxy 30 s to take over its admin socket; a busy small
 #: machine has been seen to need more, and a failed reload leaves HAProxy on its old replica list.
 HAPROXY_START_SECONDS = "90"
+#: Serve's flags that run a replica's user code and its handles' router on the replica's own event
+#: loop (`AGENTRY_INGRESS_SAME_LOOP`); each defaults to a loop of its own.
+SAME_LOOP_FLAGS = ("RAY_SERVE_RUN_USER_CODE_IN_SEPARATE_THREAD", "RAY_SERVE_RUN_ROUTER_IN_SEPARATE_LOOP")
 
 
 def haproxy_launcher() -> str:
@@ -44,6 +47,8 @@ def serve_env(settings: Settings) -> dict[str, str]:
     start HAProxy instead of its Python proxy, the replicas to serve HTTP themselves.
     """
     env = dict(PROXY_ENV)
+    # Set both ways, so the replicas never inherit another value from the environment of `ray start`.
+    env |= dict.fromkeys(SAME_LOOP_FLAGS, "0" if settings.ingress_same_loop else "1")
     if settings.ingress == "haproxy":
         env |= {
             "RAY_SERVE_ENABLE_HA_PROXY": "1",

