@@ -72,7 +72,9 @@ def total_by_parts(ctx: ExtractionContext, best: Candidate) -> Candidate:
         if found is None:
             continue
         amount = Decimal(found.group(2).replace(",", ".")) * (-1 if found.group(1) else 1)
-        concept = concept_of(unit.text[: found.start()])
+        label = unit.text[: found.start()]
+        # In one case too, as an OCR capital in a word ("RoundIng") is no start of a new word.
+        concept = concept_of(label) or concept_of(label.lower())
         if concept == "subtotal":
             subtotal, parts = amount, Decimal(0)
         elif subtotal is None or amount == 0 or concept == "total":

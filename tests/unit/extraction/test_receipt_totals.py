@@ -20,7 +20,8 @@ def _total(rows: list[str]) -> str | None:
 
 
 def test_a_misread_total_gives_way_to_the_parts_sum_the_payment_agrees_with() -> None:
-    rows = ["Sub Total : 106.10", "Total GST : 6.37", "Rounding : -0.02", "Total : 112.46", "Cash : 112.45"]
+    # OCR read the total's last digit wrong, and a capital I into "Rounding".
+    rows = ["Sub Total : 106.10", "Total GST : 6.37", "RoundIng : -0.02", "Total : 112.46", "Cash : 112.45"]
     assert _total(rows) == "112.45"
 
 
