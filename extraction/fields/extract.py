@@ -56,7 +56,7 @@ from extraction.fields.structure_candidates import (
 )
 from extraction.fields.table_cells import table_candidates
 from extraction.fields.text_lines import page_skews, text_units
-from extraction.fields.totals import rounded_total
+from extraction.fields.totals import rounded_total, total_by_parts
 from extraction.fields.value_kinds import Kind, kind_of, read_value
 from extraction.fields.vocabulary import (
     FieldSpec,
@@ -154,7 +154,7 @@ def _extract_one(ctx: ExtractionContext, name: str) -> FieldResult:
         return absent()
     best = _choose(kept, kind)
     if spec.concept == "total" and kind == "amount":
-        best = rounded_total(ctx, best)
+        best = total_by_parts(ctx, rounded_total(ctx, best))
     text_confidence = min(u.confidence for u in best.units)
     key = evidence_key(
         best.source, best.strategy, best.valid, best.ambiguous, text_confidence < LOW_TEXT_CONFIDENCE

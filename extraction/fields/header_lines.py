@@ -101,3 +101,15 @@ def has_postcode(text: str) -> bool:
     if _letters(text) < 2:
         return False
     return bool(_POSTCODE_DIGITS_RE.search(text) or _ALNUM_POSTCODE_RE.search(text.upper()))
+
+
+#: Groups of digits joined by hyphens at a line's start, then only words: an address's block and
+#: house numbers before the place's name ("3-16-18 Shibuya", "2-29-1 Ginza"), which can be shaped
+#: like a date; a date line holds a date, its time or a label, seldom a name after it.
+_BLOCK_NUMBER_RE = re.compile(r"^\d{1,4}(?:-\d{1,4}){1,3}\s+[^\W\d_]{2,}(?:[\s,.'-]+[^\W\d_]+)*[.,]?$")
+
+
+def opens_with_block_number(text: str) -> bool:
+    """Whether the line is block and house numbers joined by hyphens, then a place's name only
+    ("3-16-18 Shibuya"): an address's first line if an address line follows it."""
+    return bool(_BLOCK_NUMBER_RE.match(text.strip()))

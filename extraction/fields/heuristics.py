@@ -21,7 +21,12 @@ from collections.abc import Callable, Iterator
 
 from extraction.fields.candidate import HEURISTIC_PRIOR, Candidate
 from extraction.fields.contract_terms import effective_date, jurisdiction, parties, term
-from extraction.fields.header_lines import has_postcode, is_contact_line, is_identifier_line
+from extraction.fields.header_lines import (
+    has_postcode,
+    is_contact_line,
+    is_identifier_line,
+    opens_with_block_number,
+)
 from extraction.fields.normalize import DateOrder, concept_of, find_dates, is_label, label_tokens
 from extraction.fields.text_lines import TextUnit
 from extraction.fields.value_kinds import Kind, read_value
@@ -254,13 +259,7 @@ def _looks_like_name(text: str) -> bool:
 
 
 def _looks_like_address(text: str) -> bool:
-    if (
-        find_dates(text)
-        or _is_registration(text)
-        or _letters(text) < 2
-        or _names_a_company(text)
-        or is_contact_line(text)
-    ):
+    if _is_registration(text) or _letters(text) < 2 or _names_a_company(text) or is_contact_line(text):
         return False
     tokens = set(label_tokens(text))
     return bool(
@@ -283,7 +282,7 @@ def _address_start(top: list[TextUnit]) -> int | None:
     """Index of the first address line: the first address-like line after a name-like one."""
     seen_name = False
     for index, unit in enumerate(top):
-        if seen_name and _looks_like_address(unit.text):
+        if seen_name and not _dated(top, index) and _looks_like_address(unit.text):
             return index
         seen_name = seen_name or _looks_like_name(unit.text)
     return None
@@ -388,7 +387,7 @@ def _start_under(top: list[TextUnit], last: int, found: int | None) -> int | Non
     if (
         _ADDRESS_STOP_RE.search(text)
         or is_contact_line(text)
-        or find_dates(text)
+        or _dated(top, index)
         or _letters(text) < 2
         or _LEGAL_FORM_RE.search(text)
         or is_label(text)
@@ -445,17 +444,12 @@ def _address(units: list[TextUnit]) -> Iterator[Candidate]:
         if start is None:
             return
     lines: list[TextUnit] = []
-    for unit in header[start:]:
-        text = unit.text.strip()
+    for index in range(start, len(header)):
+        unit = header[index]
         if (
             len(lines) >= MAX_ADDRESS_LINES
-            or _ADDRESS_STOP_RE.search(text)
-            or is_contact_line(text)
-            or find_dates(text)
-            or _is_registration(text)
-            or _letters(text) < 2
-            or _names_a_company(text)
-            or is_label(text)
+            or _ends_address(unit.text.strip())
+            or _dated(header, index)
             or (lines and _far_below(lines[-1], unit))
         ):
             break
@@ -464,6 +458,31 @@ def _address(units: list[TextUnit]) -> Iterator[Candidate]:
         raw = " ".join(u.text.strip() for u in lines)
         value = _GLUED_POSTCODE_RE.sub(r"\1 ", raw)
         yield Candidate.of(value, HEURISTIC_PRIOR, lines, raw, "address_after_company")
+
+
+def _ends_address(text: str) -> bool:
+    """Whether a header line cannot be part of an address, whatever its neighbours: a telephone,
+    identifier or label line, a registration number, a legal form's name, a line without words."""
+    return bool(
+        _ADDRESS_STOP_RE.search(text)
+        or is_contact_line(text)
+        or _is_registration(text)
+        or _letters(text) < 2
+        or _names_a_company(text)
+        or is_label(text)
+    )
+
+
+def _dated(lines: list[TextUnit], index: int) -> bool:
+    """Whether line `index` holds a date: not when its date-shaped start is an address's block
+    numbers before a place's name ("3-16-18 Shibuya") with more of the address on the next line."""
+    text = lines[index].text.strip()
+    if not find_dates(text):
+        return False
+    if not opens_with_block_number(text) or index + 1 >= len(lines):
+        return True
+    below = lines[index + 1].text.strip()
+    return _ends_address(below) or bool(find_dates(below)) or _far_below(lines[index], lines[index + 1])
 
 
 def _far_below(upper: TextUnit, lower: TextUnit) -> bool:

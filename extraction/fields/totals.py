@@ -1,4 +1,5 @@
-"""A receipt's total as paid: the rounded total printed under a rounding adjustment."""
+"""A receipt's total as paid: the rounded total printed under a rounding adjustment, or the sum of
+the subtotal, its tax and its rounding where the amount paid agrees with that sum."""
 
 import re
 from decimal import Decimal
@@ -56,3 +57,36 @@ def _lines_below(lines: list[TextUnit], unit: TextUnit) -> list[TextUnit]:
     return sorted(
         (u for u in same_page if u.box and u.box.y0 > middle), key=lambda u: u.box.y0 if u.box else 0.0
     )
+
+
+def total_by_parts(ctx: ExtractionContext, best: Candidate) -> Candidate:
+    """The subtotal plus its tax and rounding, where a payment line under them pays exactly that
+    sum and the total read is another amount: two readings that agree (the parts' sum and the
+    amount paid) outweigh one the OCR may have misread or lost ("TOTAL" with its amount under a
+    stamp). Only a run of subtotal, tax, rounding and total lines counts: any other amount between
+    them (a discount, a service charge) leaves the total as read."""
+    subtotal: Decimal | None = None
+    parts = Decimal(0)
+    for unit in sorted(ctx.lines, key=lambda u: (u.page, u.order)):
+        found = _SIGNED_AMOUNT_RE.search(unit.text)
+        if found is None:
+            continue
+        amount = Decimal(found.group(2).replace(",", ".")) * (-1 if found.group(1) else 1)
+        label = unit.text[: found.start()]
+        # In one case too, as an OCR capital in a word ("RoundIng") is no start of a new word.
+        concept = concept_of(label) or concept_of(label.lower())
+        if concept == "subtotal":
+            subtotal, parts = amount, Decimal(0)
+        elif subtotal is None or amount == 0 or concept == "total":
+            continue
+        elif concept in ("tax", "rounding") and (concept == "tax" or abs(amount) <= MAX_ROUNDING):
+            parts += amount
+        elif concept == "payment" and parts != 0 and amount == subtotal + parts:
+            if Decimal(str(best.value)) == amount:
+                return best
+            return Candidate.of(
+                format_amount(amount), best.score, [unit], found.group(2), best.strategy, best.label
+            )
+        else:
+            subtotal = None
+    return best

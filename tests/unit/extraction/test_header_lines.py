@@ -10,6 +10,7 @@ from extraction.fields.header_lines import (
     is_identifier_line,
     is_phone_line,
     is_web_or_email,
+    opens_with_block_number,
 )
 
 
@@ -100,3 +101,18 @@ def test_postcodes_of_several_countries(text: str) -> None:
 @pytest.mark.parametrize("text", ["MAIN STREET", "GST ID: 000849813504", "12.50", "81100"])
 def test_no_postcode(text: str) -> None:
     assert not has_postcode(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("3-16-18 Shibuya", True),
+        ("2-29-1 Ginza,", True),
+        ("25/01/2018 1:22:56PM", False),
+        ("12-03-2019 14:05", False),
+        ("Date: 3-16-18", False),
+        ("3-16-18", False),
+    ],
+)
+def test_block_numbers_then_a_place_open_a_line(text: str, expected: bool) -> None:
+    assert opens_with_block_number(text) is expected

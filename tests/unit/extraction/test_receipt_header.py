@@ -152,3 +152,17 @@ def test_a_store_number_is_no_company_name_and_a_state_before_a_postcode_no_lega
     result = _read(["PIONEER KITCHEN", "STORE #464", "3617 N HILL BLVD", "DENVER CO 80205", "303.555.0142"])
     assert result["company"].value == "PIONEER KITCHEN"
     assert result["address"].value == "STORE #464 3617 N HILL BLVD DENVER CO 80205"
+
+
+def test_block_numbers_shaped_like_a_date_open_an_address_when_more_of_it_follows() -> None:
+    header = ["CEDAR BOOKS K.K.", "4-17-12 Kamiyama", "Meguro-ku, Tokyo 153-0043", "TEL 03-5555-0142"]
+    result = _read(header)
+    assert result["company"].value == "CEDAR BOOKS K.K."
+    assert result["address"].value == "4-17-12 Kamiyama Meguro-ku, Tokyo 153-0043"
+
+
+def test_a_date_line_with_a_weekday_under_the_name_is_no_address() -> None:
+    # The date's words are a weekday, and a telephone line follows it: no address goes on below.
+    result = _read(["CEDAR BOOKS", "25-01-18 Saturday", "TEL 03-5555-0142"])
+    assert result["company"].value == "CEDAR BOOKS"
+    assert result["address"].value is None
