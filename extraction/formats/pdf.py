@@ -257,7 +257,13 @@ def _read_page(doc: PdfDocument, page: PdfPage, number: int) -> _RawPage:
     ):
         raw.ocr = _ocr_page(page, number)
     else:
-        tables = find_tables(page, drawings, spans, turn, raw.width * raw.height)
+        # A ruled grid's cells read their drawn marks too ("Sex ☒ M F"), as blocks do.
+        cell_marks = [
+            (m.text, m.box)
+            for m in drawn_marks(drawings, [Word(t, b) for t, b in spans], turn)
+            if not center_in(m.box, widget_areas)
+        ]
+        tables = find_tables(page, drawings, spans + cell_marks, turn, raw.width * raw.height)
         raw.items.extend(_Item(box=t.box, table=t) for t in tables)
         exclude = [t.box for t in tables] + widget_areas
         blocks = _text_blocks(text, turn, exclude, raw.width)
