@@ -41,6 +41,7 @@ from extraction.fields.questions import is_printed_name, is_question_name
 from extraction.fields.result import FieldResult, absent
 from extraction.fields.shaping import belongs, shaped
 from extraction.fields.structure.captions import CaptionIndex
+from extraction.fields.structure.phone_kinds import marked_kind_phones
 from extraction.fields.structure.self_holder import (
     PATIENT_PART_FIELDS,
     asks_for_holder_name,
@@ -181,6 +182,12 @@ def _read_one(ctx: ExtractionContext, name: str) -> FieldResult:
         # Only where no label names the part: the line under the street is its city line.
         kept = [c for c in (shaped(c, spec, ctx) for c in city_line_candidates(ctx)) if c is not None]
         kept = [c for c in kept if belongs(c, spec, ctx)]
+    if not kept and spec.patient_owned and spec.concept in ("mobile", "home_phone", "work_phone"):
+        # Only where no label names the kind: a phone whose marked kind says it.
+        for phone, row in marked_kind_phones(ctx.units, spec.concept):
+            reading = read_value(kind, phone, leading=True)
+            if reading is not None:
+                kept.append(Candidate.of(reading.value, PRIORS["phone_kind"], row, phone, "phone_kind", ""))
     if not kept and not spec.patient_owned and spec.part is None:
         kept = list(heuristic_candidates(ctx.lines, name, kind, ctx.order))
     if not kept and spec.concept == "subtotal" and kind == "amount":

@@ -37,6 +37,7 @@ PRIORS: dict[str, float] = {
     "label_below": 0.8,
     "label_above": 0.85,
     "banner": 0.8,
+    "phone_kind": 0.8,
 }
 
 #: Kinds whose values are formatted tightly enough to be read after a label with no colon.

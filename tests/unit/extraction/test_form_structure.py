@@ -410,3 +410,17 @@ def test_the_longer_label_from_one_word_wins_at_an_equal_score() -> None:
     assert (
         extract_fields(b.doc, ["policy_number"], file_name="t.pdf")["policy_number"].value == "CD7488370243"
     )
+
+
+def test_a_phone_is_told_by_the_kind_marked_beside_it() -> None:
+    b = DocBuilder()
+    b.line("Phone (608) 618-2150 Home \u2612 Cell Work", 40, 40)
+    # On a scan each option may be a line of its own on the number's row.
+    b.line("Other phone", 320, 26)
+    b.line("608-387-1726", 320, 40, 400, 54)
+    b.line("\u2612 Home", 410, 40, 450, 54)
+    b.line("Cell", 460, 40, 490, 54)
+    got = extract_fields(b.doc, ["cell_phone", "home_phone", "work_phone"], file_name="t.pdf")
+    assert got["cell_phone"].value is not None and "618-2150" in got["cell_phone"].value
+    assert got["home_phone"].value is not None and "387-1726" in got["home_phone"].value
+    assert got["work_phone"].value is None
