@@ -7,7 +7,7 @@ import random
 from pathlib import Path
 from typing import Any
 
-from bench.synthetic_forms import designs, held_out
+from bench.synthetic_forms import designs, held_out, more_designs
 from bench.synthetic_forms.canvas import PAGE_HEIGHT, PAGE_WIDTH, Canvas, Style, pymupdf, scan
 from bench.synthetic_forms.designs import DesignFn
 from bench.synthetic_forms.people import make_patient
@@ -24,6 +24,8 @@ DEV_DESIGNS: dict[str, DesignFn] = {
     "claim_grid": designs.claim_grid,
     "insurance_table": designs.insurance_table,
     "ehr_banner": designs.ehr_banner,
+    "right_aligned": more_designs.right_aligned,
+    "caption_cells": more_designs.caption_cells,
 }
 HELD_OUT_DESIGNS: dict[str, DesignFn] = {
     "guarantor_first": held_out.guarantor_first,
@@ -40,6 +42,8 @@ INITIAL_ONLY = frozenset(
 #: Share of documents turned into scans, and the formats a scan comes in.
 SCAN_SHARE = 0.35
 SCAN_FORMATS = ("png", "jpg", "pdf")
+#: Designs scanned more often than `SCAN_SHARE`: a form filled in by hand and circled is a scan.
+SCAN_SHARES = {"caption_cells": 0.7}
 
 
 def split_of(design: str) -> str:
@@ -52,7 +56,7 @@ def render(design: str, rng: random.Random) -> tuple[bytes, str, dict[str, Any]]
     pdf = pymupdf.open()
     page = pdf.new_page(width=PAGE_WIDTH, height=PAGE_HEIGHT)
     DESIGNS[design](Canvas(page, Style.draw(rng), rng), patient)
-    if rng.random() < SCAN_SHARE:
+    if rng.random() < SCAN_SHARES.get(design, SCAN_SHARE):
         suffix = rng.choice(SCAN_FORMATS)
         data = scan(page, rng, suffix)
     else:

@@ -1,8 +1,8 @@
 """Check boxes written as text: which option of a choice is ticked.
 
-Forms print a choice as boxes before option words. A text layer or OCR gives the tick as a mark
-before the word (`X Male`, `[X] Female`, `☒ Female`, `✓ Male`) and an empty box as `[ ]`, `☐`
-or nothing. One marked option is the answer; a value that is just one option word is too.
+Forms print a choice as boxes before option words, or after them ("M ☐ F ☒"). A text layer or
+OCR gives the tick as a mark beside the word (`X Male`, `[X] Female`, `☒ Female`, `✓ Male`) and an
+empty box as `[ ]`, `☐` or nothing. One marked option is the answer; a value that is just one option word is too.
 """
 
 from __future__ import annotations
@@ -21,9 +21,11 @@ def marked_option(text: str, options: Iterable[str]) -> str | None:
     """
     options = list(options)
     words = "|".join(re.escape(o) for o in sorted(options, key=len, reverse=True))
-    marked = {
-        m.group(1).lower() for m in re.finditer(rf"(?<![A-Za-z]){_MARK}\s*({words})\b", text, re.IGNORECASE)
-    }
+    if _boxes_after(text, words):
+        pattern = rf"(?<![A-Za-z])({words})\s*{_MARK}(?![A-Za-z])"
+    else:
+        pattern = rf"(?<![A-Za-z]){_MARK}\s*({words})\b"
+    marked = {m.group(1).lower() for m in re.finditer(pattern, text, re.IGNORECASE)}
     if len(marked) == 1:
         chosen = marked.pop()
         return next(o for o in options if o.lower() == chosen)
@@ -37,6 +39,17 @@ def marked_option(text: str, options: Iterable[str]) -> str | None:
     if len(found) == 1 and not re.search(_EMPTY, text):
         return found[0]
     return None
+
+
+def _boxes_after(text: str, words: str) -> bool:
+    """Whether each option's box follows it ("M ☐ F ☒"): the text starts with an option, ends
+    with a box, and holds two boxes or more (one `X` after the options marks nothing)."""
+    boxes = re.findall(f"{_MARK}|{_EMPTY}", text)
+    return (
+        len(boxes) >= 2
+        and re.match(rf"\s*(?:{words})(?![A-Za-z])", text, re.IGNORECASE) is not None
+        and re.search(f"(?:{_MARK}|{_EMPTY})\\s*$", text) is not None
+    )
 
 
 def marked_initial(text: str, options: Iterable[str]) -> str | None:

@@ -41,6 +41,12 @@ from extraction.fields.questions import is_printed_name, is_question_name
 from extraction.fields.result import FieldResult, absent
 from extraction.fields.shaping import belongs, shaped
 from extraction.fields.structure.captions import CaptionIndex
+from extraction.fields.structure.phone_kinds import marked_kind_phones
+from extraction.fields.structure.self_holder import (
+    PATIENT_PART_FIELDS,
+    asks_for_holder_name,
+    names_the_patient,
+)
 from extraction.fields.structure.whose import (
     LATER_COVERAGE_SHARE,
     OTHER_PROVIDER_SHARE,
@@ -104,6 +110,40 @@ _TEXT_CONCEPTS = frozenset({"zip", "gender", "provider", "insurer", "state", "ci
 
 
 def _extract_one(ctx: ExtractionContext, name: str) -> FieldResult:
+    found = _read_one(ctx, name)
+    spec = field_spec(name)
+    if asks_for_holder_name(spec):
+        # A part of the holder's name reads "Self" from the holder's whole answer too.
+        stated = found if names_the_patient(found.value) or not spec.part else _read_one(ctx, "policy_holder")
+        if names_the_patient(stated.value):
+            return _patient_as_holder(ctx, spec, stated)
+    return found
+
+
+def _patient_as_holder(ctx: ExtractionContext, spec: FieldSpec, stated: FieldResult) -> FieldResult:
+    """The patient's name (or its part) for a holder's name the page answers with "Self": cited
+    at the answer and at the patient's name, no surer than either."""
+    names = [PATIENT_PART_FIELDS[spec.part]] if spec.part else ["first_name", "middle_name", "last_name"]
+    parts = [(n, _read_one(ctx, n)) for n in names]
+    if any(r.value is None for n, r in parts if n != "middle_name"):
+        return stated
+    read = [r for _, r in parts if r.value is not None]
+    value = " ".join(str(r.value) for r in read)
+    key = evidence_key(stated.source, "self_holder", True)
+    confidence = min(stated.confidence, *(r.confidence for r in read))
+    return FieldResult(
+        value=value,
+        confidence=confidence,
+        citations=[*stated.citations, *(c for r in read for c in r.citations)],
+        source=stated.source,
+        raw=stated.raw,
+        evidence=key,
+        prior=confidence,
+        signals=stated.signals,
+    )
+
+
+def _read_one(ctx: ExtractionContext, name: str) -> FieldResult:
     spec = field_spec(name)
     kind = _value_kind(spec, name)
     form = from_form_fields(ctx, spec, kind)
@@ -142,6 +182,12 @@ def _extract_one(ctx: ExtractionContext, name: str) -> FieldResult:
         # Only where no label names the part: the line under the street is its city line.
         kept = [c for c in (shaped(c, spec, ctx) for c in city_line_candidates(ctx)) if c is not None]
         kept = [c for c in kept if belongs(c, spec, ctx)]
+    if not kept and spec.patient_owned and spec.concept in ("mobile", "home_phone", "work_phone"):
+        # Only where no label names the kind: a phone whose marked kind says it.
+        for phone, row in marked_kind_phones(ctx.units, spec.concept):
+            reading = read_value(kind, phone, leading=True)
+            if reading is not None:
+                kept.append(Candidate.of(reading.value, PRIORS["phone_kind"], row, phone, "phone_kind", ""))
     if not kept and not spec.patient_owned and spec.part is None:
         kept = list(heuristic_candidates(ctx.lines, name, kind, ctx.order))
     if not kept and spec.concept == "subtotal" and kind == "amount":

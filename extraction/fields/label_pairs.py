@@ -37,6 +37,7 @@ PRIORS: dict[str, float] = {
     "label_below": 0.8,
     "label_above": 0.85,
     "banner": 0.8,
+    "phone_kind": 0.8,
 }
 
 #: Kinds whose values are formatted tightly enough to be read after a label with no colon.
@@ -262,6 +263,7 @@ def same_line_candidates(unit: TextUnit, name: str, kind: Kind, order: DateOrder
     concept = concept_of(name)
     anchors = concept_words(name)
     best: tuple[float, str, Reading, str] | None = None
+    best_start = -1
     for i in range(len(words)):
         if not anchors.intersection(label_tokens(words[i].group(0))):
             # A label starts with one of the field's words ("Grand Total", "Invoice No").
@@ -298,8 +300,11 @@ def same_line_candidates(unit: TextUnit, name: str, kind: Kind, order: DateOrder
                 # "TOTAL AMOUNT DUE ON August 3 , 2014": a year is no amount.
                 continue
             weighted = score * PRIORS[strategy]
-            if best is None or weighted > best[0]:
+            # At an equal score the longer label from the same word wins: "Member ID CD74..." is
+            # "Member ID" and its value, not "Member" and "ID CD74...".
+            if best is None or weighted > best[0] or (weighted == best[0] and i == best_start):
                 best = (weighted, strategy, reading, label)
+                best_start = i
     if best is not None:
         _, strategy, reading, label = best
         yield scored_candidate(reading, match_label(name, label), strategy, [unit], label)

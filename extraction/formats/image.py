@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from extraction.formats.checkboxes import with_checkboxes
+from extraction.formats.circled import with_circled
 from extraction.formats.confidence import weighted_confidence
 from extraction.formats.deskew import deskewed
 from extraction.formats.document import Document, Element, Page, assign_ids
@@ -70,7 +71,7 @@ def upright_frame(image: Image.Image, index: int, max_pixels: int = MAX_IMAGE_PI
 
 
 def _ocr_page(image: Image.Image, number: int) -> tuple[Page, list[Element]]:
-    elements = ocr_elements(with_checkboxes(image, ocr_image(image)), number)
+    elements = ocr_elements(with_circled(image, with_checkboxes(image, ocr_image(image))), number)
     assign_ids(elements)
     page = Page(
         page=number,

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from extraction.formats.checkboxes import with_checkboxes
+from extraction.formats.circled import with_circled
 from extraction.formats.confidence import weighted_confidence
 from extraction.formats.deskew import deskewed, turned_back
 from extraction.formats.document import (
@@ -256,7 +257,13 @@ def _read_page(doc: PdfDocument, page: PdfPage, number: int) -> _RawPage:
     ):
         raw.ocr = _ocr_page(page, number)
     else:
-        tables = find_tables(page, drawings, spans, turn, raw.width * raw.height)
+        # A ruled grid's cells read their drawn marks too ("Sex ☒ M F"), as blocks do.
+        cell_marks = [
+            (m.text, m.box)
+            for m in drawn_marks(drawings, [Word(t, b) for t, b in spans], turn)
+            if not center_in(m.box, widget_areas)
+        ]
+        tables = find_tables(page, drawings, spans + cell_marks, turn, raw.width * raw.height)
         raw.items.extend(_Item(box=t.box, table=t) for t in tables)
         exclude = [t.box for t in tables] + widget_areas
         blocks = _text_blocks(text, turn, exclude, raw.width)
@@ -321,7 +328,8 @@ def _ocr_page(page: PdfPage, number: int) -> list[Element]:
     # Read level, placed back as the page is drawn: a PDF page's citations are drawn on the page
     # as it is (page_images.py), so its boxes stay in its own geometry.
     level, angle = deskewed(image)
-    lines = turned_back(with_checkboxes(level, ocr_image(level)), angle, image.width, image.height)
+    marked = with_circled(level, with_checkboxes(level, ocr_image(level)))
+    lines = turned_back(marked, angle, image.width, image.height)
     return ocr_elements(lines, number, scale=zoom)
 
 

@@ -108,9 +108,20 @@ def _run_finder(page: PdfPage) -> list[Any]:
 
 
 def _text_inside(spans: list[Span], area: Box) -> str:
-    inside = [(text, box) for text, box in spans if center_in(box, [area])]
-    inside.sort(key=lambda s: (round(s[1].y0), s[1].x0))
-    return " ".join(text.strip() for text, _ in inside).strip()
+    """The cell's spans line by line, each line left to right: spans of one visual line (a value
+    in another face, a drawn mark) whose tops differ still read in the order they stand."""
+    inside = sorted(
+        ((text, box) for text, box in spans if center_in(box, [area])), key=lambda s: s[1].y0 + s[1].y1
+    )
+    lines: list[list[Span]] = []
+    for span in inside:
+        middle = (span[1].y0 + span[1].y1) / 2
+        if lines and min(b.y0 for _, b in lines[-1]) <= middle <= max(b.y1 for _, b in lines[-1]):
+            lines[-1].append(span)
+        else:
+            lines.append([span])
+    ordered = (s for line in lines for s in sorted(line, key=lambda s: s[1].x0))
+    return " ".join(text.strip() for text, _ in ordered).strip()
 
 
 def _drop_empty(rows: list[list[str]]) -> list[list[str]]:

@@ -385,3 +385,42 @@ def test_boxes_side_by_side_in_a_scan_are_a_comb_not_check_boxes() -> None:
     )
     (read,) = with_checkboxes(image, [line])
     assert read.text == "ZIP 5810"
+
+
+def test_a_grid_cells_text_reads_line_by_line_with_its_drawn_marks() -> None:
+    from extraction.formats.document import Box
+    from extraction.formats.pdf_tables import _text_inside
+
+    cell = Box(0, 0, 200, 30)
+    spans = [
+        ("Phone", Box(2, 1, 30, 8)),
+        # The value in an italic face sits a little lower than the options in the regular one.
+        ("Work", Box(150, 15, 175, 26)),
+        ("(608) 618-2150", Box(6, 17, 90, 28)),
+        ("\u2612", Box(118, 15, 122, 26)),
+        ("Cell", Box(124, 15, 145, 26)),
+        ("Home", Box(94, 15, 116, 26)),
+    ]
+    assert _text_inside(spans, cell) == "Phone (608) 618-2150 Home \u2612 Cell Work"
+
+
+def test_the_longer_label_from_one_word_wins_at_an_equal_score() -> None:
+    b = DocBuilder()
+    b.line("Member ID CD7488370243", 40, 40)
+    assert (
+        extract_fields(b.doc, ["policy_number"], file_name="t.pdf")["policy_number"].value == "CD7488370243"
+    )
+
+
+def test_a_phone_is_told_by_the_kind_marked_beside_it() -> None:
+    b = DocBuilder()
+    b.line("Phone (608) 618-2150 Home \u2612 Cell Work", 40, 40)
+    # On a scan each option may be a line of its own on the number's row.
+    b.line("Other phone", 320, 26)
+    b.line("608-387-1726", 320, 40, 400, 54)
+    b.line("\u2612 Home", 410, 40, 450, 54)
+    b.line("Cell", 460, 40, 490, 54)
+    got = extract_fields(b.doc, ["cell_phone", "home_phone", "work_phone"], file_name="t.pdf")
+    assert got["cell_phone"].value is not None and "618-2150" in got["cell_phone"].value
+    assert got["home_phone"].value is not None and "387-1726" in got["home_phone"].value
+    assert got["work_phone"].value is None

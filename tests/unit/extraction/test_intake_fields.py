@@ -126,6 +126,10 @@ def test_person_names_split_in_either_order_without_titles_or_credentials() -> N
         ("Female", "Female"),
         ("[ ] Male [ ] Female", None),
         ("Male Female", None),
+        # Boxes after their options.
+        ("Male \u2612 Female \u2610", "Male"),
+        ("Male [ ] Female [X]", "Female"),
+        ("Male Female X", None),
     ],
 )
 def test_check_boxes_written_as_text(text: str, chosen: str | None) -> None:
