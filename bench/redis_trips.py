@@ -302,7 +302,7 @@ def main() -> None:
         store.ping()
         while not monitor.own_address:
             time.sleep(0.01)
-        own_sock = store.connection_pool.get_connection("PING")
+        own_sock = store.connection_pool.get_connection()
         store.connection_pool.release(own_sock)
         assert own_sock._sock is not None
         own = {monitor.own_address, "%s:%s" % own_sock._sock.getsockname()[:2]}

@@ -8,6 +8,7 @@ produce the same version number.
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from typing import Any
 
 import redis.asyncio as aioredis
@@ -101,6 +102,39 @@ async def create_agent(
             pipe.sadd(keys.public_agent_groups(), f"{workspace_id}:{group_id}")
         await pipe.execute()
     return Agent.of(version, group)
+
+
+#: Versions as first read, by (workspace, id): a version's config never changes (a new config is a
+#: new version, and deleting an agent marks its group), so a runner or a run reads it once per
+#: process. Its `status` does change (`archived`): readers of the cache use its id, config and number.
+_VERSIONS: OrderedDict[tuple[str, str], AgentVersion] = OrderedDict()
+VERSION_CACHE_SIZE = 2048
+
+
+def cached_version(workspace_id: str, version_id: str) -> AgentVersion | None:
+    return _VERSIONS.get((workspace_id, version_id))
+
+
+def remember_version(workspace_id: str, version: AgentVersion) -> AgentVersion:
+    _VERSIONS[(workspace_id, version.id)] = version
+    while len(_VERSIONS) > VERSION_CACHE_SIZE:
+        _VERSIONS.popitem(last=False)
+    return version
+
+
+async def version_config(redis: aioredis.Redis, workspace_id: str, version_id: str) -> AgentVersion:
+    """The version, from this process's cache when it read it before (see `_VERSIONS`)."""
+    return cached_version(workspace_id, version_id) or remember_version(
+        workspace_id, await load_version(redis, workspace_id, version_id)
+    )
+
+
+def parse_group(raw: str | None) -> AgentGroup | None:
+    """A group record as stored; None when it is missing or deleted."""
+    if not raw:
+        return None
+    group = AgentGroup.model_validate_json(raw)
+    return None if group.deleted_at else group
 
 
 async def load_group(redis: aioredis.Redis, workspace_id: str, group_id: str) -> AgentGroup:
