@@ -242,9 +242,9 @@ async def _measure(url: str, key: str, store: redis.Redis, tasks: int, settle: f
         windows = []
         for i in range(tasks):
             started, done = await _one_task(client, store, agent_id, i)
-            await asyncio.sleep(settle)
             windows.append((started, done + settle))
-            await asyncio.sleep(settle)
+            # The next POST's idle window (as long as this one) must not hold this task's tail.
+            await asyncio.sleep(2 * settle + done - started)
     return windows
 
 
