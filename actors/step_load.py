@@ -31,7 +31,12 @@ class StepView:
 
 
 async def load_step(
-    redis: aioredis.Redis, workspace_id: str, task_id: str, *, lease: Lease | None = None, known: Task | None = None
+    redis: aioredis.Redis,
+    workspace_id: str,
+    task_id: str,
+    *,
+    lease: Lease | None = None,
+    known: Task | None = None,
 ) -> StepView:
     """One pipeline: the lease (when given), the task, its steps and feed, and (`known`: the task as
     last read, which names its agent) the agent's group."""

@@ -16,7 +16,9 @@ from core import tasks
 from core.tasks import Task
 
 
-def model_call_increments(purpose: str, usage: Usage, increments: dict[str, float] | None = None) -> dict[str, float]:
+def model_call_increments(
+    purpose: str, usage: Usage, increments: dict[str, float] | None = None
+) -> dict[str, float]:
     """What recording one model call adds to its task's hash: `increments`, its usage (under
     `purpose`) and the task's own tree totals (`usage.tree`, actors.tree_budget)."""
     added = (increments or {}) | tasks.usage_increments(

@@ -65,7 +65,9 @@ class Figures:
     commands: dict[str, int] = field(default_factory=lambda: defaultdict(int))
     in_scripts: dict[str, int] = field(default_factory=lambda: defaultdict(int))
     trips: dict[str, int] = field(default_factory=lambda: defaultdict(int))
-    by_command: dict[str, dict[str, int]] = field(default_factory=lambda: defaultdict(lambda: defaultdict(int)))
+    by_command: dict[str, dict[str, int]] = field(
+        default_factory=lambda: defaultdict(lambda: defaultdict(int))
+    )
 
 
 class Monitor:
@@ -87,7 +89,7 @@ class Monitor:
             assert connection is not None
             sock = connection._sock
             assert sock is not None
-            self.own_address = "%s:%s" % sock.getsockname()[:2]
+            self.own_address = "{}:{}".format(*sock.getsockname()[:2])
             while not self._stop.is_set():
                 try:
                     raw = monitor.connection.read_response()  # type: ignore[union-attr]
@@ -211,7 +213,9 @@ def _window(entries: list[Entry], start: float, end: float) -> list[Entry]:
     return [e for e in entries if start <= e.at <= end]
 
 
-async def _one_task(client: httpx.AsyncClient, store: redis.Redis, agent_id: str, i: int) -> tuple[float, float]:
+async def _one_task(
+    client: httpx.AsyncClient, store: redis.Redis, agent_id: str, i: int
+) -> tuple[float, float]:
     started = time.time()
     response = await client.post(f"/api/v1/agents/{agent_id}/run", json={"query": f"trip {i}"})
     assert response.status_code in (200, 201, 202), response.text
@@ -228,7 +232,9 @@ async def _one_task(client: httpx.AsyncClient, store: redis.Redis, agent_id: str
         await asyncio.sleep(0.002)
 
 
-async def _measure(url: str, key: str, store: redis.Redis, tasks: int, settle: float) -> list[tuple[float, float]]:
+async def _measure(
+    url: str, key: str, store: redis.Redis, tasks: int, settle: float
+) -> list[tuple[float, float]]:
     headers = {"Authorization": f"Bearer {key}"}
     async with httpx.AsyncClient(base_url=url, headers=headers, timeout=60) as client:
         config = {
@@ -274,7 +280,9 @@ def _print(title: str, figures: list[Figures], detail: bool) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--tasks", type=int, default=5, help="tasks measured (after one warm-up task)")
     parser.add_argument("--settle", type=float, default=0.5, help="seconds counted after completed")
     parser.add_argument("--quiet", action="store_true", help="no per-command detail")
@@ -305,7 +313,7 @@ def main() -> None:
         own_sock = store.connection_pool.get_connection()
         store.connection_pool.release(own_sock)
         assert own_sock._sock is not None
-        own = {monitor.own_address, "%s:%s" % own_sock._sock.getsockname()[:2]}
+        own = {monitor.own_address, "{}:{}".format(*own_sock._sock.getsockname()[:2])}
         owners = Owners(redis_port, own)
         windows = asyncio.run(_measure(service.url, key, store, args.tasks, args.settle))
         owners.refresh()
@@ -327,7 +335,9 @@ def main() -> None:
         f"{load_end[0]:.1f} after; POST to completed {1000 * sum(spans) / len(spans):.0f} ms mean)\n"
     )
     _print("per task:", busy, not args.quiet)
-    _print("\nidle window of the same length just before each POST (periodic work, for reference):", idle, False)
+    _print(
+        "\nidle window of the same length just before each POST (periodic work, for reference):", idle, False
+    )
 
 
 if __name__ == "__main__":

@@ -174,15 +174,17 @@ async def latest(redis: aioredis.Redis, workspace_id: str, group: AgentGroup) ->
 async def version_for_run(
     redis: aioredis.Redis, workspace_id: str, agent_id: str, version_number: int | None
 ) -> tuple[AgentVersion, AgentGroup]:
-    """What a run executes: the group's latest published version, or the numbered one."""
-    named, group = await resolve(redis, workspace_id, agent_id)
+    """What a run executes: the group's latest published version, or the numbered one (its id,
+    config and number: versions come from this process's cache, `_VERSIONS`)."""
+    named = await version_config(redis, workspace_id, parse_uuid(agent_id, what="agent_id"))
+    group = await load_group(redis, workspace_id, named.agent_group_id)
     if not group.is_active:
         raise Forbidden(f"agent {agent_id} is inactive")
     if version_number is None:
         # Runs usually name the latest version itself: the record just read is the one to run.
         if named.id == group.latest_version_id:
             return named, group
-        return await latest(redis, workspace_id, group), group
+        return await version_config(redis, workspace_id, group.latest_version_id), group
     members: list[str] = await redis.zrangebylex(
         keys.agent_group_versions(workspace_id, group.id),
         f"[{version_number:010d}:",
@@ -190,7 +192,7 @@ async def version_for_run(
     )
     if not members:
         raise NotFound(f"agent {agent_id} has no version {version_number}")
-    return await load_version(redis, workspace_id, member_id(members[0])), group
+    return await version_config(redis, workspace_id, member_id(members[0])), group
 
 
 async def list_agents(

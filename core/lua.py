@@ -192,3 +192,31 @@ if ARGV[7] ~= '' then redis.call('PUBLISH', ARGV[4], ARGV[7] .. '|child') end
 return {1, 'running', hooks, parent, redis.call('LLEN', KEYS[6])}
 """
 )
+
+#: A new top-level task, created and admitted in one step within its workspace's hash slot (its
+#: `{global}` facts, the owner and the live-set member, are written just before: `core.task_create`).
+#: KEYS: task hash, feed stream, the workspace's task index, the agent's running set, its queue.
+#: ARGV: the hash's fields (JSON object), the first feed item (JSON, seq 1), index member, the
+#: agent's running-slot limit, task id, now, channel, live-set member, fields set when it is admitted
+#: to run (JSON object: where its runner goes). Returns 'running' or 'queued'.
+CREATE_ADMIT = (
+    _APPEND
+    + """
+set_fields(KEYS[1], cjson.decode(ARGV[1]), {})
+redis.call('XADD', KEYS[2], '*', 'seq', 1, 'item', ARGV[2])
+redis.call('ZADD', KEYS[3], 0, ARGV[3])
+local target = 'queued'
+if redis.call('SCARD', KEYS[4]) < tonumber(ARGV[4]) then target = 'running' end
+redis.call('HSET', KEYS[1], 'status', target, 'updated_at', ARGV[6])
+if target == 'running' then
+  redis.call('SADD', KEYS[4], ARGV[5])
+  set_fields(KEYS[1], cjson.decode(ARGV[9]), {})
+else
+  redis.call('RPUSH', KEYS[5], ARGV[5])
+end
+append_items(KEYS[1], KEYS[2], {'{"type":"status_changed","from":"pending","to":"' .. target
+  .. '","created_at":"' .. ARGV[6] .. '"}'}, '', ARGV[5])
+redis.call('PUBLISH', ARGV[7], ARGV[8] .. '|' .. target)
+return target
+"""
+)

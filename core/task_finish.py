@@ -110,7 +110,9 @@ async def _global_effects(
     async with redis.pipeline(transaction=True) as pipe:
         pipe.srem(keys.live_tasks(), live_member(ws, task_id))
         if parent_id:
-            pipe.xadd(keys.runtime_events(), {"kind": "child_task", "ws": ws, "child": task_id, "parent": parent_id})
+            pipe.xadd(
+                keys.runtime_events(), {"kind": "child_task", "ws": ws, "child": task_id, "parent": parent_id}
+            )
         if queued:
             pipe.xadd(keys.runtime_events(), {"kind": "drain_queue", "ws": ws, "group": group_id})
         if webhook:

@@ -222,23 +222,33 @@ def new_spec(spec_fields: dict[str, Any]) -> TaskSpec:
     )
 
 
-def add_create(pipe: Any, spec: TaskSpec) -> None:
-    """Queue the writes that create a `pending` task with its first user message as feed item 1."""
-    ws, task_id = spec.workspace_id, spec.task_id
-    first = {
+def first_item(spec: TaskSpec) -> dict[str, Any]:
+    """A new task's feed item 1: its user message."""
+    return {
         "seq": 1,
         "type": "user_message",
         "text": spec.query,
         "files": spec.files,
         "created_at": spec.created_at,
     }
-    fields: dict[str, Any] = {
+
+
+def created_fields(spec: TaskSpec) -> dict[str, Any]:
+    """A new `pending` task's hash."""
+    return {
         "spec": spec.model_dump_json(),
         "status": TaskStatus.PENDING.value,
         "created_at": spec.created_at,
         "updated_at": spec.created_at,
         "feed_seq": 1,
     }
+
+
+def add_create(pipe: Any, spec: TaskSpec) -> None:
+    """Queue the writes that create a `pending` task with its first user message as feed item 1."""
+    ws, task_id = spec.workspace_id, spec.task_id
+    first = first_item(spec)
+    fields = created_fields(spec)
     if spec.parent_task_id:
         # Read by the transition script: a child's terminal state signals its parent.
         fields["parent_task_id"] = spec.parent_task_id
