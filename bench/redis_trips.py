@@ -1,6 +1,6 @@
 """Redis commands and round trips of one trivial pooled scripted task, from its POST to completed.
 
-    .venv/bin/python bench/redis_trips.py [--tasks 5] [--settle 0.5]
+    .venv/bin/python bench/redis_trips.py [--tasks 5] [--settle 0.5] [--quiet] [--dump FILE]
 
 Starts its own service (Redis in a temp dir, local Ray, Serve on a free port), as bench/tasks.py
 does, with one difference: the Redis server (the same binary as the embedded one) listens on a
@@ -10,8 +10,10 @@ each address can be traced to the process that holds the connection.
 A MONITOR connection records every command. For each task (after one warm-up task, not counted):
 the window runs from just before its POST to its `completed` status (read from Redis by this
 process) plus `--settle` seconds, so what the runner and the scheduler do right after completing
-(lease release, queue events) is counted too. The same length of an idle window before the POST is
-counted as well: what the scheduler's and reconciler's periodic work costs whatever the task does.
+(lease release, queue events) is counted too. The quiet time between one task's window and the
+next POST is counted as well, scaled to a window's length: what the scheduler's, the reconciler's
+and the other actors' periodic work costs whatever the task does. `--dump FILE` writes every
+command of the task windows with its process kind.
 
 Counted per process kind (Serve replica for the POST, pooled task host for the runner, scheduler,
 other Ray actors, this process): commands, including those a Lua script runs (shown apart), and
@@ -23,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import itertools
 import os
 import re
 import socket
@@ -62,10 +65,10 @@ class Entry:
 
 @dataclass
 class Figures:
-    commands: dict[str, int] = field(default_factory=lambda: defaultdict(int))
-    in_scripts: dict[str, int] = field(default_factory=lambda: defaultdict(int))
-    trips: dict[str, int] = field(default_factory=lambda: defaultdict(int))
-    by_command: dict[str, dict[str, int]] = field(
+    commands: dict[str, float] = field(default_factory=lambda: defaultdict(int))
+    in_scripts: dict[str, float] = field(default_factory=lambda: defaultdict(int))
+    trips: dict[str, float] = field(default_factory=lambda: defaultdict(int))
+    by_command: dict[str, dict[str, float]] = field(
         default_factory=lambda: defaultdict(lambda: defaultdict(int))
     )
 
@@ -209,6 +212,21 @@ def count(entries: list[Entry], owners: Owners) -> Figures:
     return figures
 
 
+def scaled(figures: Figures, factor: float) -> Figures:
+    out = Figures()
+    for mine, theirs in (
+        (out.commands, figures.commands),
+        (out.in_scripts, figures.in_scripts),
+        (out.trips, figures.trips),
+    ):
+        for kind, value in theirs.items():
+            mine[kind] = value * factor
+    for kind, commands in figures.by_command.items():
+        for command, times in commands.items():
+            out.by_command[kind][command] = times * factor
+    return out
+
+
 def _window(entries: list[Entry], start: float, end: float) -> list[Entry]:
     return [e for e in entries if start <= e.at <= end]
 
@@ -249,7 +267,7 @@ async def _measure(
         for i in range(tasks):
             started, done = await _one_task(client, store, agent_id, i)
             windows.append((started, done + settle))
-            # The next POST's idle window (as long as this one) must not hold this task's tail.
+            # Quiet time before the next POST: what runs then is periodic work, counted apart.
             await asyncio.sleep(2 * settle + done - started)
     return windows
 
@@ -265,7 +283,7 @@ def _print(title: str, figures: list[Figures], detail: bool) -> None:
         scripted = sum(f.in_scripts[kind] for f in figures) / n
         print(f"  {kind:<34}{trips:>12.1f}{commands:>10.1f}{scripted:>21.1f}")
         if detail:
-            merged: dict[str, int] = defaultdict(int)
+            merged: dict[str, float] = defaultdict(float)
             for f in figures:
                 for command, times in f.by_command[kind].items():
                     merged[command] += times
@@ -286,6 +304,7 @@ def main() -> None:
     parser.add_argument("--tasks", type=int, default=5, help="tasks measured (after one warm-up task)")
     parser.add_argument("--settle", type=float, default=0.5, help="seconds counted after completed")
     parser.add_argument("--quiet", action="store_true", help="no per-command detail")
+    parser.add_argument("--dump", help="write every command of the task windows, with its process kind, here")
     args = parser.parse_args()
     data_dir = Path(tempfile.mkdtemp(prefix="agentry-bench-trips-"))
     redis_port = _free_port()
@@ -324,10 +343,18 @@ def main() -> None:
     load_end = os.getloadavg()
     entries = list(monitor.entries)
     busy = [count(_window(entries, start, end), owners) for start, end in windows]
-    # The same length just before each POST: periodic work (reconciler, timers, spares, leases).
+    # The quiet time between a task's window and the next POST: periodic work (reconciler, timers,
+    # spares, leases), scaled to the length of the next task's window.
+    quiet = [(prev[1], start, end - start) for prev, (start, end) in itertools.pairwise(windows)]
     idle = [
-        count(_window(entries, start - (end - start) - 0.01, start - 0.01), owners) for start, end in windows
+        scaled(count(_window(entries, a, b), owners), length / (b - a)) for a, b, length in quiet if b > a
     ]
+    if args.dump:
+        with open(args.dump, "w") as out:
+            for start, end in windows:
+                out.write(f"--- task window {start:.6f} .. {end:.6f}\n")
+                for e in _window(entries, start, end):
+                    out.write(f"{e.at:.6f} {owners.kind(e.client):<30} {e.client:<22} {e.command}\n")
     spans = [end - start - args.settle for start, end in windows]
     print(
         f"\none trivial pooled scripted task, POST to completed + {args.settle} s; mean of {args.tasks} "
@@ -335,9 +362,12 @@ def main() -> None:
         f"{load_end[0]:.1f} after; POST to completed {1000 * sum(spans) / len(spans):.0f} ms mean)\n"
     )
     _print("per task:", busy, not args.quiet)
-    _print(
-        "\nidle window of the same length just before each POST (periodic work, for reference):", idle, False
-    )
+    if idle:
+        _print(
+            "\nbetween tasks, per window of the same length (periodic work, for reference):",
+            idle,
+            not args.quiet,
+        )
 
 
 if __name__ == "__main__":
