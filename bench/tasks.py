@@ -130,6 +130,8 @@ async def _run_tasks(
         async def submit(i: int) -> str:
             async with gate:
                 response = await client.post(f"/api/v1/agents/{agent_id}/run", json={"query": f"t{i}"})
+                if response.status_code != 201:
+                    raise RuntimeError(f"POST run answered {response.status_code}: {response.text[:300]}")
                 return str(response.json()["task_id"])
 
         spy = task_profile.Spy(20, redis_url) if profile else None
