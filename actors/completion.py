@@ -18,9 +18,8 @@ from actors.models.resolve import resolve_model
 from actors.policy import AgentPolicy
 from actors.step_markers import model_step
 from actors.usage import record_model_call
-from core import tasks
+from core import task_finish, tasks
 from core.settings import Settings
-from core.state_machine import TaskStatus
 from core.tasks import Task, dumps
 
 log = logging.getLogger(__name__)
@@ -125,7 +124,11 @@ async def complete(
     policy: AgentPolicy,
     response: ModelResponse,
     steps: dict[str, Any],
+    *,
+    lease_holder: str,
 ) -> bool:
+    """Complete the task (`core.task_finish`); True when it was still running and is now completed,
+    its slot freed and the lease of `lease_holder` released."""
     fields: dict[str, str] = {"summary": response.text or ""}
     values = data_field_values(steps)
     if policy.data_fields and not values:
@@ -143,12 +146,7 @@ async def complete(
         )
         if citations is not None:
             fields["citations"] = dumps(citations)
-    applied, _ = await tasks.transition(
-        redis,
-        task,
-        TaskStatus.COMPLETED.value,
-        fields=fields,
-        drop=["pause"],
-        expected=TaskStatus.RUNNING.value,
-    )
-    return applied
+    done = await task_finish.complete(redis, task, fields=fields, drop=["pause"], lease_holder=lease_holder)
+    if done.applied:
+        await task_finish.after_complete(redis, task, done)
+    return done.applied

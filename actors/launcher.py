@@ -12,6 +12,7 @@ import logging
 import time
 import zlib
 from collections.abc import Coroutine
+from dataclasses import dataclass
 from typing import Any
 
 import ray
@@ -138,15 +139,42 @@ def _place(nodes: list[NodeSlots], task: Task) -> str | None:
     return node_id
 
 
-async def launch(redis: aioredis.Redis, settings: Settings, task: Task) -> None:
+@dataclass(frozen=True)
+class Placed:
+    """A pooled runner's place, decided before its task was admitted, whose `fields` the admission
+    wrote with the task (core.task_create): its launch writes nothing more."""
+
+    nodes: list[NodeSlots]
+    node_id: str | None
+
+    @property
+    def fields(self) -> dict[str, str]:
+        fields = {"launched_at": str(int(time.time() * 1000))}
+        if self.node_id is not None:
+            fields["placed_on"] = self.node_id
+        return fields
+
+
+async def place_pooled(task: Task) -> Placed:
+    """Where a new pooled task's runner goes (a Ray control-store call, on a thread)."""
+    nodes = await asyncio.to_thread(cluster_nodes)
+    return Placed(nodes, _place(nodes, task))
+
+
+async def launch(
+    redis: aioredis.Redis, settings: Settings, task: Task, *, placed: Placed | None = None
+) -> None:
     """Start a runner for an admitted task. Safe to repeat: the task's lease admits one runner.
 
     Ray's control-store calls (the nodes, a named actor's lookup or creation) block until answered,
     seconds on a busy node: they run on a thread, so the caller's event loop (an HTTP replica's)
     goes on serving meanwhile.
     """
-    nodes = await asyncio.to_thread(cluster_nodes)
-    node_id = _place(nodes, task)
+    if placed is not None:
+        nodes, node_id = placed.nodes, placed.node_id
+    else:
+        nodes = await asyncio.to_thread(cluster_nodes)
+        node_id = _place(nodes, task)
     pooled = task.spec.placement == "pooled"
     spare: tuple[str, Any] | None = None
     if not pooled and node_id is not None and settings.spare_task_actors > 0 and not _relaunch(task):
@@ -165,7 +193,8 @@ async def launch(redis: aioredis.Redis, settings: Settings, task: Task) -> None:
         if not pooled:
             # Which process runs it, for operators: its own actor or a spare.
             fields["actor"] = spare[0] if spare is not None else actor_name(task.id)
-        await redis.hset(keys.task(task.workspace_id, task.id), mapping=fields)
+        if placed is None:
+            await redis.hset(keys.task(task.workspace_id, task.id), mapping=fields)
         if pooled:
             host, handle = host_handle(nodes, node_id, task.id)
             run = handle.run.remote(task.workspace_id, task.id).future()

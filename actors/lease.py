@@ -35,6 +35,10 @@ class Lease:
     async def acquire(self) -> bool:
         return bool(await self.redis.set(self.key, self.holder, nx=True, px=self.ttl_ms))
 
+    def queue_acquire(self, pipe: Any) -> None:
+        """`acquire` as one command of a pipeline (its reply: truthy when taken)."""
+        pipe.set(self.key, self.holder, nx=True, px=self.ttl_ms)
+
     async def renew(self) -> bool:
         return bool(await self.redis.eval(RENEW_IF_HELD, 1, self.key, self.holder, self.ttl_ms))
 

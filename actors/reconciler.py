@@ -17,7 +17,7 @@ import redis.asyncio as aioredis
 
 from actors.launcher import admit_and_launch, drain_queue, launch
 from actors.names import NAMESPACE, TASK_ACTOR_PREFIX, count_task_actors, task_actor_names
-from core import gauges, keys, metrics, tasks
+from core import gauges, keys, metrics, task_finish, tasks
 from core.ids import now_iso, parse_iso
 from core.settings import Settings
 from core.state_machine import TaskStatus
@@ -39,6 +39,12 @@ async def reconcile_once(redis: aioredis.Redis, settings: Settings) -> dict[str,
     for member in members:
         workspace_id, _, task_id = member.partition("|")
         task = await tasks.find_task(redis, workspace_id, task_id)
+        if task is not None and task.status == TaskStatus.COMPLETED.value:
+            # Left in the live set only by a completer that died before the completion's global part
+            # (core.task_finish); given the grace of a completer still on its way, it is applied here.
+            if now_ms - _ended_ms(task) > grace_ms:
+                await task_finish.reconcile_completed(redis, task)
+            continue
         if task is None or task.status not in LIVE_STATUSES:
             await redis.srem(keys.live_tasks(), member)
             # A resume may have moved it back meanwhile: it added the member before its move (on a
@@ -117,6 +123,10 @@ def _kill(name: str) -> bool:
     except ValueError:
         return False  # it exited by itself meanwhile
     return True
+
+
+def _ended_ms(task: tasks.Task) -> int:
+    return int(_ended_s(task) * 1000)
 
 
 def _ended_s(task: tasks.Task) -> float:

@@ -17,15 +17,16 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import copy
+import json
 import logging
 import uuid
-from dataclasses import asdict, replace
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 import httpx
 import redis.asyncio as aioredis
 
-from actors import completion, mcp_tools, spend_caps, tree_budget
+from actors import completion, mcp_tools, spend_caps, step_load, tree_budget
 from actors.context_budget import elision_note, fit_window, offered_tools, stored_results
 from actors.conversation import build_messages, template_context
 from actors.lease import Lease, hold_while
@@ -36,8 +37,9 @@ from actors.outcomes import AskUser, CallOutcome, Delegated, Failed, Recorded, S
 from actors.policy import AgentPolicy
 from actors.review_binding import binding_of, runs_as_approved
 from actors.step_markers import Piece, step_marker
-from actors.usage import record_model_call
-from core import agents, delegation, keys, metrics, tasks
+from actors.usage import model_call_increments, record_model_call
+from core import delegation, keys, metrics, tasks
+from core.models import AgentGroup
 from core.settings import Settings
 from core.state_machine import TaskStatus
 from core.store import STORE_ERRORS
@@ -51,6 +53,16 @@ from tools.selection import resolve_tool_names
 from tools.signals import PauseForChildren, PauseForInput
 
 log = logging.getLogger(__name__)
+
+
+@dataclass
+class RunState:
+    """One run of one task (a runner object is shared by the tasks of a pooled host)."""
+
+    lease_holder: str
+    #: Completed by this run: the completion released its lease and freed its slot.
+    completed: bool = False
+
 
 RUNNING = (TaskStatus.RUNNING.value,)
 #: A runner stops after this many steps of one task, so a model that never finishes cannot loop forever.
@@ -86,31 +98,36 @@ class TaskRunner:
             uuid.uuid4().hex,
             self.settings.task_lease_seconds,
         )
-        if not await lease.acquire():
+        view = await step_load.load_step(self.redis, workspace_id, task_id, lease=lease)
+        if not view.leased:
             return
+        run = RunState(lease.holder)
         try:
-            finished = await hold_while(lease, self._loop(workspace_id, task_id))
+            finished = await hold_while(lease, self._loop(view, run))
         except Exception as exc:
             if not isinstance(exc, STORE_ERRORS):
                 log.exception("runner of task %s crashed; the reconciler will restart it", task_id)
             raise
         finally:
-            # A no-op when another runner holds it; when the store is down, the lease lapses by itself.
-            with contextlib.suppress(*STORE_ERRORS):
-                await lease.release()
+            if not run.completed:
+                # A no-op when another runner holds it; when the store is down, the lease lapses by itself.
+                with contextlib.suppress(*STORE_ERRORS):
+                    await lease.release()
         if not finished:
             log.warning("task %s: another runner took over its lease; this one stopped", task_id)
             return
+        if run.completed:
+            return  # its completion freed its slot, released the lease and woke its agent's queue
         task = await tasks.find_task(self.redis, workspace_id, task_id)
         if task is not None and task.status != TaskStatus.RUNNING.value:
             # The task gave back its running slot: the agent's next queued task may start.
             await delegation.emit(self.redis, "drain_queue", ws=workspace_id, group=task.spec.agent_group_id)
 
-    async def _loop(self, workspace_id: str, task_id: str) -> None:
-        task = await tasks.find_task(self.redis, workspace_id, task_id)
+    async def _loop(self, first: step_load.StepView, run: RunState) -> None:
+        task = first.task
         if task is None:
             return
-        version = await agents.load_version(self.redis, task.agent_workspace_id, task.spec.agent_id)
+        version, first.group = await step_load.agent_of(self.redis, task)
         policy = AgentPolicy.of(version.config, task.spec.output_config, self.settings)
         runner = self
         toolset = await mcp_tools.toolset_for(self.redis, self.settings, task, version.config)
@@ -120,12 +137,16 @@ class TaskRunner:
             runner.registry = self.registry.with_tools(toolset.specs)
             runner.mcp_names = toolset.names
             policy = toolset.policy(policy)
+        view: step_load.StepView | None = first
         for _ in range(MAX_STEPS):
-            task = await tasks.find_task(self.redis, workspace_id, task_id)
-            if task is None or task.status != TaskStatus.RUNNING.value:
+            if view is None:
+                view = await step_load.load_step(self.redis, task.workspace_id, task.id, known=task)
+            if view.task is None or view.task.status != TaskStatus.RUNNING.value:
                 return
-            if await runner._step(task, policy) is StepOutcome.STOP:
+            task = view.task
+            if await runner._step(view, policy, run) is StepOutcome.STOP:
                 return
+            view = None
         await runner._fail(task, f"the task exceeded {MAX_STEPS} steps", policy)
 
     def _tool_names(self, task: Task, policy: AgentPolicy) -> list[str]:
@@ -135,42 +156,46 @@ class TaskRunner:
         )
         return native + [name for name in self.mcp_names if name not in native]
 
-    async def _step(self, task: Task, policy: AgentPolicy) -> StepOutcome:
-        latest = await self._latest_policy(task, policy)
+    async def _step(self, view: step_load.StepView, policy: AgentPolicy, run: RunState) -> StepOutcome:
+        """One step on what `view` read: every further read of the step's state is of what this
+        runner itself wrote, so it is kept here rather than read back."""
+        assert view.task is not None
+        task, steps = view.task, view.steps
+        latest = await self._latest_policy(task, policy, view.group)
         if await self._over_a_cap(task, policy, latest):
             return StepOutcome.STOP
         step = task.step
-        steps = await tasks.read_steps(self.redis, task.workspace_id, task.id)
         recorded = steps.get(step_marker(step, Piece.MODEL))
         if recorded is None:
-            response = await self._call_model(task, policy, step)
-            if isinstance(response, StepOutcome):
-                return response
-            task = await tasks.find_task(self.redis, task.workspace_id, task.id) or task
+            called = await self._call_model(task, policy, step, view.feed)
+            if isinstance(called, StepOutcome):
+                return called
+            response, task = called
+            steps = steps | {step_marker(step, Piece.MODEL): json.loads(dumps(_response_record(response)))}
             if await self._over_a_cap(task, policy, latest):
                 return StepOutcome.STOP
         else:
             response = _response_from_record(recorded)
-        steps = await tasks.read_steps(self.redis, task.workspace_id, task.id)
         outcome = await self._run_tools(task, policy, step, response.tool_calls, steps)
         if outcome is not StepOutcome.CONTINUE:
             return outcome
         if response.final:
-            await completion.complete(self.redis, self.settings, task, policy, response, steps)
+            run.completed = await completion.complete(
+                self.redis, self.settings, task, policy, response, steps, lease_holder=run.lease_holder
+            )
             return StepOutcome.STOP
         written = await tasks.record(
             self.redis, task, step_marker(step, Piece.DONE), True, fields={"step": str(step + 1)}
         )
         return StepOutcome.CONTINUE if written >= 0 else StepOutcome.STOP
 
-    async def _latest_policy(self, task: Task, policy: AgentPolicy) -> AgentPolicy:
+    async def _latest_policy(self, task: Task, policy: AgentPolicy, group: AgentGroup | None) -> AgentPolicy:
         # The latest version's caps apply, so publishing a higher cap and replying resumes a capped task.
         try:
-            group = await agents.load_group(self.redis, task.workspace_id, task.spec.agent_group_id)
-            latest = await agents.latest(self.redis, task.workspace_id, group)
+            latest = await step_load.latest_version(self.redis, task, group)
         except Exception:
             return policy
-        return AgentPolicy.of(latest.config, None, self.settings)
+        return policy if latest is None else AgentPolicy.of(latest.config, None, self.settings)
 
     async def _over_a_cap(self, task: Task, policy: AgentPolicy, latest: AgentPolicy) -> bool:
         """Pause the task (as docs/spec.md's spend cap does, whatever on_failure says) when it is over
@@ -180,7 +205,7 @@ class TaskRunner:
             text, reason = "the task's spend cap is exceeded", "task_spend_cap_exceeded"
         elif task.input_tokens + task.output_tokens > latest.max_tokens:
             text, reason = f"the task used more than {latest.max_tokens} tokens", "task_token_cap_exceeded"
-        elif await tree_budget.over_budget(self.redis, self.settings, task):
+        elif await tree_budget.over_budget(self.redis, self.settings, task, latest):
             text, reason = "the task tree's spend budget is exceeded", "tree_spend_cap_exceeded"
         elif unpriced := await spend_caps.unpriced_under_cap(self.redis, self.settings, task, policy, latest):
             text, reason = unpriced
@@ -189,9 +214,11 @@ class TaskRunner:
         await self._pause_failure(task, text, reason=reason)
         return True
 
-    async def _call_model(self, task: Task, policy: AgentPolicy, step: int) -> ModelResponse | StepOutcome:
-        """One model call. Returns the response, CONTINUE to try again, or STOP when the task left running."""
-        feed = await tasks.read_feed(self.redis, task.workspace_id, task.id)
+    async def _call_model(
+        self, task: Task, policy: AgentPolicy, step: int, feed: list[dict[str, Any]]
+    ) -> tuple[ModelResponse, Task] | StepOutcome:
+        """One model call on the task's `feed`. Returns the response and the task as its record left
+        it, CONTINUE to try again, or STOP when the task left running."""
         tool_names = self._tool_names(task, policy)
         schema_ctx = self._context(task, policy, step, call_id="")
         messages = build_messages(policy.system_prompt, feed)
@@ -258,6 +285,7 @@ class TaskRunner:
         fields: dict[str, str] = {}
         if response.structured is not None:
             fields["structured"] = dumps(response.structured)
+        counted = {"model_calls": 1.0, "decision_steps": 1.0}
         written = await record_model_call(
             self.redis,
             task,
@@ -267,11 +295,16 @@ class TaskRunner:
             response.usage,
             fields=fields,
             items=items,
-            increments={"model_calls": 1, "decision_steps": 1},
+            increments=counted,
         )
         if written < 0:
             return StepOutcome.STOP
-        return response
+        if written == 0:
+            # Recorded by another runner meanwhile (it cannot hold the lease too): read what it wrote.
+            return response, await tasks.find_task(self.redis, task.workspace_id, task.id) or task
+        return response, tasks.with_increments(
+            task, model_call_increments("steps", response.usage, counted), fields
+        )
 
     async def _run_tools(
         self, task: Task, policy: AgentPolicy, step: int, calls: list[ToolCall], steps: dict[str, Any]

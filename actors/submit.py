@@ -10,14 +10,15 @@ from typing import Any
 
 import redis.asyncio as aioredis
 
-from actors.admission import limit_of
-from actors.launcher import admit_and_launch
+from actors.admission import concurrency_limit, limit_of
+from actors.launcher import admit_and_launch, launch, place_pooled
 from core import agents, tasks
 from core.errors import BadRequest
 from core.ids import new_id
 from core.models import AgentGroup, AgentVersion
 from core.settings import Settings
 from core.state_machine import TaskStatus
+from core.task_create import create_admitted
 from core.tasks import Task
 
 #: docs/spec.md, run endpoint: the payloads `result` may select.
@@ -125,9 +126,23 @@ async def create_and_admit(
         "disable_delegation": run.disable_delegation,
         "placement": tasks.placement_for(version.config, settings.task_placement),
     } | (parent or {})
-    task = await tasks.create_task(redis, spec)
+    if parent:
+        task = await tasks.create_task(redis, spec)
+        status = await admit_and_launch(redis, settings, task, from_status=TaskStatus.PENDING.value)
+        task.status = status or task.status
+        return task
+    new = tasks.new_spec(spec)
+    pending = Task(spec=new, status=TaskStatus.PENDING.value, updated_at=new.created_at)
     # A run of the latest version (the usual case) already holds what its limit is read from.
-    limit = limit_of(version, settings) if version.id == group.latest_version_id else None
-    status = await admit_and_launch(redis, settings, task, from_status=TaskStatus.PENDING.value, limit=limit)
-    task.status = status or task.status
+    limit = (
+        limit_of(version, settings)
+        if version.id == group.latest_version_id
+        else await concurrency_limit(redis, settings, pending)
+    )
+    # A pooled runner's place goes in with the admission; a dedicated one's (a spare or its own
+    # actor) is found by its launch.
+    placed = await place_pooled(pending) if new.placement == "pooled" else None
+    task = await create_admitted(redis, new, limit=limit, launch_fields=placed.fields if placed else {})
+    if task.status == TaskStatus.RUNNING.value:
+        await launch(redis, settings, task, placed=placed)
     return task

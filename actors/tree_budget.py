@@ -34,7 +34,7 @@ TREE_FIELDS = ("input_tokens", "output_tokens", "cost_usd")
 #: Set on a task paused for being over its own reservation: its next check (after a reply) tops it up.
 _TOP_UP_FIELD = "tree_top_up"
 
-#: KEYS: the task and its ancestors' hashes. ARGV: input tokens, output tokens, cost, 1 when the
+#: KEYS: the ancestors' hashes of a task. ARGV: input tokens, output tokens, cost, 1 when the
 #: model had no known price (else 0). A deleted task's hash is not recreated.
 _CHARGE = """
 for _, key in ipairs(KEYS) do
@@ -102,7 +102,21 @@ def _key(task: Task) -> str:
     return keys.task(task.workspace_id, task.id)
 
 
-async def charge(
+def own_tree_increments(
+    input_tokens: int, output_tokens: int, cost_usd: float, *, cost_known: bool = True
+) -> dict[str, float]:
+    """One model call of a task added to its own tree totals: written with the call's record."""
+    added: dict[str, float] = {
+        "tree_input_tokens": input_tokens,
+        "tree_output_tokens": output_tokens,
+        "tree_cost_usd": cost_usd,
+    }
+    if not cost_known:
+        added["tree_unpriced_calls"] = 1
+    return added
+
+
+async def charge_ancestors(
     redis: aioredis.Redis,
     task: Task,
     input_tokens: int,
@@ -111,8 +125,11 @@ async def charge(
     *,
     cost_known: bool = True,
 ) -> None:
-    """Add one model call of `task` to its own and every ancestor's tree totals, atomically."""
-    chain = [_key(t) for t in await lineage(redis, task)]
+    """Add one model call of `task` to every ancestor's tree totals, atomically (the task's own
+    are written with the call's record: `own_tree_increments`). No round trip for a root task."""
+    chain = [_key(t) for t in (await lineage(redis, task))[1:]]
+    if not chain:
+        return
     unpriced = 0 if cost_known else 1
     await redis.eval(_CHARGE, len(chain), *chain, input_tokens, output_tokens, cost_usd, unpriced)
 
@@ -163,11 +180,18 @@ def _spent(task: Task) -> float:
     return float(task.raw.get("tree_cost_usd") or 0.0)
 
 
-async def over_budget(redis: aioredis.Redis, settings: Settings, task: Task) -> bool:
+async def over_budget(
+    redis: aioredis.Redis, settings: Settings, task: Task, latest: AgentPolicy | None = None
+) -> bool:
     """Whether `task` or one of its ancestors has spent more than its tree budget; reserves the
-    task's budget from its parent on its first check."""
+    task's budget from its parent on its first check. `latest`: the policy of the task's agent's
+    latest version when the caller has it (a root task's cap is then not read again)."""
     chain = await lineage(redis, task)
-    root_cap = await _agent_cap(redis, settings, chain[-1])
+    root_cap = (
+        latest.tree_spend_cap_usd
+        if latest is not None and len(chain) == 1
+        else await _agent_cap(redis, settings, chain[-1])
+    )
     if len(chain) > 1 and "tree_budget_usd" not in chain[0].raw:
         await _reserve(redis, settings, chain, root_cap, "reserve")
         chain[0] = await tasks.find_task(redis, task.workspace_id, task.id) or chain[0]

@@ -16,6 +16,19 @@ from core import tasks
 from core.tasks import Task
 
 
+def model_call_increments(
+    purpose: str, usage: Usage, increments: dict[str, float] | None = None
+) -> dict[str, float]:
+    """What recording one model call adds to its task's hash: `increments`, its usage (under
+    `purpose`) and the task's own tree totals (`usage.tree`, actors.tree_budget)."""
+    added = (increments or {}) | tasks.usage_increments(
+        purpose, usage.input_tokens, usage.output_tokens, usage.cost_usd, cost_known=usage.cost_known
+    )
+    return added | tree_budget.own_tree_increments(
+        usage.input_tokens, usage.output_tokens, usage.cost_usd, cost_known=usage.cost_known
+    )
+
+
 async def record_model_call(
     redis: aioredis.Redis,
     task: Task,
@@ -28,8 +41,9 @@ async def record_model_call(
     items: list[dict[str, Any]] | None = None,
     increments: dict[str, float] | None = None,
 ) -> int:
-    """Record `value` under `marker` with the call's usage added to the task's (under `purpose`),
-    then to its tree's when the record was written now. Returns `tasks.record`'s code."""
+    """Record `value` under `marker` with the call's usage added to the task's (under `purpose`) and
+    to its own tree totals in the same script; then, when the record was written now, to its
+    ancestors' tree totals. Returns `tasks.record`'s code."""
     written = await tasks.record(
         redis,
         task,
@@ -37,13 +51,10 @@ async def record_model_call(
         value,
         fields=fields,
         items=items,
-        increments=(increments or {})
-        | tasks.usage_increments(
-            purpose, usage.input_tokens, usage.output_tokens, usage.cost_usd, cost_known=usage.cost_known
-        ),
+        increments=model_call_increments(purpose, usage, increments),
     )
     if written > 0:
-        await tree_budget.charge(
+        await tree_budget.charge_ancestors(
             redis, task, usage.input_tokens, usage.output_tokens, usage.cost_usd, cost_known=usage.cost_known
         )
     return written

@@ -1,12 +1,15 @@
 """Task throughput and latency, per placement, beside this machine's bare Ray actor ceiling.
 
-    .venv/bin/python bench/tasks.py [--tasks 200] [--sync-runs 30] [--resumes 20] [--resumes-only]
-                                    [--profile]
+    .venv/bin/python bench/tasks.py [--tasks 200] [--pooled-tasks N] [--dedicated-tasks N]
+                                    [--sync-runs 30] [--resumes 20] [--resumes-only] [--profile]
 
 Starts its own service (embedded Redis in a temp dir, local Ray, Serve on a free port), then:
-- submits N trivial scripted tasks through HTTP for each placement and reports tasks per second
-  (first submit to last completion), p50/p95 from submit to completed, and peak memory growth;
-- measures the bare ceiling: N Ray actors (the same task-slot resource, num_cpus=0) that each make
+- submits N trivial scripted tasks through HTTP for each placement (`--pooled-tasks`,
+  `--dedicated-tasks`, both `--tasks` by default) and reports tasks per second (first submit to
+  last completion), p50/p95 from submit to completed, and peak memory growth; their ends are read
+  from Redis by this process (one pipeline of status reads every 50 ms), so that waiting for a
+  thousand tasks adds no HTTP traffic to what the service's processes are measured doing;
+- measures the bare ceiling: as many Ray actors as dedicated tasks (the same task-slot resource, num_cpus=0) that each make
   one call and are killed, with the ratio dedicated/bare;
 - measures the p50 of a trivial `async=false` run for each placement;
 - resumes paused tasks: a scripted task asks the user, and its reply (POST /tasks/{id}/message)
@@ -37,10 +40,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import httpx
 import psutil
 import ray
+import redis
 
 from actors.placement import TASK_SLOT_RESOURCE
 from bench import task_profile
-from core import apikeys
+from core import apikeys, keys
 from core.settings import load_settings
 from serve.service import start_service, stop_service
 
@@ -87,9 +91,31 @@ def _pct(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
+def _until_ended_sync(store: redis.Redis, workspace_id: str, ids: list[str]) -> dict[str, dict[str, str]]:
+    pending = list(ids)
+    records: dict[str, dict[str, str]] = {}
+    while pending:
+        pipe = store.pipeline(transaction=False)
+        for task_id in pending:
+            pipe.hmget(keys.task(workspace_id, task_id), "status", "created_at", "updated_at")
+        for task_id, (status, created, updated) in zip(pending, pipe.execute(), strict=True):
+            if status in ("completed", "failed"):
+                records[task_id] = {"status": status, "created_at": created, "updated_at": updated}
+        pending = [t for t in pending if t not in records]
+        if pending:
+            time.sleep(0.05)
+    return records
+
+
+async def _until_ended(store: redis.Redis, workspace_id: str, ids: list[str]) -> dict[str, dict[str, str]]:
+    """Each task's status and times once it is completed or failed, read from Redis."""
+    return await asyncio.to_thread(_until_ended_sync, store, workspace_id, ids)
+
+
 async def _run_tasks(
-    url: str, key: str, placement: str, count: int, profile: bool, redis_url: str = ""
+    url: str, key: str, placement: str, count: int, profile: bool, redis_url: str
 ) -> dict[str, Any]:
+    store = redis.Redis.from_url(redis_url, decode_responses=True)
     headers = {"Authorization": f"Bearer {key}"}
     limits = httpx.Limits(max_connections=50)
     async with httpx.AsyncClient(base_url=url, headers=headers, timeout=300, limits=limits) as client:
@@ -98,50 +124,28 @@ async def _run_tasks(
             "settings": {"placement": placement, "max_concurrent_tasks": count},
         }
         agent_id = (await client.post("/api/v1/agents", json={"config": config})).json()["id"]
+        workspace_id = store.get(keys.owner(agent_id))
         gate = asyncio.Semaphore(32)
 
         async def submit(i: int) -> str:
             async with gate:
                 response = await client.post(f"/api/v1/agents/{agent_id}/run", json={"query": f"t{i}"})
+                if response.status_code != 201:
+                    raise RuntimeError(f"POST run answered {response.status_code}: {response.text[:300]}")
                 return str(response.json()["task_id"])
 
         spy = task_profile.Spy(20, redis_url) if profile else None
         with PeakMemory() as memory, spy or contextlib.nullcontext():
             started = time.perf_counter()
             ids = await asyncio.gather(*(submit(i) for i in range(count)))
-            pending = set(ids)
-            records: dict[str, dict[str, Any]] = {}
-            while pending:
-                cursor = ""
-                while True:
-                    params = {"agent_id": agent_id, "status": "completed,failed", "limit": 100}
-                    response = await client.get(
-                        "/api/v1/tasks", params=params | ({"cursor": cursor} if cursor else {})
-                    )
-                    if response.status_code in (429, 503):
-                        # Backpressure while the burst runs: ask again shortly.
-                        await asyncio.sleep(float(response.headers.get("Retry-After", "0.2")))
-                        continue
-                    if response.status_code != 200:
-                        raise RuntimeError(
-                            f"GET /api/v1/tasks answered {response.status_code}: {response.text}"
-                        )
-                    page = response.json()
-                    for item in page["data"]:
-                        if item["task_id"] in pending:
-                            pending.discard(item["task_id"])
-                            records[item["task_id"]] = item
-                    cursor = page["next_cursor"]
-                    if not page["has_more"]:
-                        break
-                if pending:
-                    await asyncio.sleep(0.05)
+            records = await _until_ended(store, workspace_id, ids)
             elapsed = time.perf_counter() - started
             report = spy.finish(elapsed, count) if spy is not None else ""
         latencies = [_ms(r["created_at"], r["updated_at"]) for r in records.values()]
         failed = sum(1 for r in records.values() if r["status"] != "completed")
     return {
         "placement": placement,
+        "tasks": count,
         "tasks_per_s": count / elapsed,
         "p50_ms": _pct(latencies, 0.5),
         "p95_ms": _pct(latencies, 0.95),
@@ -220,11 +224,13 @@ class _BareActor:
         return 1
 
 
-def _bare_ceiling(count: int) -> dict[str, Any]:
+def _bare_ceiling(count: int, profile: bool = False, redis_url: str = "") -> dict[str, Any]:
     options: dict[str, Any] = {"num_cpus": 0}
     if ray.cluster_resources().get(TASK_SLOT_RESOURCE):
         options["resources"] = {TASK_SLOT_RESOURCE: 1}
-    with PeakMemory() as memory:
+    # Profiled as the bursts are: the CPU each kind of process spends per bare actor.
+    spy = task_profile.Spy(20, redis_url) if profile else None
+    with PeakMemory() as memory, spy or contextlib.nullcontext():
         started = time.perf_counter()
         window: list[Any] = []
         done = 0
@@ -242,14 +248,19 @@ def _bare_ceiling(count: int) -> dict[str, Any]:
             ray.get(ref)
             ray.kill(actor)
         elapsed = time.perf_counter() - started
-    return {"tasks_per_s": count / elapsed, "peak_mib": memory.growth_mib}
+        report = spy.finish(elapsed, count) if spy is not None else ""
+    return {"tasks_per_s": count / elapsed, "peak_mib": memory.growth_mib, "tasks": count, "profile": report}
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--tasks", type=int, default=200)
+    parser.add_argument("--tasks", type=int, default=200, help="tasks per placement, unless set apart")
+    parser.add_argument("--pooled-tasks", type=int, help="pooled tasks in the burst (default --tasks)")
+    parser.add_argument(
+        "--dedicated-tasks", type=int, help="dedicated tasks in the burst and bare actors (default --tasks)"
+    )
     parser.add_argument("--sync-runs", type=int, default=30)
     parser.add_argument("--resumes", type=int, default=20)
     parser.add_argument("--resumes-only", action="store_true", help="only the resume figures")
@@ -292,9 +303,13 @@ def main() -> None:
 def _throughput(
     url: str, redis_url: str, key: str, args: argparse.Namespace
 ) -> tuple[dict[str, Any], list[dict[str, Any]], dict[str, float]]:
-    bare = _bare_ceiling(args.tasks)
+    counts = {
+        "dedicated": args.dedicated_tasks or args.tasks,
+        "pooled": args.pooled_tasks or args.tasks,
+    }
+    bare = _bare_ceiling(counts["dedicated"], args.profile, redis_url)
     rows = [
-        asyncio.run(_run_tasks(url, key, p, args.tasks, args.profile, redis_url))
+        asyncio.run(_run_tasks(url, key, p, counts[p], args.profile, redis_url))
         for p in ("dedicated", "pooled")
     ]
     sync = {p: asyncio.run(_sync_p50(url, key, p, args.sync_runs)) for p in ("dedicated", "pooled")}
@@ -308,12 +323,14 @@ def _print_throughput(bare: dict[str, Any], rows: list[dict[str, Any]], sync: di
     )
     for row in rows:
         print(
-            f"{'agentry ' + row['placement']:<34}{row['tasks_per_s']:>10.1f}{row['p50_ms']:>10.0f}"
+            f"{'agentry ' + row['placement'] + ' (' + str(row['tasks']) + ')':<34}{row['tasks_per_s']:>10.1f}{row['p50_ms']:>10.0f}"
             f"{row['p95_ms']:>10.0f}{row['peak_mib']:>10.0f}{row['failed']:>8}"
         )
+    if bare["profile"]:
+        print(f"\nbare Ray actors, {bare['tasks']} (the ceiling)\n{bare['profile']}")
     for row in rows:
         if row["profile"]:
-            print(f"\n{row['placement']} burst\n{row['profile']}")
+            print(f"\n{row['placement']} burst of {row['tasks']} tasks\n{row['profile']}")
     dedicated, pooled = rows
     print(f"\ndedicated / bare ceiling: {dedicated['tasks_per_s'] / bare['tasks_per_s']:.2f}  (aim >= 0.7)")
     print(f"pooled tasks/s end to end: {pooled['tasks_per_s']:.1f}  (aim >= 100)")

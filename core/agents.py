@@ -8,6 +8,7 @@ produce the same version number.
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from typing import Any
 
 import redis.asyncio as aioredis
@@ -105,6 +106,39 @@ async def create_agent(
     return Agent.of(version, group)
 
 
+#: Versions as first read, by (workspace, id): a version's config never changes (a new config is a
+#: new version, and deleting an agent marks its group), so a runner or a run reads it once per
+#: process. Its `status` does change (`archived`): readers of the cache use its id, config and number.
+_VERSIONS: OrderedDict[tuple[str, str], AgentVersion] = OrderedDict()
+VERSION_CACHE_SIZE = 2048
+
+
+def cached_version(workspace_id: str, version_id: str) -> AgentVersion | None:
+    return _VERSIONS.get((workspace_id, version_id))
+
+
+def remember_version(workspace_id: str, version: AgentVersion) -> AgentVersion:
+    _VERSIONS[(workspace_id, version.id)] = version
+    while len(_VERSIONS) > VERSION_CACHE_SIZE:
+        _VERSIONS.popitem(last=False)
+    return version
+
+
+async def version_config(redis: aioredis.Redis, workspace_id: str, version_id: str) -> AgentVersion:
+    """The version, from this process's cache when it read it before (see `_VERSIONS`)."""
+    return cached_version(workspace_id, version_id) or remember_version(
+        workspace_id, await load_version(redis, workspace_id, version_id)
+    )
+
+
+def parse_group(raw: str | None) -> AgentGroup | None:
+    """A group record as stored; None when it is missing or deleted."""
+    if not raw:
+        return None
+    group = AgentGroup.model_validate_json(raw)
+    return None if group.deleted_at else group
+
+
 async def load_group(redis: aioredis.Redis, workspace_id: str, group_id: str) -> AgentGroup:
     raw = await redis.get(keys.agent_group(workspace_id, group_id))
     if not raw:
@@ -142,15 +176,17 @@ async def latest(redis: aioredis.Redis, workspace_id: str, group: AgentGroup) ->
 async def version_for_run(
     redis: aioredis.Redis, workspace_id: str, agent_id: str, version_number: int | None
 ) -> tuple[AgentVersion, AgentGroup]:
-    """What a run executes: the group's latest published version, or the numbered one."""
-    named, group = await resolve(redis, workspace_id, agent_id)
+    """What a run executes: the group's latest published version, or the numbered one (its id,
+    config and number: versions come from this process's cache, `_VERSIONS`)."""
+    named = await version_config(redis, workspace_id, parse_uuid(agent_id, what="agent_id"))
+    group = await load_group(redis, workspace_id, named.agent_group_id)
     if not group.is_active:
         raise Forbidden(f"agent {agent_id} is inactive")
     if version_number is None:
         # Runs usually name the latest version itself: the record just read is the one to run.
         if named.id == group.latest_version_id:
             return named, group
-        return await latest(redis, workspace_id, group), group
+        return await version_config(redis, workspace_id, group.latest_version_id), group
     members: list[str] = await redis.zrangebylex(
         keys.agent_group_versions(workspace_id, group.id),
         f"[{version_number:010d}:",
@@ -158,7 +194,7 @@ async def version_for_run(
     )
     if not members:
         raise NotFound(f"agent {agent_id} has no version {version_number}")
-    return await load_version(redis, workspace_id, member_id(members[0])), group
+    return await version_config(redis, workspace_id, member_id(members[0])), group
 
 
 async def list_agents(

@@ -253,24 +253,70 @@ async def descendants(redis: aioredis.Redis, workspace_id: str, task_id: str) ->
     return found
 
 
+async def _roster_candidates(
+    redis: aioredis.Redis, workspace_id: str, caller_group_id: str
+) -> list[tuple[str, str, bool]]:
+    """(owner workspace, group id, public) of every agent a roster may name, the workspace's own first."""
+    async with redis.pipeline(transaction=False) as pipe:
+        pipe.zrange(keys.agent_groups_index(workspace_id), 0, -1)
+        pipe.smembers(keys.public_agent_groups())
+        members, public_members = await pipe.execute()
+    local = [(workspace_id, m.split(":", 1)[1], False) for m in members]
+    public = [(*m.split(":", 1), True) for m in public_members]
+    return [
+        (owner, group_id, is_public)
+        for owner, group_id, is_public in [*local, *sorted(public)]
+        if group_id != caller_group_id and not (is_public and owner == workspace_id)
+    ]
+
+
+async def _latest_versions(
+    redis: aioredis.Redis, candidates: list[tuple[str, str, bool]]
+) -> dict[tuple[str, str], tuple[AgentGroup, AgentVersion]]:
+    """Each live candidate's group and latest version: one pipeline for the groups, one for the
+    versions this process has not read before (core.agents caches them)."""
+    if not candidates:
+        return {}
+    async with redis.pipeline(transaction=False) as pipe:
+        for owner, group_id, _ in candidates:
+            pipe.get(keys.agent_group(owner, group_id))
+        raws = await pipe.execute()
+    groups = {
+        (owner, group_id): group
+        for (owner, group_id, _), raw in zip(candidates, raws, strict=True)
+        if (group := agents.parse_group(raw)) is not None
+    }
+    missing = [
+        (owner, group.latest_version_id)
+        for (owner, _), group in groups.items()
+        if agents.cached_version(owner, group.latest_version_id) is None
+    ]
+    if missing:
+        async with redis.pipeline(transaction=False) as pipe:
+            for owner, version_id in missing:
+                pipe.get(keys.agent(owner, version_id))
+            for (owner, _), raw in zip(missing, await pipe.execute(), strict=True):
+                if raw:
+                    agents.remember_version(owner, AgentVersion.model_validate_json(raw))
+    found = {}
+    for (owner, group_id), group in groups.items():
+        version = agents.cached_version(owner, group.latest_version_id)
+        if version is not None:
+            found[(owner, group_id)] = (group, version)
+    return found
+
+
 async def roster(redis: aioredis.Redis, workspace_id: str, caller_group_id: str) -> list[dict[str, Any]]:
     """Agents the caller may be offered as delegation targets (docs/spec.md, delegate_tasks rule 7)."""
     entries: list[dict[str, Any]] = []
     seen_ids: set[str] = set()
     seen_names: set[str] = set()
-    members: list[str] = await redis.zrange(keys.agent_groups_index(workspace_id), 0, -1)
-    local = [(workspace_id, m.split(":", 1)[1], False) for m in members]
-    public = [(*m.split(":", 1), True) for m in await redis.smembers(keys.public_agent_groups())]
-    for owner, group_id, is_public in [*local, *sorted(public)]:
-        if group_id == caller_group_id or group_id in seen_ids:
+    candidates = await _roster_candidates(redis, workspace_id, caller_group_id)
+    latest = await _latest_versions(redis, candidates)
+    for owner, group_id, is_public in candidates:
+        if group_id in seen_ids or (owner, group_id) not in latest:
             continue
-        if is_public and owner == workspace_id:
-            continue
-        try:
-            group = await agents.load_group(redis, owner, group_id)
-            version = await agents.latest(redis, owner, group)
-        except (NotFound, Forbidden):
-            continue
+        group, version = latest[(owner, group_id)]
         if not group.is_active or version.config.get("delegation_enabled") is False:
             continue
         profile = version.config.get("delegation_profile") or {}

@@ -160,3 +160,63 @@ if ARGV[8] ~= '' then redis.call('PUBLISH', ARGV[5], ARGV[8] .. '|child') end
 return target
 """
 )
+
+#: A running task's completion, within its workspace's hash slot. KEYS: task hash, feed stream, the
+#: agent's running set, the task's lease, the workspace's webhook index, the agent's queue, and (a
+#: child only) the parent's feed. ARGV: now, fields to set (JSON object of strings), fields to drop
+#: (JSON list), channel, live-set member, task id, the parent's live-set member ("" = no parent), the
+#: lease holder (its lease is released when it still holds it).
+#: Frees the task's running slot and releases its lease in the same step. What lives under the
+#: `{global}` tag (the live set, the runtime event stream, the webhook outbox) is another hash slot:
+#: the caller applies it next (`core.task_finish.after_complete`), and the reconciler applies it
+#: for a completed task still in the live set should the caller have died in between.
+#: Returns {1, 'running', webhook wanted (1/0), parent task id (''), queued tasks of the agent} when
+#: applied, {0, current status} when the task was not running.
+COMPLETE = (
+    _APPEND
+    + """
+local current = redis.call('HGET', KEYS[1], 'status')
+if not current then return {0, ''} end
+if current ~= 'running' then return {0, current} end
+redis.call('HSET', KEYS[1], 'status', 'completed', 'updated_at', ARGV[1])
+set_fields(KEYS[1], cjson.decode(ARGV[2]), cjson.decode(ARGV[3]))
+append_items(KEYS[1], KEYS[2], {'{"type":"status_changed","from":"running","to":"completed","created_at":"'
+  .. ARGV[1] .. '"}'}, KEYS[7] or '', ARGV[6])
+redis.call('SREM', KEYS[3], ARGV[6])
+if redis.call('GET', KEYS[4]) == ARGV[8] then redis.call('DEL', KEYS[4]) end
+local hooks = 0
+if redis.call('ZCARD', KEYS[5]) > 0 then hooks = 1 end
+local parent = redis.call('HGET', KEYS[1], 'parent_task_id') or ''
+redis.call('PUBLISH', ARGV[4], ARGV[5] .. '|completed')
+if ARGV[7] ~= '' then redis.call('PUBLISH', ARGV[4], ARGV[7] .. '|child') end
+return {1, 'running', hooks, parent, redis.call('LLEN', KEYS[6])}
+"""
+)
+
+#: A new top-level task, created and admitted in one step within its workspace's hash slot (its
+#: `{global}` facts, the owner and the live-set member, are written just before: `core.task_create`).
+#: KEYS: task hash, feed stream, the workspace's task index, the agent's running set, its queue.
+#: ARGV: the hash's fields (JSON object), the first feed item (JSON, seq 1), index member, the
+#: agent's running-slot limit, task id, now, channel, live-set member, fields set when it is admitted
+#: to run (JSON object: where its runner goes). Returns 'running' or 'queued'.
+CREATE_ADMIT = (
+    _APPEND
+    + """
+set_fields(KEYS[1], cjson.decode(ARGV[1]), {})
+redis.call('XADD', KEYS[2], '*', 'seq', 1, 'item', ARGV[2])
+redis.call('ZADD', KEYS[3], 0, ARGV[3])
+local target = 'queued'
+if redis.call('SCARD', KEYS[4]) < tonumber(ARGV[4]) then target = 'running' end
+redis.call('HSET', KEYS[1], 'status', target, 'updated_at', ARGV[6])
+if target == 'running' then
+  redis.call('SADD', KEYS[4], ARGV[5])
+  set_fields(KEYS[1], cjson.decode(ARGV[9]), {})
+else
+  redis.call('RPUSH', KEYS[5], ARGV[5])
+end
+append_items(KEYS[1], KEYS[2], {'{"type":"status_changed","from":"pending","to":"' .. target
+  .. '","created_at":"' .. ARGV[6] .. '"}'}, '', ARGV[5])
+redis.call('PUBLISH', ARGV[7], ARGV[8] .. '|' .. target)
+return target
+"""
+)

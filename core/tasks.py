@@ -199,7 +199,7 @@ WEBHOOK_EVENTS: dict[str, str] = {
 }
 
 
-def _mirror(spec: TaskSpec) -> tuple[list[str], str]:
+def mirror(spec: TaskSpec) -> tuple[list[str], str]:
     """(the parent's feed as an extra script key, the parent's live-set member) for a delegated child.
 
     A child's items are mirrored into its parent's stream (see `core.lua`), so the parent's live
@@ -222,23 +222,33 @@ def new_spec(spec_fields: dict[str, Any]) -> TaskSpec:
     )
 
 
-def add_create(pipe: Any, spec: TaskSpec) -> None:
-    """Queue the writes that create a `pending` task with its first user message as feed item 1."""
-    ws, task_id = spec.workspace_id, spec.task_id
-    first = {
+def first_item(spec: TaskSpec) -> dict[str, Any]:
+    """A new task's feed item 1: its user message."""
+    return {
         "seq": 1,
         "type": "user_message",
         "text": spec.query,
         "files": spec.files,
         "created_at": spec.created_at,
     }
-    fields: dict[str, Any] = {
+
+
+def created_fields(spec: TaskSpec) -> dict[str, Any]:
+    """A new `pending` task's hash."""
+    return {
         "spec": spec.model_dump_json(),
         "status": TaskStatus.PENDING.value,
         "created_at": spec.created_at,
         "updated_at": spec.created_at,
         "feed_seq": 1,
     }
+
+
+def add_create(pipe: Any, spec: TaskSpec) -> None:
+    """Queue the writes that create a `pending` task with its first user message as feed item 1."""
+    ws, task_id = spec.workspace_id, spec.task_id
+    first = first_item(spec)
+    fields = created_fields(spec)
     if spec.parent_task_id:
         # Read by the transition script: a child's terminal state signals its parent.
         fields["parent_task_id"] = spec.parent_task_id
@@ -307,7 +317,7 @@ async def transition(
     ws, task_id = task.workspace_id, task.id
     stamp = now_iso()
     encoded = [dumps(item | {"created_at": stamp}) for item in items or []]
-    parent_feed, parent_member = _mirror(task.spec)
+    parent_feed, parent_member = mirror(task.spec)
     script_keys = [
         keys.task(ws, task_id),
         keys.task_feed(ws, task_id),
@@ -364,7 +374,7 @@ async def record(
     ws, task_id = task.workspace_id, task.id
     stamp = now_iso()
     encoded = [dumps(item | {"created_at": stamp}) for item in items or []]
-    parent_feed, parent_member = _mirror(task.spec)
+    parent_feed, parent_member = mirror(task.spec)
     script_keys = [
         keys.task(ws, task_id),
         keys.task_feed(ws, task_id),
@@ -396,7 +406,7 @@ async def record(
 async def admit(redis: aioredis.Redis, task: Task, *, limit: int, from_status: str) -> str:
     """Take one of the agent's running slots, or join its FIFO queue. Returns the new status."""
     ws, task_id, group = task.workspace_id, task.id, task.spec.agent_group_id
-    parent_feed, parent_member = _mirror(task.spec)
+    parent_feed, parent_member = mirror(task.spec)
     script_keys = [
         keys.agent_running(ws, group),
         keys.agent_queue(ws, group),
@@ -423,10 +433,24 @@ async def queued_heads(redis: aioredis.Redis, workspace_id: str, group_id: str, 
 
 async def read_feed(redis: aioredis.Redis, workspace_id: str, task_id: str) -> list[dict[str, Any]]:
     """The task's own feed items in order; its children's mirrored entries (no `item` field) are skipped."""
-    entries = await redis.xrange(keys.task_feed(workspace_id, task_id))
+    return feed_items(await redis.xrange(keys.task_feed(workspace_id, task_id)))
+
+
+def feed_items(entries: list[tuple[str, dict[str, str]]]) -> list[dict[str, Any]]:
     return [json.loads(fields["item"]) for _, fields in entries if "item" in fields]
 
 
 async def read_steps(redis: aioredis.Redis, workspace_id: str, task_id: str) -> dict[str, Any]:
-    raw: dict[str, str] = await redis.hgetall(keys.task_steps(workspace_id, task_id))
+    return step_records(await redis.hgetall(keys.task_steps(workspace_id, task_id)))
+
+
+def step_records(raw: dict[str, str]) -> dict[str, Any]:
     return {k: json.loads(v) for k, v in raw.items()}
+
+
+def with_increments(task: Task, increments: dict[str, float], fields: dict[str, str] | None = None) -> Task:
+    """`task` as it is after a `record` of these increments and fields was written (no re-read)."""
+    raw = dict(task.raw)
+    for name, amount in increments.items():
+        raw[name] = repr(float(raw.get(name) or 0) + amount)
+    return parse_task(raw | (fields or {}))
