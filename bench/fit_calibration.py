@@ -52,6 +52,8 @@ from extraction.fields.calibration import (
 
 #: Pseudo-values of the broader key's share mixed into each key's share.
 PRIOR_STRENGTH = 4.0
+#: Least values of a key in a design group for the group's share to count in `group_shares`.
+LEAST_GROUP_VALUES = 3
 #: L2 penalty of the recalibration's weights (not of its bias).
 RIDGE = 1.0
 #: Slices of the receipts and of the real forms, each a cross-validation group.
@@ -87,11 +89,12 @@ def levels(evidence: str) -> list[str]:
     return evidence_keys(evidence)[::-1]
 
 
-def fit_table(values: Iterable[Value]) -> tuple[dict[str, float], dict[str, int]]:
-    """Stage 1: the smoothed share of right values per evidence key and each broader key, and
-    how many values each key saw."""
+def fit_table(values: Iterable[Value]) -> tuple[dict[str, float], dict[str, int], dict[str, int]]:
+    """Stage 1: the smoothed share of right values per evidence key and each broader key, how
+    many values each key saw, and in how many design groups."""
     right: dict[str, int] = defaultdict(int)
     seen: dict[str, int] = defaultdict(int)
+    groups: dict[str, set[str]] = defaultdict(set)
     total = ok_total = 0
     for value in values:
         total += 1
@@ -99,12 +102,31 @@ def fit_table(values: Iterable[Value]) -> tuple[dict[str, float], dict[str, int]
         for key in levels(value.key):
             seen[key] += 1
             right[key] += value.right
+            groups[key].add(value.group)
     overall = (ok_total + 1) / (total + 2)
     table: dict[str, float] = {}
     for key in sorted(seen, key=lambda k: k.count("|")):
         parent = table.get(key.rsplit("|", 1)[0], overall) if "|" in key else overall
         table[key] = round((right[key] + PRIOR_STRENGTH * parent) / (seen[key] + PRIOR_STRENGTH), 3)
-    return table, dict(seen)
+    return table, dict(seen), {k: len(g) for k, g in groups.items()}
+
+
+def group_shares(values: Iterable[Value]) -> dict[str, float]:
+    """Per `source` and `source|strategy`: the mean over design groups of each group's share of
+    right values (Laplace-smoothed; groups of fewer than `LEAST_GROUP_VALUES` values of the key
+    left out), so one big familiar group does not speak for every design."""
+    counts: dict[str, dict[str, list[int]]] = defaultdict(lambda: defaultdict(lambda: [0, 0]))
+    for value in values:
+        for key in levels(value.key)[:2]:
+            count = counts[key][value.group]
+            count[0] += 1
+            count[1] += value.right
+    shares: dict[str, float] = {}
+    for key, by_group in counts.items():
+        per_group = [(ok + 1) / (n + 2) for n, ok in by_group.values() if n >= LEAST_GROUP_VALUES]
+        if per_group:
+            shares[key] = round(sum(per_group) / len(per_group), 3)
+    return shares
 
 
 def fit_logistic(rows: list[dict[str, float]], labels: list[bool]) -> Recalibration:
@@ -137,19 +159,19 @@ def out_of_group_features(values: list[Value]) -> list[dict[str, float]]:
     groups = sorted({v.group for v in values})
     rows: list[dict[str, float]] = [{} for _ in values]
     for group in groups:
-        table, support = fit_table(v for v in values if v.group != group)
+        table, support, seen_in = fit_table(v for v in values if v.group != group)
         for index, value in enumerate(values):
             if value.group == group:
-                figure, seen, _ = table_figure(table, support, value.key, value.prior)
-                rows[index] = features(figure, seen, value.key, value.signals)
+                figure = table_figure(table, support, value.key, value.prior, seen_in)
+                rows[index] = features(figure, value.key, value.signals)
     return rows
 
 
 def fit(values: list[Value]) -> Fitted:
-    """Both stages on `values`."""
-    table, support = fit_table(values)
+    """Both stages on `values`, and the design-averaged share of each kind of evidence."""
+    table, support, groups = fit_table(values)
     recalibration = fit_logistic(out_of_group_features(values), [v.right for v in values])
-    return Fitted(table, support, recalibration)
+    return Fitted(table, support, recalibration, groups, group_shares(values))
 
 
 def cross_validate(values: list[Value], fitter: Callable[[list[Value]], Fitted]) -> list[tuple[float, Value]]:
@@ -279,6 +301,8 @@ def main(argv: list[str] | None = None) -> int:
             "in_sample": in_sample,
             "confidence": final.table,
             "support": final.support,
+            "groups": final.groups,
+            "group_share": final.group_share,
             "recalibration": {"bias": final.recalibration.bias, "weights": final.recalibration.weights},
         }
         TABLE.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n", encoding="utf-8")
