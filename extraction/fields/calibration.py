@@ -117,7 +117,11 @@ class Figure:
 
 
 def table_figure(
-    table: dict[str, float], support: dict[str, int], key: str, prior: float, groups: dict[str, int] | None = None
+    table: dict[str, float],
+    support: dict[str, int],
+    key: str,
+    prior: float,
+    groups: dict[str, int] | None = None,
 ) -> Figure:
     """Stage 1: the figure of the most specific known key that names the strategy; the strategy's
     `prior` for evidence the table never saw."""

@@ -19,16 +19,17 @@ from bench.fit_calibration import (
 from extraction.fields.calibration import (
     INVALID_CAP,
     MAX_CONFIDENCE,
+    Figure,
     Fitted,
     Recalibration,
     Signals,
+    below_high,
+    calibrated_confidence,
     confidence_of,
     evidence_key,
-    below_high,
     evidence_keys,
     features,
 )
-from extraction.fields.calibration import Figure, calibrated_confidence
 from extraction.fields.extract import extract_fields, with_coverage
 from extraction.fields.result import FieldResult
 from tests.unit.extraction.doc_builders import DocBuilder
