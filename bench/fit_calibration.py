@@ -22,7 +22,8 @@ groups in turn), and the group's values are scored by that fit. The expected cal
 the share right of values at >= 0.9 over those held-out scores are the figures to report; the
 in-sample figures are printed beside them only to show the gap.
 
-Usage: python -m bench.fit_calibration [--corpus DIR ...] [--set intake] [--parse-cache DIR] [--dry-run]
+Usage: python -m bench.fit_calibration [--corpus DIR ...] [--check DIR ...] [--set intake] [--parse-cache DIR]
+[--dry-run]
 """
 
 from __future__ import annotations
@@ -254,6 +255,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--corpus", type=Path, action="append", help="a corpus folder with manifest.jsonl (repeatable)"
     )
+    parser.add_argument(
+        "--check",
+        type=Path,
+        action="append",
+        default=[],
+        help="a corpus scored by the final fit only, never fitted (another seed of a generator)",
+    )
     parser.add_argument("--set", action="append", dest="sets", help="only this set (repeatable)")
     parser.add_argument("--parse-cache", type=Path, help="DEV: keep parsed documents here between runs")
     parser.add_argument("--dry-run", action="store_true", help="print the figures, do not write the table")
@@ -285,6 +293,13 @@ def main(argv: list[str] | None = None) -> int:
         held_out["kept_back_designs"] = report(
             "designs kept back from every fit, scored by the final fit",
             [(confidence_of(final, v.key, v.prior, v.signals), v) for v in never],
+        )
+    for check in args.check:
+        docs = [d for d in load_manifest(check) if not args.sets or d["set"] in args.sets]
+        scored = collect(docs, dict.fromkeys((d["id"] for d in docs), check), args.parse_cache)
+        held_out[f"check {check.name}"] = report(
+            f"{check}: never fitted, scored by the final fit",
+            [(confidence_of(final, v.key, v.prior, v.signals), v) for v in scored],
         )
     assert final.recalibration is not None
     print(
