@@ -55,6 +55,8 @@ from extraction.fields.calibration import (
 PRIOR_STRENGTH = 4.0
 #: Least values of a key in a design group for the group's share to count in `group_shares`.
 LEAST_GROUP_VALUES = 3
+#: Standard deviations between design groups taken off their mean share in `group_shares`.
+DESIGN_SPREAD = 0.5
 #: L2 penalty of the recalibration's weights (not of its bias).
 RIDGE = 1.0
 #: Slices of the receipts and of the real forms, each a cross-validation group.
@@ -113,9 +115,11 @@ def fit_table(values: Iterable[Value]) -> tuple[dict[str, float], dict[str, int]
 
 
 def group_shares(values: Iterable[Value]) -> dict[str, float]:
-    """Per `source` and `source|strategy`: the mean over design groups of each group's share of
-    right values (Laplace-smoothed; groups of fewer than `LEAST_GROUP_VALUES` values of the key
-    left out), so one big familiar group does not speak for every design."""
+    """Per `source` and `source|strategy`: what a new design may expect of that evidence, the mean
+    over design groups of each group's share of right values (Laplace-smoothed; groups of fewer
+    than `LEAST_GROUP_VALUES` values of the key left out) less `DESIGN_SPREAD` standard deviations
+    between groups. One big familiar group does not speak for every design, and evidence that
+    some designs read well and others badly is not trusted on the next."""
     counts: dict[str, dict[str, list[int]]] = defaultdict(lambda: defaultdict(lambda: [0, 0]))
     for value in values:
         for key in levels(value.key)[:2]:
@@ -125,8 +129,15 @@ def group_shares(values: Iterable[Value]) -> dict[str, float]:
     shares: dict[str, float] = {}
     for key, by_group in counts.items():
         per_group = [(ok + 1) / (n + 2) for n, ok in by_group.values() if n >= LEAST_GROUP_VALUES]
-        if per_group:
-            shares[key] = round(sum(per_group) / len(per_group), 3)
+        if not per_group:
+            continue
+        mean = sum(per_group) / len(per_group)
+        spread = (
+            (sum((s - mean) ** 2 for s in per_group) / (len(per_group) - 1)) ** 0.5
+            if len(per_group) > 1
+            else 0.0
+        )
+        shares[key] = round(mean - DESIGN_SPREAD * spread, 3)
     return shares
 
 
