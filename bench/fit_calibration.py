@@ -10,7 +10,10 @@ does, and fits the two stages:
    the broader key's share (`PRIOR_STRENGTH` pseudo-values), with each key's support;
 2. the recalibration: a logistic model over the table's figure and the agreement signals, fitted on
    *out-of-group* figures: for each design group, the table is fitted without it and its values
-   are looked up in that table. So the model learns how far a familiar figure holds on a new design.
+   are looked up in that table. So the model learns how far a familiar figure holds on a new design;
+3. the design gate: per source and per source|strategy, the mean share of right values over design
+   groups less `DESIGN_SPREAD` deviations between them (`group_shares`); evidence under 0.9 there
+   never gets a confidence of 0.9 or more.
 
 Design groups: a synthetic corpus's `design`; the intake set as a whole (its designs are not
 labelled); the receipts and the real forms in `FOLDS_PER_SET` slices of whole documents (each

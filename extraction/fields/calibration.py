@@ -12,12 +12,16 @@ Two stages, both fitted by `bench/fit_calibration.py` and kept in `calibration.j
 2. The recalibration. A share measured on familiar documents overstates how often the same
    evidence is right on a new design, so the table's figure is one signal among several of a
    logistic model whose weights were fitted on figures each document did not take part in
-   (design-grouped cross-validation): the table's figure, its support, how well the label names
-   the field, whether a label named it at all, whether another candidate with another value scored
-   nearly as well, whether the field is one the vocabulary knows, and how sure the engine was of
-   the text. So a value from a
-   layout the evidence covers well keeps a high confidence, and one whose signals disagree or
-   that few documents like it backed gets a low one.
+   (design-grouped cross-validation): the table's figure, its support and how many design groups
+   showed it, how well the label names the field, whether a label named it at all, whether it
+   passed its validator, whether another candidate with another value scored nearly as well and
+   how many other values were proposed, how much of the document's asked fields the rules found,
+   whether the field is one the vocabulary knows, and how sure the engine was of the text. So a
+   value from a layout the evidence covers well keeps a high confidence, and one whose signals
+   disagree or that few documents like it backed gets a low one.
+3. The design gate. Evidence of a kind (source and strategy) that an average design group of the
+   fit got right less often than `HIGH` (its mean less half a deviation between groups) stays
+   under `HIGH`, whatever its signals: familiar designs that read it well do not vouch for a new one.
 
 A value that fails its validator is never returned as certain: at most `INVALID_CAP`; no value
 gets more than `MAX_CONFIDENCE`.
