@@ -37,7 +37,7 @@ import json
 import sys
 from collections import defaultdict
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -297,6 +297,10 @@ def main(argv: list[str] | None = None) -> int:
     )
 
     held_out = report("held out: each design group scored by a fit without it", cross_validate(values, fit))
+    held_out["without_design_gate"] = report(
+        "held out, without the design gate (stage 3), for comparison",
+        cross_validate(values, lambda train: replace(fit(train), group_share={})),
+    )
     final = fit(values)
     in_sample = report(
         "in sample (fitted and scored on the same documents: not a figure to report)",
@@ -307,6 +311,11 @@ def main(argv: list[str] | None = None) -> int:
         held_out["kept_back_designs"] = report(
             "designs kept back from every fit, scored by the final fit",
             [(confidence_of(final, v.key, v.prior, v.signals), v) for v in never],
+        )
+        ungated = replace(final, group_share={})
+        held_out["kept_back_designs"]["without_design_gate"] = report(
+            "designs kept back, without the design gate",
+            [(confidence_of(ungated, v.key, v.prior, v.signals), v) for v in never],
         )
     for check in args.check:
         docs = [d for d in load_manifest(check) if not args.sets or d["set"] in args.sets]
