@@ -10,7 +10,10 @@ does, and fits the two stages:
    the broader key's share (`PRIOR_STRENGTH` pseudo-values), with each key's support;
 2. the recalibration: a logistic model over the table's figure and the agreement signals, fitted on
    *out-of-group* figures: for each design group, the table is fitted without it and its values
-   are looked up in that table. So the model learns how far a familiar figure holds on a new design.
+   are looked up in that table. So the model learns how far a familiar figure holds on a new design;
+3. the design gate: per source and per source|strategy, the mean share of right values over design
+   groups less `DESIGN_SPREAD` deviations between them (`group_shares`); evidence under 0.9 there
+   never gets a confidence of 0.9 or more.
 
 Design groups: a synthetic corpus's `design`; the intake set as a whole (its designs are not
 labelled); the receipts and the real forms in `FOLDS_PER_SET` slices of whole documents (each
@@ -22,7 +25,8 @@ groups in turn), and the group's values are scored by that fit. The expected cal
 the share right of values at >= 0.9 over those held-out scores are the figures to report; the
 in-sample figures are printed beside them only to show the gap.
 
-Usage: python -m bench.fit_calibration [--corpus DIR ...] [--set intake] [--parse-cache DIR] [--dry-run]
+Usage: python -m bench.fit_calibration [--corpus DIR ...] [--check DIR ...] [--set intake] [--parse-cache DIR]
+[--dry-run]
 """
 
 from __future__ import annotations
@@ -33,7 +37,7 @@ import json
 import sys
 from collections import defaultdict
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -52,6 +56,10 @@ from extraction.fields.calibration import (
 
 #: Pseudo-values of the broader key's share mixed into each key's share.
 PRIOR_STRENGTH = 4.0
+#: Least values of a key in a design group for the group's share to count in `group_shares`.
+LEAST_GROUP_VALUES = 3
+#: Standard deviations between design groups taken off their mean share in `group_shares`.
+DESIGN_SPREAD = 0.5
 #: L2 penalty of the recalibration's weights (not of its bias).
 RIDGE = 1.0
 #: Slices of the receipts and of the real forms, each a cross-validation group.
@@ -87,11 +95,12 @@ def levels(evidence: str) -> list[str]:
     return evidence_keys(evidence)[::-1]
 
 
-def fit_table(values: Iterable[Value]) -> tuple[dict[str, float], dict[str, int]]:
-    """Stage 1: the smoothed share of right values per evidence key and each broader key, and
-    how many values each key saw."""
+def fit_table(values: Iterable[Value]) -> tuple[dict[str, float], dict[str, int], dict[str, int]]:
+    """Stage 1: the smoothed share of right values per evidence key and each broader key, how
+    many values each key saw, and in how many design groups."""
     right: dict[str, int] = defaultdict(int)
     seen: dict[str, int] = defaultdict(int)
+    groups: dict[str, set[str]] = defaultdict(set)
     total = ok_total = 0
     for value in values:
         total += 1
@@ -99,12 +108,40 @@ def fit_table(values: Iterable[Value]) -> tuple[dict[str, float], dict[str, int]
         for key in levels(value.key):
             seen[key] += 1
             right[key] += value.right
+            groups[key].add(value.group)
     overall = (ok_total + 1) / (total + 2)
     table: dict[str, float] = {}
     for key in sorted(seen, key=lambda k: k.count("|")):
         parent = table.get(key.rsplit("|", 1)[0], overall) if "|" in key else overall
         table[key] = round((right[key] + PRIOR_STRENGTH * parent) / (seen[key] + PRIOR_STRENGTH), 3)
-    return table, dict(seen)
+    return table, dict(seen), {k: len(g) for k, g in groups.items()}
+
+
+def group_shares(values: Iterable[Value]) -> dict[str, float]:
+    """Per `source` and `source|strategy`: what a new design may expect of that evidence, the mean
+    over design groups of each group's share of right values (Laplace-smoothed; groups of fewer
+    than `LEAST_GROUP_VALUES` values of the key left out) less `DESIGN_SPREAD` standard deviations
+    between groups. One big familiar group does not speak for every design, and evidence that
+    some designs read well and others badly is not trusted on the next."""
+    counts: dict[str, dict[str, list[int]]] = defaultdict(lambda: defaultdict(lambda: [0, 0]))
+    for value in values:
+        for key in levels(value.key)[:2]:
+            count = counts[key][value.group]
+            count[0] += 1
+            count[1] += value.right
+    shares: dict[str, float] = {}
+    for key, by_group in counts.items():
+        per_group = [(ok + 1) / (n + 2) for n, ok in by_group.values() if n >= LEAST_GROUP_VALUES]
+        if not per_group:
+            continue
+        mean = sum(per_group) / len(per_group)
+        spread = (
+            (sum((s - mean) ** 2 for s in per_group) / (len(per_group) - 1)) ** 0.5
+            if len(per_group) > 1
+            else 0.0
+        )
+        shares[key] = round(mean - DESIGN_SPREAD * spread, 3)
+    return shares
 
 
 def fit_logistic(rows: list[dict[str, float]], labels: list[bool]) -> Recalibration:
@@ -137,19 +174,19 @@ def out_of_group_features(values: list[Value]) -> list[dict[str, float]]:
     groups = sorted({v.group for v in values})
     rows: list[dict[str, float]] = [{} for _ in values]
     for group in groups:
-        table, support = fit_table(v for v in values if v.group != group)
+        table, support, seen_in = fit_table(v for v in values if v.group != group)
         for index, value in enumerate(values):
             if value.group == group:
-                figure, seen, _ = table_figure(table, support, value.key, value.prior)
-                rows[index] = features(figure, seen, value.key, value.signals)
+                figure = table_figure(table, support, value.key, value.prior, seen_in)
+                rows[index] = features(figure, value.key, value.signals)
     return rows
 
 
 def fit(values: list[Value]) -> Fitted:
-    """Both stages on `values`."""
-    table, support = fit_table(values)
+    """Both stages on `values`, and the design-averaged share of each kind of evidence."""
+    table, support, groups = fit_table(values)
     recalibration = fit_logistic(out_of_group_features(values), [v.right for v in values])
-    return Fitted(table, support, recalibration)
+    return Fitted(table, support, recalibration, groups, group_shares(values))
 
 
 def cross_validate(values: list[Value], fitter: Callable[[list[Value]], Fitted]) -> list[tuple[float, Value]]:
@@ -232,6 +269,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--corpus", type=Path, action="append", help="a corpus folder with manifest.jsonl (repeatable)"
     )
+    parser.add_argument(
+        "--check",
+        type=Path,
+        action="append",
+        default=[],
+        help="a corpus scored by the final fit only, never fitted (another seed of a generator)",
+    )
     parser.add_argument("--set", action="append", dest="sets", help="only this set (repeatable)")
     parser.add_argument("--parse-cache", type=Path, help="DEV: keep parsed documents here between runs")
     parser.add_argument("--dry-run", action="store_true", help="print the figures, do not write the table")
@@ -253,6 +297,10 @@ def main(argv: list[str] | None = None) -> int:
     )
 
     held_out = report("held out: each design group scored by a fit without it", cross_validate(values, fit))
+    held_out["without_design_gate"] = report(
+        "held out, without the design gate (stage 3), for comparison",
+        cross_validate(values, lambda train: replace(fit(train), group_share={})),
+    )
     final = fit(values)
     in_sample = report(
         "in sample (fitted and scored on the same documents: not a figure to report)",
@@ -263,6 +311,18 @@ def main(argv: list[str] | None = None) -> int:
         held_out["kept_back_designs"] = report(
             "designs kept back from every fit, scored by the final fit",
             [(confidence_of(final, v.key, v.prior, v.signals), v) for v in never],
+        )
+        ungated = replace(final, group_share={})
+        held_out["kept_back_designs"]["without_design_gate"] = report(
+            "designs kept back, without the design gate",
+            [(confidence_of(ungated, v.key, v.prior, v.signals), v) for v in never],
+        )
+    for check in args.check:
+        docs = [d for d in load_manifest(check) if not args.sets or d["set"] in args.sets]
+        scored = collect(docs, dict.fromkeys((d["id"] for d in docs), check), args.parse_cache)
+        held_out[f"check {check.name}"] = report(
+            f"{check}: never fitted, scored by the final fit",
+            [(confidence_of(final, v.key, v.prior, v.signals), v) for v in scored],
         )
     assert final.recalibration is not None
     print(
@@ -279,6 +339,8 @@ def main(argv: list[str] | None = None) -> int:
             "in_sample": in_sample,
             "confidence": final.table,
             "support": final.support,
+            "groups": final.groups,
+            "group_share": final.group_share,
             "recalibration": {"bias": final.recalibration.bias, "weights": final.recalibration.weights},
         }
         TABLE.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n", encoding="utf-8")

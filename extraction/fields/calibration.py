@@ -12,12 +12,16 @@ Two stages, both fitted by `bench/fit_calibration.py` and kept in `calibration.j
 2. The recalibration. A share measured on familiar documents overstates how often the same
    evidence is right on a new design, so the table's figure is one signal among several of a
    logistic model whose weights were fitted on figures each document did not take part in
-   (design-grouped cross-validation): the table's figure, its support, how well the label names
-   the field, whether a label named it at all, whether another candidate with another value scored
-   nearly as well, whether the field is one the vocabulary knows, and how sure the engine was of
-   the text. So a value from a
-   layout the evidence covers well keeps a high confidence, and one whose signals disagree or
-   that few documents like it backed gets a low one.
+   (design-grouped cross-validation): the table's figure, its support and how many design groups
+   showed it, how well the label names the field, whether a label named it at all, whether it
+   passed its validator, whether another candidate with another value scored nearly as well and
+   how many other values were proposed, how much of the document's asked fields the rules found,
+   whether the field is one the vocabulary knows, and how sure the engine was of the text. So a
+   value from a layout the evidence covers well keeps a high confidence, and one whose signals
+   disagree or that few documents like it backed gets a low one.
+3. The design gate. Evidence of a kind (source and strategy) that an average design group of the
+   fit got right less often than `HIGH` (its mean less half a deviation between groups) stays
+   under `HIGH`, whatever its signals: familiar designs that read it well do not vouch for a new one.
 
 A value that fails its validator is never returned as certain: at most `INVALID_CAP`; no value
 gets more than `MAX_CONFIDENCE`.
@@ -27,7 +31,7 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
@@ -39,6 +43,11 @@ INVALID_CAP = 0.5
 #: Highest confidence of any value: a corpus where every value of a kind was right does not make
 #: the next one certain.
 MAX_CONFIDENCE = 0.99
+#: Confidence from which a value is taken as certain (what a reviewer trusts without a look).
+HIGH = 0.9
+#: Highest confidence of a value whose kind of evidence (source and strategy) was right less
+#: often than `HIGH` on an average design of the fit: no signal of its own lifts it to certain.
+BELOW_HIGH = 0.89
 #: Figures are kept away from 0 and 1 before taking their logit.
 _EDGE = 1e-3
 
@@ -57,6 +66,11 @@ class Signals:
     text_confidence: float = 1.0
     #: A label named the value (not a heuristic's guess from its place or wording).
     labelled: bool = True
+    #: Other values any candidate proposed for the field, however weakly.
+    rivals: int = 0
+    #: Share of the document's asked fields that were found: a layout the rules read little of is
+    #: one the evidence does not cover well.
+    coverage: float = 1.0
 
 
 @dataclass(frozen=True)
@@ -94,30 +108,51 @@ def logit(p: float) -> float:
     return math.log(p / (1.0 - p))
 
 
+@dataclass(frozen=True)
+class Figure:
+    """Stage 1's answer for one value's evidence."""
+
+    #: Share of right values of the most specific known key naming the strategy (or the prior).
+    share: float
+    #: How many values that key saw, and in how many design groups.
+    support: int = 0
+    groups: int = 0
+    key: str | None = None
+
+
 def table_figure(
-    table: dict[str, float], support: dict[str, int], key: str, prior: float
-) -> tuple[float, int, str | None]:
-    """Stage 1: the share of right values of the most specific known key that names the strategy,
-    that key's support, and the key; the strategy's `prior`, 0 and None for evidence the table
-    never saw."""
+    table: dict[str, float],
+    support: dict[str, int],
+    key: str,
+    prior: float,
+    groups: dict[str, int] | None = None,
+) -> Figure:
+    """Stage 1: the figure of the most specific known key that names the strategy; the strategy's
+    `prior` for evidence the table never saw."""
     known = next((k for k in evidence_keys(key)[:-1] if k in table), None)
     if known is None:
-        return prior, 0, None
-    return table[known], support.get(known, 0), known
+        return Figure(prior)
+    return Figure(table[known], support.get(known, 0), (groups or {}).get(known, 0), known)
 
 
-def features(figure: float, support: int, key: str, signals: Signals) -> dict[str, float]:
+def features(figure: Figure, key: str, signals: Signals) -> dict[str, float]:
     """Stage 2's inputs for one value."""
+    parts = key.split("|")
     return {
-        "table_logit": logit(figure),
-        "log_support": math.log1p(support),
-        "unseen": 1.0 if support == 0 else 0.0,
+        "table_logit": logit(figure.share),
+        "log_support": math.log1p(figure.support),
+        # Evidence few designs showed says little of the next design.
+        "log_groups": math.log1p(figure.groups),
+        "unseen": 1.0 if figure.support == 0 else 0.0,
         "weak_match": 1.0 - min(max(signals.match, 0.0), 1.0),
         "contested": 1.0 if signals.contested else 0.0,
         "unknown_field": 0.0 if signals.known_field else 1.0,
         "text_doubt": 1.0 - min(max(signals.text_confidence, 0.0), 1.0),
         "ocr": 1.0 if key.startswith("ocr|") else 0.0,
         "unlabelled": 0.0 if signals.labelled else 1.0,
+        "validated": 1.0 if len(parts) > 2 and parts[2] == "valid" else 0.0,
+        "rivals": math.log1p(signals.rivals),
+        "uncovered": 1.0 - min(max(signals.coverage, 0.0), 1.0),
     }
 
 
@@ -126,6 +161,20 @@ class Fitted:
     table: dict[str, float]
     support: dict[str, int]
     recalibration: Recalibration | None
+    #: Design groups each key was seen in.
+    groups: dict[str, int] = field(default_factory=dict)
+    #: Per `source` and `source|strategy`: the share of right values of an average design group
+    #: (each group weighs the same, however many values it holds).
+    group_share: dict[str, float] = field(default_factory=dict)
+
+
+def below_high(group_share: dict[str, float], key: str) -> bool:
+    """Whether evidence of `key`'s kind was right less often than `HIGH` on an average design."""
+    parts = key.split("|")
+    for broader in ("|".join(parts[:2]), parts[0]):
+        if broader in group_share:
+            return group_share[broader] < HIGH
+    return False
 
 
 @lru_cache(maxsize=1)
@@ -135,13 +184,15 @@ def _fitted() -> Fitted:
     data = json.loads(TABLE_PATH.read_text(encoding="utf-8"))
     table = {str(k): float(v) for k, v in data.get("confidence", {}).items()}
     support = {str(k): int(v) for k, v in data.get("support", {}).items()}
+    groups = {str(k): int(v) for k, v in data.get("groups", {}).items()}
+    group_share = {str(k): float(v) for k, v in data.get("group_share", {}).items()}
     stage2 = data.get("recalibration")
     recalibration = (
         Recalibration(float(stage2["bias"]), {str(k): float(v) for k, v in stage2["weights"].items()})
         if stage2
         else None
     )
-    return Fitted(table, support, recalibration)
+    return Fitted(table, support, recalibration, groups, group_share)
 
 
 def calibrated_confidence(
@@ -157,17 +208,21 @@ def confidence_of(fitted: Fitted, key: str, prior: float, signals: Signals) -> f
     """`calibrated_confidence` under a given fit (`bench/fit_calibration.py` scores candidate fits
     with it). Without a recalibration, the table's figure or the `prior`, scaled by the engine's
     text confidence when the table has no figure for low-confidence text."""
-    figure, support, known = table_figure(fitted.table, fitted.support, key, prior)
+    figure = table_figure(fitted.table, fitted.support, key, prior, fitted.groups)
     if fitted.recalibration is not None:
-        confidence = fitted.recalibration.apply(features(figure, support, key, signals))
+        confidence = fitted.recalibration.apply(features(figure, key, signals))
         if signals.text_confidence < LOW_TEXT_CONFIDENCE:
             # Text the engine itself doubts: the value is right only if the text is read right
             # and the evidence holds, whatever familiar evidence the model saw.
-            confidence = min(confidence, figure * signals.text_confidence)
+            confidence = min(confidence, figure.share * signals.text_confidence)
     else:
-        confidence = figure
-        if signals.text_confidence < 1.0 and (known is None or "low_text" not in known):
+        confidence = figure.share
+        if signals.text_confidence < 1.0 and (figure.key is None or "low_text" not in figure.key):
             confidence *= signals.text_confidence
+    if below_high(fitted.group_share, key):
+        # The average design did not support certainty for this kind of evidence: the familiar
+        # designs that did must not make a new one's value look certain.
+        confidence = min(confidence, BELOW_HIGH)
     if "|invalid" in key:
         confidence = min(confidence, INVALID_CAP)
     return round(max(min(confidence, MAX_CONFIDENCE), 0.0), 3)

@@ -18,6 +18,7 @@ largest. A field that nothing finds is None: never a guess.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 from decimal import Decimal
 
 from extraction.fields.calibration import LOW_TEXT_CONFIDENCE, Signals, calibrated_confidence, evidence_key
@@ -96,7 +97,18 @@ def extract_fields(
         captions=CaptionIndex(units),
         field_names=field_names,
     )
-    return {name: _extract_one(context, name) for name in field_names}
+    return with_coverage({name: _extract_one(context, name) for name in field_names})
+
+
+def with_coverage(results: dict[str, FieldResult]) -> dict[str, FieldResult]:
+    """`results` with each value's confidence recomputed knowing how much of the document was
+    found (`Signals.coverage`)."""
+    coverage = sum(r.value is not None for r in results.values()) / max(len(results), 1)
+    for result in results.values():
+        if result.signals is not None and result.evidence is not None and result.prior is not None:
+            result.signals = replace(result.signals, coverage=coverage)
+            result.confidence = calibrated_confidence(result.evidence, result.prior, signals=result.signals)
+    return results
 
 
 def _value_kind(spec: FieldSpec, name: str) -> Kind:
@@ -231,7 +243,8 @@ CONTESTED_SHARE = 0.85
 
 def _signals(best: Candidate, kept: list[Candidate], spec: FieldSpec, text_confidence: float) -> Signals:
     """How well the chosen value's evidence agrees: its label against the strategy's best, its
-    rivals, and whether the field is one the vocabulary knows."""
+    rivals (how many other values were proposed at all), and whether the field is one the
+    vocabulary knows."""
     strategy_prior = PRIORS.get(best.strategy, HEURISTIC_PRIOR)
     match = best.score / max(strategy_prior * text_confidence, 1e-6)
     chosen = str(best.value).casefold()
@@ -244,6 +257,7 @@ def _signals(best: Candidate, kept: list[Candidate], spec: FieldSpec, text_confi
         known_field=spec.concept is not None,
         text_confidence=text_confidence,
         labelled=bool(best.label),
+        rivals=len({str(c.value).casefold() for c in kept} - {chosen}),
     )
 
 
@@ -319,6 +333,7 @@ def _from_question(ctx: ExtractionContext, name: str, kind: Kind, *, strict: boo
         ),
         known_field=field_spec(name).concept is not None,
         text_confidence=text_confidence,
+        rivals=len({str(a.value).casefold() for a in found if a.value is not None} - {chosen}),
     )
     return FieldResult(
         value=value,

@@ -6,26 +6,34 @@ from __future__ import annotations
 import pytest
 
 from bench.fit_calibration import (
+    DESIGN_SPREAD,
     Value,
     cross_validate,
     design_group,
     fit,
     fit_logistic,
     fit_table,
+    group_shares,
     levels,
     out_of_group_features,
 )
 from extraction.fields.calibration import (
     INVALID_CAP,
     MAX_CONFIDENCE,
+    Figure,
     Fitted,
     Recalibration,
     Signals,
+    below_high,
+    calibrated_confidence,
     confidence_of,
     evidence_key,
     evidence_keys,
     features,
 )
+from extraction.fields.extract import extract_fields, with_coverage
+from extraction.fields.result import FieldResult
+from tests.unit.extraction.doc_builders import DocBuilder
 
 pytestmark = pytest.mark.unit
 
@@ -51,11 +59,12 @@ def test_evidence_keys_go_from_specific_to_broad() -> None:
 
 def test_the_table_smooths_rare_keys_towards_broader_ones_and_counts_support() -> None:
     values = _values("g", "ocr|label_colon|valid", 40, 10) + _values("g", "ocr|label_colon|invalid", 0, 1)
-    table, support = fit_table(values)
+    table, support, groups = fit_table(values)
     assert table["ocr|label_colon|valid"] == pytest.approx(0.8, abs=0.02)
     # One wrong value does not make its key 0: it is pulled towards its parent's share.
     assert 0.5 < table["ocr|label_colon|invalid"] < table["ocr|label_colon|valid"]
     assert support["ocr|label_colon|valid"] == 50 and support["ocr"] == 51
+    assert groups["ocr|label_colon|valid"] == 1
 
 
 def test_without_a_recalibration_the_table_or_the_prior_decides() -> None:
@@ -85,6 +94,8 @@ def test_disagreeing_signals_lower_the_confidence_of_the_same_evidence() -> None
             "weak_match": -3.0,
             "unknown_field": -1.0,
             "text_doubt": -4.0,
+            "rivals": -1.0,
+            "uncovered": -2.0,
         },
     )
     fitted = Fitted({"ocr|label_right": 0.95}, {"ocr|label_right": 100}, recalibration)
@@ -95,14 +106,18 @@ def test_disagreeing_signals_lower_the_confidence_of_the_same_evidence() -> None
         Signals(match=0.7),
         Signals(known_field=False),
         Signals(text_confidence=0.6),
+        Signals(rivals=3),
+        Signals(coverage=0.3),
     ):
         assert confidence_of(fitted, key, 0.9, doubt) < agreeing
 
 
 def test_features_mark_evidence_the_table_never_saw() -> None:
-    seen = features(0.9, 40, "ocr|label_right|valid", AGREEING)
-    unseen = features(0.9, 0, "text_layer|label_right|valid", Signals(match=0.8, known_field=False))
+    seen = features(Figure(0.9, 40, 3), "ocr|label_right|valid", AGREEING)
+    unseen = features(Figure(0.9), "text_layer|label_right|unchecked", Signals(match=0.8, known_field=False))
     assert seen["unseen"] == 0.0 and unseen["unseen"] == 1.0
+    assert seen["log_groups"] > unseen["log_groups"] == 0.0
+    assert seen["validated"] == 1.0 and unseen["validated"] == 0.0
     assert unseen["weak_match"] == pytest.approx(0.2) and unseen["unknown_field"] == 1.0
     assert seen["ocr"] == 1.0 and unseen["ocr"] == 0.0
 
@@ -150,3 +165,58 @@ def test_design_groups_hold_out_whole_designs_or_sets() -> None:
     assert receipt.startswith("receipts/") and receipt == design_group(
         {"set": "receipts", "id": "receipts/001.jpg"}
     )
+
+
+def test_the_design_average_share_weighs_each_group_the_same() -> None:
+    # One big familiar group always right, two small new designs mostly wrong: pooled, the key
+    # looks sure; averaged over designs, it does not.
+    values = (
+        _values("big", "text_layer|label_right|valid", 300, 0)
+        + _values("new1", "text_layer|label_right|valid", 4, 6)
+        + _values("new2", "text_layer|label_right|valid", 5, 5)
+        + _values("tiny", "text_layer|label_right|valid", 0, 2)
+    )
+    shares = group_shares(values)
+    table, _, _ = fit_table(values)
+    assert table["text_layer|label_right"] > 0.9
+    # The mean of 301/302, 5/12 and 6/12 less `DESIGN_SPREAD` deviations between them; the
+    # group of two values is too small to count.
+    per_group = [301 / 302, 5 / 12, 6 / 12]
+    mean = sum(per_group) / 3
+    spread = (sum((s - mean) ** 2 for s in per_group) / 2) ** 0.5
+    assert shares["text_layer|label_right"] == pytest.approx(mean - DESIGN_SPREAD * spread, abs=1e-3)
+    assert shares["text_layer|label_right"] < mean < 0.9
+    assert "text_layer|label_right|valid" not in shares and "text_layer" in shares
+
+
+def test_evidence_an_average_design_does_not_support_is_never_certain() -> None:
+    recalibration = Recalibration(5.0, {"table_logit": 1.0})
+    shares = {"ocr|label_inline": 0.8, "ocr": 0.95, "text_layer": 0.97}
+    fitted = Fitted({"ocr": 0.99}, {"ocr": 100}, recalibration, {"ocr": 4}, shares)
+    assert below_high(shares, "ocr|label_inline|valid") and not below_high(shares, "ocr|label_colon|valid")
+    assert confidence_of(fitted, "ocr|label_inline|valid", 0.9, AGREEING) < 0.9
+    # A strategy without a design share of its own falls back to its source's.
+    assert confidence_of(fitted, "ocr|label_colon|valid", 0.9, AGREEING) >= 0.9
+    assert not below_high(shares, "form_fields|form_field|valid")
+
+
+def test_rivals_and_coverage_are_read_from_the_document() -> None:
+    b = DocBuilder()
+    b.line("Patient Name: Ann Lee", 40, 40)
+    b.line("Name: Bob Roe", 40, 80)
+    results = extract_fields(b.doc, ["patient_name", "fax"], file_name="doc.pdf")
+    found = results["patient_name"]
+    assert found.value == "Ann Lee" and found.signals is not None
+    # "Name: Bob Roe" proposed another value; one of the two asked fields was found.
+    assert found.signals.rivals == 1
+    assert found.signals.coverage == 0.5
+    assert results["fax"].value is None
+
+
+def test_coverage_recomputes_each_found_values_confidence() -> None:
+    key = "text_layer|label_colon|valid"
+    found = FieldResult("x", 0.0, evidence=key, prior=0.95, signals=Signals())
+    results = with_coverage({"a": found, "b": FieldResult(None, 0.0), "c": FieldResult(None, 0.0)})
+    assert results["a"].signals is not None and results["a"].signals.coverage == pytest.approx(1 / 3)
+    assert results["a"].confidence == calibrated_confidence(key, 0.95, signals=results["a"].signals)
+    assert results["b"].confidence == 0.0
