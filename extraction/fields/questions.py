@@ -295,7 +295,7 @@ def _answer_at(where: Occurrence, units: list[TextUnit], stops: dict[int, list[i
     if not _BLANK_RE.match(text):
         leading = _LEADING_RE.match(text)
         lead = leading.end() if leading else 0
-        return _finished(unit, text[lead:], offset + lead, units, stops, "question_inline", match, unit)
+        return _finished(unit, text[lead:], offset + lead, units, stops, "question_inline", match)
     for strategy, neighbours in (
         ("question_right", _beside(_right(unit, units, skew), stops)),
         ("question_below", _under(unit, units)[:1]),
@@ -306,7 +306,7 @@ def _answer_at(where: Occurrence, units: list[TextUnit], stops: dict[int, list[i
             value = _up_to_label(neighbour.text, _stop(neighbour, stops))
             if _BLANK_RE.match(value):
                 continue
-            return _finished(neighbour, value.strip(), 0, units, stops, strategy, match, unit)
+            return _finished(neighbour, value.strip(), 0, units, stops, strategy, match)
     return Answer(None, [unit], "question_unanswered", match, "")
 
 
@@ -318,10 +318,9 @@ def _finished(
     stops: dict[int, list[int]],
     strategy: str,
     match: float,
-    question: TextUnit,
 ) -> Answer:
     """The answer that starts with `text` (at character `at` of `first`), run on over the lines
-    under it; a lone mark is True. `question` is the unit the question is printed in."""
+    under it; a lone mark is True."""
     score = PRIORS[strategy] * match
     words = text.split()
     if words and is_mark(words[0]):
@@ -329,13 +328,10 @@ def _finished(
         return Answer(True, [first], strategy, score, words[0])
     parts, taken = [text.strip()], [first]
     left = _left_edge(first, at)
-    # The answer's column: text wholly left of it (another column of a table) is no question of
-    # the answer's next row.
-    column = min(left, question.box.x0 if question.box is not None else left)
     last = first
     for _ in range(MAX_ANSWER_LINES - 1):
         right = max((u.box.x1 for u in taken if u.box is not None), default=left)
-        following = _continuation(last, left, column, right, units, stops)
+        following = _continuation(last, left, right, units, stops)
         if following is None:
             break
         parts.append(following.text.strip())
@@ -366,15 +362,13 @@ def _left_edge(unit: TextUnit, at: int) -> float:
 def _continuation(
     last: TextUnit,
     left: float,
-    column: float,
     right: float,
     units: list[TextUnit],
     stops: dict[int, list[int]],
 ) -> TextUnit | None:
     """The line an answer runs on to: just under its last line, starting near its left edge, and
     no question of its own; not a row of cells across the answer's width (a table's header under
-    a one-line answer). `column`: the left edge of the question and answer; `right`: the
-    answer's right edge so far."""
+    a one-line answer). `right`: the answer's right edge so far."""
     box = last.box
     if box is None:
         return None
@@ -397,24 +391,24 @@ def _continuation(
     if (
         _is_question(nearest, stops)
         or _LABEL_RE.search(nearest.text)
-        or _has_left_neighbour(nearest, units, column - CONTINUE_MAX_SHIFT_HEIGHTS * height)
+        or _has_left_neighbour(nearest, units)
         or _has_right_neighbour(nearest, units, right)
     ):
         return None
     return nearest
 
 
-def _has_left_neighbour(unit: TextUnit, units: list[TextUnit], column: float) -> bool:
+def _has_left_neighbour(unit: TextUnit, units: list[TextUnit]) -> bool:
     """Whether text stands left of `unit` on its row (or a little lower, the question of an
-    answer set high), and not wholly left of `column`: the next row's question, whose answer
-    `unit` is, not a line of the answer above. Text further left is another column's."""
+    answer set high): the next row's question, whose answer `unit` is, not a line of the answer
+    above."""
     box = unit.box
     assert box is not None
     return any(
         u.box is not None
         and u is not unit
         and u.page == unit.page
-        and column < u.box.x1 <= box.x0 + 1
+        and u.box.x1 <= box.x0 + 1
         and _on_row(u.box, box, 0.0)
         for u in units
     )

@@ -205,16 +205,6 @@ def test_answer_runs_on_over_lines_whose_padded_boxes_overlap() -> None:
     }
 
 
-def test_answer_under_the_question_runs_on_beside_another_column() -> None:
-    # A table's figures far left of the answer's column are no question of its next row.
-    page = scan()
-    page.line("COMMENTS", 509, 425, 574, 443)
-    page.line("This commercial was", 449, 461, 605, 484)
-    page.line("1.7", 268, 466, 291, 485)
-    page.line("tested in color.", 443, 476, 582, 498)
-    assert values(page, ["COMMENTS"]) == {"COMMENTS": "This commercial was tested in color."}
-
-
 def test_a_row_of_cells_under_a_one_line_answer_does_not_continue_it() -> None:
     # Column headings under the answer's width: a table starts there, not the answer's next line.
     page = scan()
