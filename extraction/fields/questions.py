@@ -41,6 +41,8 @@ RAISED_OVERLAP = 0.15
 BELOW_MAX_GAP_HEIGHTS = 2.2
 #: The next line of a running answer starts at most this many line heights under the last.
 CONTINUE_MAX_GAP_HEIGHTS = 0.8
+#: ... and its middle at least this many line heights under the last one's.
+CONTINUE_MIN_STEP_HEIGHTS = 0.4
 #: ... and its left edge at most this many line heights from the answer's left edge.
 CONTINUE_MAX_SHIFT_HEIGHTS = 2.5
 #: Longest answer, in lines.
@@ -135,7 +137,7 @@ def occurrences(question: str, units: list[TextUnit]) -> list[Occurrence]:
     trailing = "".join(c for c in question[last.end() :] if not c.isspace())
     found: list[Occurrence] = []
     for unit in units:
-        best = _best_in(question, wanted, trailing, unit, unit.text, 0)
+        best = _best_in(question, trailing, unit, unit.text, 0)
         if best is None and wanted > 1:
             # A question printed over two lines ("Quantity, Cartons / of 200 each"): matched
             # across both, it ends, and its answer is looked for, on the second.
@@ -145,7 +147,6 @@ def occurrences(question: str, units: list[TextUnit]) -> list[Occurrence]:
                     for o in (
                         _best_in(
                             question,
-                            wanted,
                             trailing,
                             second,
                             f"{unit.text} {second.text}",
@@ -162,15 +163,21 @@ def occurrences(question: str, units: list[TextUnit]) -> list[Occurrence]:
     return sorted(found, key=lambda o: (-(o.similarity + o.placement), o.unit.order))
 
 
-def _best_in(
-    question: str, wanted: int, trailing: str, unit: TextUnit, text: str, shift: int
-) -> Occurrence | None:
+def _best_in(question: str, trailing: str, unit: TextUnit, text: str, shift: int) -> Occurrence | None:
     """The run of words of `text` most like `question`, as characters of `unit` (whose text
     starts at `shift` in `text`; a run that starts before it, on the line above, starts at 0)."""
     tokens = list(_TOKEN_RE.finditer(text))
+    # Runs of words are taken by their letters and digits, not by their count: OCR splits a word
+    # at a misread letter ("L0g" is three runs) or glues two.
+    size = len(_compact(question))
+    longest = size * (2 / MIN_SIMILARITY - 1)
     best: Occurrence | None = None
     for i in range(len(tokens)):
-        for n in range(max(1, wanted - 1), min(wanted + 1, len(tokens) - i) + 1):
+        chars = 0
+        for n in range(1, len(tokens) - i + 1):
+            chars += len(tokens[i + n - 1].group())
+            if chars > longest:
+                break
             start, end = tokens[i].start(), tokens[i + n - 1].end()
             if end <= shift or (shift and start >= shift):
                 # Two lines count only for a question that runs from the one into the other.
@@ -323,7 +330,8 @@ def _finished(
     left = _left_edge(first, at)
     last = first
     for _ in range(MAX_ANSWER_LINES - 1):
-        following = _continuation(last, left, units, stops)
+        right = max((u.box.x1 for u in taken if u.box is not None), default=left)
+        following = _continuation(last, left, right, units, stops)
         if following is None:
             break
         parts.append(following.text.strip())
@@ -352,27 +360,40 @@ def _left_edge(unit: TextUnit, at: int) -> float:
 
 
 def _continuation(
-    last: TextUnit, left: float, units: list[TextUnit], stops: dict[int, list[int]]
+    last: TextUnit,
+    left: float,
+    right: float,
+    units: list[TextUnit],
+    stops: dict[int, list[int]],
 ) -> TextUnit | None:
     """The line an answer runs on to: just under its last line, starting near its left edge, and
-    no question of its own."""
+    no question of its own; not a row of cells across the answer's width (a table's header under
+    a one-line answer). `right`: the answer's right edge so far."""
     box = last.box
     if box is None:
         return None
     height = max(box.y1 - box.y0, 1e-6)
+    middle = (box.y0 + box.y1) / 2
     below = [
         u
         for u in units
         if u.box is not None
         and u.page == last.page
         and u is not last
-        and box.y0 + 0.5 * height < u.box.y0 <= box.y1 + CONTINUE_MAX_GAP_HEIGHTS * height
+        # By the middles: OCR pads a line's box, so the boxes of lines set close overlap.
+        and (u.box.y0 + u.box.y1) / 2 >= middle + CONTINUE_MIN_STEP_HEIGHTS * height
+        and u.box.y0 <= box.y1 + CONTINUE_MAX_GAP_HEIGHTS * height
         and abs(u.box.x0 - left) <= CONTINUE_MAX_SHIFT_HEIGHTS * height
     ]
     if not below:
         return None
     nearest = min(below, key=lambda u: (u.box.y0 if u.box else 0.0, abs((u.box.x0 if u.box else 0.0) - left)))
-    if _is_question(nearest, stops) or _LABEL_RE.search(nearest.text) or _has_left_neighbour(nearest, units):
+    if (
+        _is_question(nearest, stops)
+        or _LABEL_RE.search(nearest.text)
+        or _has_left_neighbour(nearest, units)
+        or _has_right_neighbour(nearest, units, right)
+    ):
         return None
     return nearest
 
@@ -389,6 +410,22 @@ def _has_left_neighbour(unit: TextUnit, units: list[TextUnit]) -> bool:
         and u.page == unit.page
         and u.box.x1 <= box.x0 + 1
         and _on_row(u.box, box, 0.0)
+        for u in units
+    )
+
+
+def _has_right_neighbour(unit: TextUnit, units: list[TextUnit], right: float) -> bool:
+    """Whether another cell starts right of `unit` on its row, before `right`: the row is split
+    into cells under the answer (a table's header row), where a running answer's next line is
+    one."""
+    box = unit.box
+    assert box is not None
+    return any(
+        u.box is not None
+        and u is not unit
+        and u.page == unit.page
+        and box.x1 <= u.box.x0 < right
+        and same_row(box, u.box)
         for u in units
     )
 

@@ -185,3 +185,30 @@ def test_a_box_ticked_before_the_question_or_read_as_a_crossed_box_after_it() ->
     page.line("Price List □ Other", 60, 180, 400, 198)
     got = values(page, ["OTHER*", "Spec List", "Price List"])
     assert got == {"OTHER*": True, "Spec List": True, "Price List": "□ Other"}
+
+
+def test_question_split_by_ocr_inside_a_word_is_found() -> None:
+    # "Log" read as "L0g" is three runs of letters and digits; the question still matches.
+    page = scan()
+    page.line("QIP L0g #1 93-0301", 60, 100, 230, 118)
+    assert values(page, ["QIP Log #1"]) == {"QIP Log #1": "93-0301"}
+
+
+def test_answer_runs_on_over_lines_whose_padded_boxes_overlap() -> None:
+    # OCR boxes twice the text's height: each line's box starts under half the last one's.
+    page = scan()
+    page.line("Suggestion: Drop the analysis of", 90, 346, 590, 374)
+    page.line("samples that most labs", 262, 359, 520, 387)
+    page.line("already test.", 262, 372, 400, 400)
+    assert values(page, ["Suggestion"]) == {
+        "Suggestion": "Drop the analysis of samples that most labs already test."
+    }
+
+
+def test_a_row_of_cells_under_a_one_line_answer_does_not_continue_it() -> None:
+    # Column headings under the answer's width: a table starts there, not the answer's next line.
+    page = scan()
+    page.line("Sample Description MALE AND FEMALE SMOKERS", 41, 357, 466, 375)
+    page.line("PM6", 224, 376, 251, 394)
+    page.line("PROVED RECALL", 332, 378, 436, 394)
+    assert values(page, ["Sample Description"]) == {"Sample Description": "MALE AND FEMALE SMOKERS"}
