@@ -130,3 +130,27 @@ class Warming(Recent):
             started = self._started.get(node_id)
             if started:
                 started.popleft()
+
+
+class Counted:
+    """Things in progress per node, counted up and down (thread-safe: runs end on Ray's threads)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._counts: dict[str, int] = {}
+
+    def count(self, node_id: str) -> int:
+        with self._lock:
+            return self._counts.get(node_id, 0)
+
+    def add(self, node_id: str) -> None:
+        with self._lock:
+            self._counts[node_id] = self._counts.get(node_id, 0) + 1
+
+    def done(self, node_id: str) -> None:
+        with self._lock:
+            left = self._counts.get(node_id, 0) - 1
+            if left > 0:
+                self._counts[node_id] = left
+            else:
+                self._counts.pop(node_id, None)
