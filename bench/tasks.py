@@ -102,7 +102,14 @@ async def _run_tasks(
 
         async def submit(i: int) -> str:
             async with gate:
-                response = await client.post(f"/api/v1/agents/{agent_id}/run", json={"query": f"t{i}"})
+                while True:
+                    response = await client.post(f"/api/v1/agents/{agent_id}/run", json={"query": f"t{i}"})
+                    if response.status_code not in (429, 503):
+                        break
+                    # Backpressure, or the store slow to answer on a loaded machine: ask again shortly.
+                    await asyncio.sleep(float(response.headers.get("Retry-After", "0.2")))
+                if response.status_code != 201:
+                    raise RuntimeError(f"POST run answered {response.status_code}: {response.text}")
                 return str(response.json()["task_id"])
 
         spy = task_profile.Spy(20, redis_url) if profile else None
