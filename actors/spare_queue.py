@@ -17,6 +17,7 @@ task again once its grace has passed, as for any launch lost on the way.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
 from collections import deque
@@ -86,32 +87,42 @@ class SpareQueue:
         progress = renewed = time.monotonic()
         try:
             while queue:
-                handed = await self._hand_one(redis, node_id, queue)
+                try:
+                    handed = await self._hand_one(redis, node_id, queue)
+                except Exception:
+                    # The store or Ray slow to answer (a loaded node): as if no spare came.
+                    log.warning("waiting for a spare of node %s failed", node_id, exc_info=True)
+                    handed = False
+                    await asyncio.sleep(POLL_SECONDS)
                 now = time.monotonic()
                 if handed:
                     progress = now
-                elif now - max(progress, queue[0].since) >= STALL_SECONDS:
+                elif queue and now - max(progress, queue[0].since) >= STALL_SECONDS:
                     log.info(
                         "no spare of node %s came for %.0f s; %d tasks start cold",
                         node_id,
                         STALL_SECONDS,
                         len(queue),
                     )
-                    while queue:
-                        await self._cold(queue.popleft())
+                    await self._cold_all(queue)
                 if queue and now - renewed >= renew_seconds:
                     renewed = now
-                    await _renew(redis, list(queue))
+                    with contextlib.suppress(Exception):
+                        # Else the reconciler may start some of them again: their lease admits one runner.
+                        await _renew(redis, list(queue))
         except BaseException:
-            # Not left waiting for a coroutine that is gone: each starts its own actor now.
-            while queue:
-                waiting = queue.popleft()
-                try:
-                    await self._cold(waiting)
-                except Exception:
-                    # The reconciler starts it once its grace has passed.
-                    log.warning("could not start task %s", waiting.task.id, exc_info=True)
+            # Not left waiting for a coroutine that is gone (its loop closes): each starts its own actor.
+            await self._cold_all(queue)
             raise
+
+    async def _cold_all(self, queue: deque[Waiting]) -> None:
+        while queue:
+            waiting = queue.popleft()
+            try:
+                await self._cold(waiting)
+            except Exception:
+                # The reconciler starts it once its grace has passed.
+                log.warning("could not start task %s", waiting.task.id, exc_info=True)
 
     async def _hand_one(self, redis: aioredis.Redis, node_id: str, queue: deque[Waiting]) -> bool:
         """Wait a moment for a spare of the node; True when the oldest waiting launch was given one."""
