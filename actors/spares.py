@@ -7,7 +7,8 @@ pops one name (so each spare goes to exactly one task) and calls its `run`; a de
 node starts new spares there while the list is short of its target. The target follows demand: the
 dedicated launches on the node in the last `DEMAND_SECONDS`, at least the floor, at most
 `max_spare_task_actors` and the node's free task slots (`target`), so a burst of dedicated tasks is
-not paced by cold starts. When a spare's task pauses or ends, the actor puts itself back on its
+not paced by cold starts: a launch that finds no idle spare waits for one (`actors.spare_queue`)
+rather than starting a process of its own. When a spare's task pauses or ends, the actor puts itself back on its
 node's list if there is room under that bound, else exits, so a paused task holds no process. An
 idle spare above the floor leaves the list and exits after `SURGE_IDLE_SECONDS`; the floor's after
 `SPARE_IDLE_SECONDS`.
