@@ -37,10 +37,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import httpx
 import psutil
 import ray
+import redis
 
+from actors.names import SPARE_PREFIX
 from actors.placement import TASK_SLOT_RESOURCE
 from bench import task_profile
-from core import apikeys
+from core import apikeys, keys
 from core.settings import load_settings
 from serve.service import start_service, stop_service
 
@@ -148,6 +150,7 @@ async def _run_tasks(
         latencies = [_ms(r["created_at"], r["updated_at"]) for r in records.values()]
         failed = sum(1 for r in records.values() if r["status"] != "completed")
     return {
+        "processes": _processes(redis_url, ids) if placement == "dedicated" and redis_url else "",
         "placement": placement,
         "tasks_per_s": count / elapsed,
         "p50_ms": _pct(latencies, 0.5),
@@ -156,6 +159,20 @@ async def _run_tasks(
         "failed": failed,
         "profile": report,
     }
+
+
+def _processes(redis_url: str, task_ids: list[str]) -> str:
+    """Which processes ran the dedicated tasks: how many distinct ones, and how many were spares."""
+    client = redis.Redis.from_url(redis_url, decode_responses=True)
+    ran_on = []
+    for task_id in task_ids:
+        workspace_id = client.get(keys.owner(task_id))
+        ran_on.append(str(client.hget(keys.task(str(workspace_id), task_id), "actor")))
+    on_spares = [name for name in ran_on if name.startswith(SPARE_PREFIX)]
+    return (
+        f"{len(task_ids)} dedicated tasks ran in {len(set(ran_on))} processes: "
+        f"{len(on_spares)} tasks on {len(set(on_spares))} warm spares, {len(ran_on) - len(on_spares)} on actors of their own"
+    )
 
 
 async def _sync_p50(url: str, key: str, placement: str, runs: int) -> float:
@@ -325,6 +342,9 @@ def _print_throughput(bare: dict[str, Any], rows: list[dict[str, Any]], sync: di
             f"{'agentry ' + row['placement']:<34}{row['tasks_per_s']:>10.1f}{row['p50_ms']:>10.0f}"
             f"{row['p95_ms']:>10.0f}{row['peak_mib']:>10.0f}{row['failed']:>8}"
         )
+    for row in rows:
+        if row["processes"]:
+            print(row["processes"])
     for row in rows:
         if row["profile"]:
             print(f"\n{row['placement']} burst\n{row['profile']}")
