@@ -10,6 +10,7 @@ import asyncio
 import concurrent.futures
 import logging
 import time
+import weakref
 import zlib
 from collections.abc import Coroutine
 from typing import Any
@@ -245,13 +246,18 @@ def _run_on_spare(
     run.future().add_done_callback(_after_spare_run(redis, settings, waiting.task, node_id))
 
 
-_spare_queue: spare_queue.SpareQueue | None = None
+#: The launches waiting for spares, per event loop (a replica or the scheduler has one; its queue's
+#: coroutines and store client belong to it).
+_spare_queues: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, spare_queue.SpareQueue] = (
+    weakref.WeakKeyDictionary()
+)
 
 
 def _queue(redis: aioredis.Redis, settings: Settings) -> spare_queue.SpareQueue:
-    """This process's launches waiting for spares (one queue: its coroutines run on this loop)."""
-    global _spare_queue
-    if _spare_queue is None:
+    """This loop's launches waiting for spares."""
+    loop = asyncio.get_running_loop()
+    queue = _spare_queues.get(loop)
+    if queue is None:
 
         async def hand(waiting: spare_queue.Waiting, name: str, handle: Any) -> None:
             key = keys.task(waiting.task.workspace_id, waiting.task.id)
@@ -268,8 +274,8 @@ def _queue(redis: aioredis.Redis, settings: Settings) -> spare_queue.SpareQueue:
             await redis.hset(key, "actor", actor_name(waiting.task.id))
             await asyncio.to_thread(_own_actor, waiting.task, waiting.node_id, slots=waiting.slots)
 
-        _spare_queue = spare_queue.SpareQueue(hand, cold)
-    return _spare_queue
+        queue = _spare_queues[loop] = spare_queue.SpareQueue(hand, cold)
+    return queue
 
 
 _background: set[asyncio.Task[None]] = set()
