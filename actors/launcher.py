@@ -274,7 +274,7 @@ def _queue(redis: aioredis.Redis, settings: Settings) -> spare_queue.SpareQueue:
             await redis.hset(key, "actor", actor_name(waiting.task.id))
             await asyncio.to_thread(_own_actor, waiting.task, waiting.node_id, slots=waiting.slots)
 
-        queue = _spare_queues[loop] = spare_queue.SpareQueue(hand, cold)
+        queue = _spare_queues[loop] = spare_queue.SpareQueue(hand, cold, _warming.count)
     return queue
 
 

@@ -8,7 +8,8 @@ the burst asked for (`actors.spares.target`, bounded by AGENTRY_MAX_SPARE_TASK_A
 free slots) run the burst one task after another, with no process started per task.
 
 A waiting launch starts an actor of its own instead when the node's spares hand over nothing for
-`STALL_SECONDS` (they all run long tasks, or died): waiting is then no faster than a cold start.
+`STALL_SECONDS` and none is on its way (they all run long tasks, or died): waiting is then no
+faster than a cold start. While spares warm up (seconds to a minute on a loaded node) it waits.
 While it waits, its task's `launched_at` is renewed, so that the reconciler does not take it for a
 task whose runner died; should this process die, the renewal stops and the reconciler starts the
 task again once its grace has passed, as for any launch lost on the way.
@@ -64,9 +65,11 @@ Cold = Callable[[Waiting], Awaitable[None]]
 class SpareQueue:
     """Per node, the launches waiting in arrival order, and one coroutine handing them spares."""
 
-    def __init__(self, hand: Hand, cold: Cold) -> None:
+    def __init__(self, hand: Hand, cold: Cold, warming: Callable[[str], int]) -> None:
         self._hand = hand
         self._cold = cold
+        #: Spares of a node on their way: while any is, it comes sooner than a cold start would.
+        self._warming = warming
         self._waiting: dict[str, deque[Waiting]] = {}
         self._serving: dict[str, asyncio.Task[None]] = {}
 
@@ -97,7 +100,11 @@ class SpareQueue:
                 now = time.monotonic()
                 if handed:
                     progress = now
-                elif queue and now - max(progress, queue[0].since) >= STALL_SECONDS:
+                elif (
+                    queue
+                    and now - max(progress, queue[0].since) >= STALL_SECONDS
+                    and not self._warming(node_id)
+                ):
                     log.info(
                         "no spare of node %s came for %.0f s; %d tasks start cold",
                         node_id,
