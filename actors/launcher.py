@@ -10,6 +10,7 @@ import asyncio
 import concurrent.futures
 import logging
 import time
+import weakref
 import zlib
 from collections.abc import Coroutine
 from dataclasses import dataclass
@@ -19,7 +20,7 @@ import ray
 import redis.asyncio as aioredis
 from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
-from actors import admission, spares
+from actors import admission, spare_queue, spares
 from actors.hosts import TaskActor, TaskHost
 from actors.names import NAMESPACE, actor_name, host_name
 from actors.placement import (
@@ -123,8 +124,9 @@ def _forget_dead_host(name: str, run: concurrent.futures.Future[Any]) -> None:
         _hosts.pop(name, None)
 
 
-def _place(nodes: list[NodeSlots], task: Task) -> str | None:
-    """The node for the task's runner; None leaves it to Ray (every slot taken, or no slots at all)."""
+def _place(nodes: list[NodeSlots], task: Task, *, on_spare: bool) -> str | None:
+    """The node for the task's runner; None leaves it to Ray (every slot taken, or no slots at all).
+    `on_spare`: a dedicated task that is to run on a warm spare."""
     previous = task.raw.get("placed_on")
     if task.status == TaskStatus.RUNNING.value and previous in {n.node_id for n in nodes}:
         # Started again while its node lives (its runner was slow to take the lease, or died):
@@ -132,7 +134,9 @@ def _place(nodes: list[NodeSlots], task: Task) -> str | None:
         return str(previous)
     recent = _recent.counts()
     node_id = pick_node(nodes, recent)
-    if task.spec.placement == "pooled":
+    if task.spec.placement == "pooled" or on_spare:
+        # Its runner takes no Ray slot (counted from its launch until its run returns, in `launch`);
+        # when every slot is counted, it waits on the least loaded node for a spare or a host.
         return node_id or least_full(nodes, recent)
     if node_id is not None:
         _recent.add(node_id)
@@ -158,7 +162,7 @@ class Placed:
 async def place_pooled(task: Task) -> Placed:
     """Where a new pooled task's runner goes (a Ray control-store call, on a thread)."""
     nodes = await asyncio.to_thread(cluster_nodes)
-    return Placed(nodes, _place(nodes, task))
+    return Placed(nodes, _place(nodes, task, on_spare=False))
 
 
 async def launch(
@@ -166,33 +170,40 @@ async def launch(
 ) -> None:
     """Start a runner for an admitted task. Safe to repeat: the task's lease admits one runner.
 
+    A dedicated task goes to an idle spare of its node, or, when none is idle, waits for one
+    (`actors.spare_queue`) while the node grows its spares to the demand; an actor of its own is
+    started for a relaunch (its actor may still be starting) or when spares are off.
+
     Ray's control-store calls (the nodes, a named actor's lookup or creation) block until answered,
     seconds on a busy node: they run on a thread, so the caller's event loop (an HTTP replica's)
     goes on serving meanwhile.
     """
+    pooled = task.spec.placement == "pooled"
+    on_spare = not pooled and settings.spare_task_actors > 0 and not _relaunch(task)
     if placed is not None:
         nodes, node_id = placed.nodes, placed.node_id
     else:
         nodes = await asyncio.to_thread(cluster_nodes)
-        node_id = _place(nodes, task)
-    pooled = task.spec.placement == "pooled"
-    spare: tuple[str, Any] | None = None
-    if not pooled and node_id is not None and settings.spare_task_actors > 0 and not _relaunch(task):
-        spare = await _take_spare(redis, node_id)
+        node_id = _place(nodes, task, on_spare=on_spare)
+    # The node whose spare runs the task; None: a pooled host, or an actor of its own.
+    spare_node = node_id if on_spare else None
+    spare = await _take_spare(redis, spare_node) if spare_node is not None else None
     # Counted at once (other launches of this process may run while this one awaits the store): a
     # runner that takes no Ray slot counts against its node's slots until its run returns.
-    counted = node_id is not None and (pooled or spare is not None)
-    if counted:
-        _recent.add_pooled(node_id)  # type: ignore[arg-type]
+    counted = node_id if pooled else spare_node
+    if counted is not None:
+        _recent.add_pooled(counted)
     if not pooled and node_id is not None:
         _demand.add(node_id)
     try:
         fields = {"launched_at": str(int(time.time() * 1000))}
         if node_id is not None:
             fields["placed_on"] = node_id
-        if not pooled:
-            # Which process runs it, for operators: its own actor or a spare.
-            fields["actor"] = spare[0] if spare is not None else actor_name(task.id)
+        if spare is not None:
+            # Which process runs it, for operators: a spare (once handed one), or its own actor.
+            fields["actor"] = spare[0]
+        elif not pooled and spare_node is None:
+            fields["actor"] = actor_name(task.id)
         if placed is None:
             await redis.hset(keys.task(task.workspace_id, task.id), mapping=fields)
         if pooled:
@@ -202,19 +213,21 @@ async def launch(
             if node_id is not None:
                 run.add_done_callback(lambda _: _recent.pooled_done(node_id))
             return
-        if spare is not None:
-            assert node_id is not None
-            run = spare[1].run.remote(task.workspace_id, task.id)
-            run.future().add_done_callback(_after_spare_run(redis, settings, task, node_id))
+        if spare_node is not None:
+            waiting = spare_queue.Waiting(task, spare_node, slots=any(n.total for n in nodes))
+            if spare is not None:
+                _run_on_spare(redis, settings, waiting, spare)
+            else:
+                _queue(redis, settings).add(redis, waiting, settings.task_lease_seconds / 3)
     except BaseException:
-        if counted:
-            _recent.pooled_done(node_id)  # type: ignore[arg-type]
+        if counted is not None:
+            _recent.pooled_done(counted)
         raise
-    if spare is None:
+    if spare_node is None:
         await asyncio.to_thread(_start_own_actor, task, node_id, nodes)
-    if node_id is not None and settings.spare_task_actors > 0:
-        # Not on the task's path: its run is on its way already.
-        _in_background(_refill(redis, settings, node_id, _free_slots(nodes, node_id)))
+    else:
+        # Not on the task's path: its run is on its way already, or waits for these.
+        _in_background(_refill(redis, settings, spare_node, _free_slots(nodes, spare_node)))
 
 
 def _relaunch(task: Task) -> bool:
@@ -225,7 +238,11 @@ def _relaunch(task: Task) -> bool:
 
 
 def _start_own_actor(task: Task, node_id: str | None, nodes: list[NodeSlots]) -> None:
-    options = task_actor_options(task.id, node_id, slots=any(n.total for n in nodes))
+    _own_actor(task, node_id, slots=any(n.total for n in nodes))
+
+
+def _own_actor(task: Task, node_id: str | None, *, slots: bool) -> None:
+    options = task_actor_options(task.id, node_id, slots=slots)
     actor = TaskActor.options(**options).remote()  # type: ignore[attr-defined]
     actor.run.remote(task.workspace_id, task.id)
 
@@ -240,6 +257,56 @@ async def _take_spare(redis: aioredis.Redis, node_id: str) -> tuple[str, Any] | 
     return None
 
 
+#: Spares this process handed a task whose run has not returned, per node: with the idle and the
+#: warming ones, what the node has toward its target.
+_busy = spares.Counted()
+
+
+def _run_on_spare(
+    redis: aioredis.Redis, settings: Settings, waiting: spare_queue.Waiting, spare: tuple[str, Any]
+) -> None:
+    node_id = waiting.node_id
+    _busy.add(node_id)
+    try:
+        run = spare[1].run.remote(waiting.task.workspace_id, waiting.task.id)
+    except BaseException:
+        _busy.done(node_id)
+        raise
+    run.future().add_done_callback(_after_spare_run(redis, settings, waiting.task, node_id))
+
+
+#: The launches waiting for spares, per event loop (a replica or the scheduler has one; its queue's
+#: coroutines and store client belong to it).
+_spare_queues: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, spare_queue.SpareQueue] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def _queue(redis: aioredis.Redis, settings: Settings) -> spare_queue.SpareQueue:
+    """This loop's launches waiting for spares."""
+    loop = asyncio.get_running_loop()
+    queue = _spare_queues.get(loop)
+    if queue is None:
+
+        async def hand(waiting: spare_queue.Waiting, name: str, handle: Any) -> None:
+            key = keys.task(waiting.task.workspace_id, waiting.task.id)
+            try:
+                await redis.hset(key, "actor", name)
+                _run_on_spare(redis, settings, waiting, (name, handle))
+            except BaseException:
+                _recent.pooled_done(waiting.node_id)
+                raise
+
+        async def cold(waiting: spare_queue.Waiting) -> None:
+            _recent.pooled_done(waiting.node_id)
+            key = keys.task(waiting.task.workspace_id, waiting.task.id)
+            await redis.hset(key, "actor", actor_name(waiting.task.id))
+            await asyncio.to_thread(_own_actor, waiting.task, waiting.node_id, slots=waiting.slots)
+
+        queue = _spare_queues[loop] = spare_queue.SpareQueue(hand, cold, _warming.count)
+    return queue
+
+
 _background: set[asyncio.Task[None]] = set()
 
 
@@ -251,25 +318,44 @@ def _in_background(work: Coroutine[Any, Any, None]) -> None:
 
 
 def _free_slots(nodes: list[NodeSlots], node_id: str) -> float:
-    """The node's task slots not taken, less the places this process handed out there lately."""
+    """The node's task slots free for spares: Ray's view, less the actors this process placed there
+    lately (a task on a spare takes no Ray slot: the spare's process is what a slot bounds)."""
     node = next((n for n in nodes if n.node_id == node_id), None)
-    return 0.0 if node is None else node.free - _recent.counts().get(node_id, 0)
+    return 0.0 if node is None else node.free - _recent.placed(node_id)
+
+
+#: Nodes this process is starting spares on now: one refill per node at a time, so that a burst's
+#: launches do not each count the same shortfall.
+_refilling: set[str] = set()
 
 
 async def _refill(redis: aioredis.Redis, settings: Settings, node_id: str, free_slots: float) -> None:
-    """Start spares on the node until its list and the spares on their way reach its target: the
-    floor when dedicated launches are few, up to the bound and its free slots in a burst."""
+    """Start spares on the node until its idle, warming and busy spares reach its target: the floor
+    when dedicated launches are few, up to the bound and its free slots in a burst. Started at once,
+    not one after another: each is a worker process Ray starts while the others start."""
+    if node_id in _refilling:
+        return
+    _refilling.add(node_id)
     floor = settings.spare_task_actors
     limit = max(floor, settings.max_spare_task_actors)
-    wanted = spares.target(floor, limit, _demand.count(node_id), free_slots)
     try:
-        missing = wanted - _warming.count(node_id) - await spares.idle_count(redis, node_id)
-        for _ in range(missing):
-            _warming.add(node_id)
-            await asyncio.to_thread(_start_spare, node_id, limit, floor)
+        # Again while launches meanwhile raised the demand.
+        while True:
+            wanted = spares.target(floor, limit, _demand.count(node_id), free_slots)
+            idle = await spares.idle_count(redis, node_id)
+            missing = wanted - idle - _warming.count(node_id) - _busy.count(node_id)
+            if missing <= 0:
+                return
+            for _ in range(missing):
+                _warming.add(node_id)
+            await asyncio.gather(
+                *(asyncio.to_thread(_start_spare, node_id, limit, floor) for _ in range(missing))
+            )
     except Exception:
         # Spares only save time: the next launch on the node tries again.
         log.warning("could not start a spare task actor on node %s", node_id, exc_info=True)
+    finally:
+        _refilling.discard(node_id)
 
 
 def _start_spare(node_id: str, limit: int, floor: int) -> None:
@@ -293,6 +379,7 @@ def _after_spare_run(redis: aioredis.Redis, settings: Settings, task: Task, node
 
     def done(run: concurrent.futures.Future[Any]) -> None:
         _recent.pooled_done(node_id)
+        _busy.done(node_id)
         if run.cancelled() or not isinstance(run.exception(), ray.exceptions.RayActorError):
             return
         asyncio.run_coroutine_threadsafe(_unless_running(redis, task, node_id), loop)

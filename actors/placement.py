@@ -94,6 +94,13 @@ class RecentPlaces:
             counts.update(self._pooled)
             return {node: n for node, n in counts.items() if n > 0}
 
+    def placed(self, node_id: str) -> int:
+        """The dedicated actors handed the node lately (each takes a Ray slot once it starts)."""
+        cutoff = time.monotonic() - self.seconds
+        with self._lock:
+            times = self._placed.get(node_id)
+            return sum(1 for at in times if at >= cutoff) if times else 0
+
     def add(self, node_id: str) -> None:
         with self._lock:
             self._placed.setdefault(node_id, deque()).append(time.monotonic())

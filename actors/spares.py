@@ -7,7 +7,8 @@ pops one name (so each spare goes to exactly one task) and calls its `run`; a de
 node starts new spares there while the list is short of its target. The target follows demand: the
 dedicated launches on the node in the last `DEMAND_SECONDS`, at least the floor, at most
 `max_spare_task_actors` and the node's free task slots (`target`), so a burst of dedicated tasks is
-not paced by cold starts. When a spare's task pauses or ends, the actor puts itself back on its
+not paced by cold starts: a launch that finds no idle spare waits for one (`actors.spare_queue`)
+rather than starting a process of its own. When a spare's task pauses or ends, the actor puts itself back on its
 node's list if there is room under that bound, else exits, so a paused task holds no process. An
 idle spare above the floor leaves the list and exits after `SURGE_IDLE_SECONDS`; the floor's after
 `SPARE_IDLE_SECONDS`.
@@ -130,3 +131,27 @@ class Warming(Recent):
             started = self._started.get(node_id)
             if started:
                 started.popleft()
+
+
+class Counted:
+    """Things in progress per node, counted up and down (thread-safe: runs end on Ray's threads)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._counts: dict[str, int] = {}
+
+    def count(self, node_id: str) -> int:
+        with self._lock:
+            return self._counts.get(node_id, 0)
+
+    def add(self, node_id: str) -> None:
+        with self._lock:
+            self._counts[node_id] = self._counts.get(node_id, 0) + 1
+
+    def done(self, node_id: str) -> None:
+        with self._lock:
+            left = self._counts.get(node_id, 0) - 1
+            if left > 0:
+                self._counts[node_id] = left
+            else:
+                self._counts.pop(node_id, None)

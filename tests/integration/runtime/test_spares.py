@@ -111,3 +111,21 @@ def test_a_burst_of_dedicated_tasks_grows_the_spares_which_shrink_back_when_idle
         interval=0.5,
         what="the spares to shrink back to the floor",
     )
+
+
+def test_a_burst_beyond_the_idle_spares_waits_for_them_and_each_runs_several_tasks(
+    service: Service, api: httpx.Client
+) -> None:
+    agent = create_agent(api, scripted({"answer": "fine"}, placement="dedicated"))
+    warm = start(api, agent["id"])
+    wait_status(api, warm, "completed")
+    wait_for(lambda: _spares_ready(service), timeout=90, interval=0.5, what="the node's spares")
+    # More tasks at once than idle spares: the others wait for a spare to come back (or to start)
+    # rather than each starting a process of its own.
+    burst = [start(api, agent["id"], f"wave {n}") for n in range(service.settings.spare_task_actors + 6)]
+    for task_id in burst:
+        assert wait_status(api, task_id, "completed", "failed", timeout=120)["status"] == "completed"
+    ran_on = [_record(service, task_id)["actor"] for task_id in burst]
+    on_spares = [name for name in ran_on if name.startswith(SPARE_PREFIX)]
+    # A spare took the next task once it finished one.
+    assert len(set(on_spares)) < len(on_spares)

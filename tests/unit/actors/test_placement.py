@@ -71,6 +71,17 @@ def test_recent_places_expire() -> None:
     assert lasting.counts() == {"w1": 2}
 
 
+def test_the_actors_placed_lately_are_counted_apart_from_the_runners_that_take_no_slot() -> None:
+    # What a node's spares may grow to: its free slots less the actors of their own placed lately.
+    recent = RecentPlaces(seconds=60.0)
+    recent.add("w1")
+    recent.add_pooled("w1")
+    recent.add_pooled("w1")
+    assert (recent.placed("w1"), recent.placed("w2")) == (1, 0)
+    assert recent.counts() == {"w1": 3}
+    assert RecentPlaces(seconds=0.0).placed("w1") == 0
+
+
 def test_pooled_runners_count_until_their_run_returns() -> None:
     recent = RecentPlaces(seconds=0.0)
     recent.add_pooled("w1")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from actors.launcher import _relaunch
-from actors.spares import SPARE_PREFIX, Recent, Warming, spare_name, target
+from actors.spares import SPARE_PREFIX, Counted, Recent, Warming, spare_name, target
 from core.ids import parse_iso
 from core.tasks import Task
 from tests.support.task_records import task_spec
@@ -65,3 +65,16 @@ def test_demand_counts_the_recent_launches_per_node() -> None:
         demand.add("n1")
     assert (demand.count("n1"), demand.count("n2")) == (3, 0)
     assert Recent(seconds=0).count("n1") == 0
+
+
+def test_busy_spares_count_up_and_down_per_node() -> None:
+    busy = Counted()
+    busy.add("n1")
+    busy.add("n1")
+    busy.add("n2")
+    busy.done("n1")
+    busy.done("n2")
+    assert (busy.count("n1"), busy.count("n2"), busy.count("n3")) == (1, 0, 0)
+    # A count never goes below nothing (a run that ends twice, as seen from two callbacks).
+    busy.done("n2")
+    assert busy.count("n2") == 0
