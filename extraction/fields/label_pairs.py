@@ -163,7 +163,8 @@ def prefix_label_candidates(unit: TextUnit, name: str, kind: Kind, order: DateOr
         return
     for n in range(min(MAX_PREFIX_LABEL_WORDS, len(words) - 1), 0, -1):
         label = " ".join(words[:n])
-        if not is_label_like(label):
+        if not any(ch.isalnum() for ch in words[n - 1]) or not is_label_like(label):
+            # "Sex ☒ M F": a mark after the label is the value's ("☒ M"), never the label's end.
             continue
         score = match_label(name, label)
         if score < SYNONYM_SCORE or _longer_label_of_other_concept(label, words[n]):

@@ -30,6 +30,9 @@ CORNER = 0.14
 CORNER_INK = 0.06
 #: Share of each side band (left, right, top, bottom) that must hold some of the ring's ink.
 SIDE_SHARE = 0.12
+#: A straight run of ink this many line heights long is a rule, not part of a ring (which is at
+#: most `MAX_HEIGHT` line heights tall and curves).
+RULE_HEIGHTS = 3.0
 #: Longest word a ring is taken to circle: an option, not a sentence.
 MAX_WORD_CHARS = 12
 
@@ -78,7 +81,7 @@ def find_rings(image: Image.Image, line_height: float) -> list[Box]:
 
     gray = np.asarray(image.convert("L"))
     _, ink = cv2.threshold(gray, 0, 255, cv2.THRESH_BINARY_INV + cv2.THRESH_OTSU)
-    count, labels, stats, _ = cv2.connectedComponentsWithStats(ink, connectivity=8)
+    count, labels, stats, _ = cv2.connectedComponentsWithStats(without_rules(ink, line_height), connectivity=8)
     rings: list[Box] = []
     for label in range(1, count):
         x, y, w, h, area = (int(v) for v in stats[label])
@@ -89,6 +92,17 @@ def find_rings(image: Image.Image, line_height: float) -> list[Box]:
         if _ring_shaped(labels[y : y + h, x : x + w] == label):
             rings.append(Box(float(x), float(y), float(x + w), float(y + h)))
     return rings
+
+
+def without_rules(ink: Any, line_height: float) -> Any:
+    """`ink` (a 0/255 array) without its long straight rules: a ring drawn on a ruled form often
+    touches a cell's rule, and joined to the whole grid it is no ring-sized piece at all."""
+    import cv2
+
+    length = max(3, int(RULE_HEIGHTS * line_height))
+    horizontal = cv2.morphologyEx(ink, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_RECT, (length, 1)))
+    vertical = cv2.morphologyEx(ink, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_RECT, (1, length)))
+    return cv2.subtract(ink, cv2.bitwise_or(horizontal, vertical))
 
 
 def _ring_shaped(piece: Any) -> bool:

@@ -59,3 +59,17 @@ def test_a_round_letter_inside_a_word_circles_nothing() -> None:
     draw.rectangle((138, 30, 150, 52), fill="black")
     line = _line("Bob", [("Bob", Box(98, 28, 152, 54))])
     assert with_circled(image, [line]) == [line]
+
+
+def test_a_ring_touching_a_cells_rule_still_marks_its_option() -> None:
+    image, draw = _page()
+    # A ruled cell whose left rule the ring around "Male" touches: one piece of ink with the
+    # whole grid until the long rules are taken out.
+    draw.rectangle((96, 4, 560, 150), outline="black", width=2)
+    draw.line((96, 80, 560, 80), fill="black", width=2)
+    draw.rectangle((110, 30, 150, 50), fill="black")
+    draw.rectangle((190, 30, 250, 50), fill="black")
+    draw.ellipse((97, 20, 163, 60), outline="black", width=2)
+    line = _line("Male Female", [("Male", Box(108, 26, 152, 54)), ("Female", Box(188, 26, 252, 54))])
+    (read,) = with_circled(image, [line])
+    assert read.text == f"{MARKED} Male Female"

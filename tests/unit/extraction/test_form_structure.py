@@ -170,6 +170,13 @@ def test_gender_from_a_circled_initial_in_a_text_layer() -> None:
     assert values(b.doc, ["gender"]) == {"gender": "Female"}
 
 
+def test_a_mark_right_after_a_caption_belongs_to_the_option() -> None:
+    b = DocBuilder()
+    # A ruled cell read as one line: caption, then the circled initial's mark, no colon.
+    b.line(f"Sex {MARKED} M F", 50, 100)
+    assert values(b.doc, ["gender"]) == {"gender": "Male"}
+
+
 # -- combined fields -----------------------------------------------------------------------------
 
 
