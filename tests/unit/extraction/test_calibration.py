@@ -7,7 +7,9 @@ import pytest
 
 from bench.fit_calibration import (
     DESIGN_SPREAD,
+    SPREADS,
     Value,
+    choose_spread,
     cross_validate,
     design_group,
     fit,
@@ -220,3 +222,15 @@ def test_coverage_recomputes_each_found_values_confidence() -> None:
     assert results["a"].signals is not None and results["a"].signals.coverage == pytest.approx(1 / 3)
     assert results["a"].confidence == calibrated_confidence(key, 0.95, signals=results["a"].signals)
     assert results["b"].confidence == 0.0
+
+
+def test_the_gate_spread_is_the_least_the_held_out_designs_need() -> None:
+    # Evidence every design reads right: no spread is needed, so the least is taken.
+    sure = [v for g in "abcd" for v in _values(g, "text_layer|label_colon|valid", 40, 0)]
+    spread, tried = choose_spread(sure)
+    assert spread == SPREADS[0] and set(tried) == set(SPREADS)
+    # Evidence right half the time everywhere: no spread meets the targets, and the one chosen
+    # is the spread whose held-out values at >= 0.9 were right most often.
+    coin = [v for g in "abcd" for v in _values(g, "ocr|label_inline|valid", 20, 20)]
+    spread, tried = choose_spread(coin)
+    assert tried[spread].high_precision == max(cal.high_precision for cal in tried.values())
