@@ -102,11 +102,6 @@ _LEGAL_FORM_WORDS = frozenset(
 #: Words that start or fill address lines, in the languages of the documents seen so far.
 _STREET_WORDS = frozenset(
     [
-        "jalan",
-        "jln",
-        "lorong",
-        "persiaran",
-        "taman",
         "street",
         "st",
         "road",
@@ -268,7 +263,14 @@ def _looks_like_address(text: str) -> bool:
         or _NUMBER_SIGN_RE.search(text)
         or tokens & _STREET_WORDS
         or has_postcode(text)
+        or _ends_list(text)
     )
+
+
+def _ends_list(text: str) -> bool:
+    """Whether a line ends in a comma after a word: the parts of an address run on to the next line
+    ("S117, Second Floor,", "TAMAN SEJATI,"); a name ends with its last word or a legal form."""
+    return bool(re.search(r"[^\W_][.)]?,$", text.strip()))
 
 
 def _names_a_company(text: str) -> bool:
@@ -379,7 +381,11 @@ def _start_under(top: list[TextUnit], last: int, found: int | None) -> int | Non
         index += 1
     if index >= len(top) or (found is not None and found <= index):
         return found
-    if found is not None and not all(any(c.isdigit() for c in u.text) for u in top[index:found]):
+    if (
+        found is not None
+        and not all(any(c.isdigit() for c in u.text) for u in top[index:found])
+        and not _place_over_postcode(top, index, found)
+    ):
         # Words between the name and the address are more of the name's story ("formerly known
         # as ...", "Licensee of ..."); a line with a number is the address's unit or building.
         return found
@@ -395,6 +401,17 @@ def _start_under(top: list[TextUnit], last: int, found: int | None) -> int | Non
     ):
         return found
     return index
+
+
+def _place_over_postcode(top: list[TextUnit], index: int, found: int) -> bool:
+    """Whether line `index`, alone between a name and the address found under it, is that address's
+    first line: the found line holds the postcode, which ends an address rather than starting it,
+    and line `index` names a place, every word capitalised ("TAMAN BERKELEY" over "41150 KLANG",
+    "Westbury" over "Leeds LS1 4AB"), not a phrase ("Licensee of ...")."""
+    if found != index + 1 or not has_postcode(top[found].text):
+        return False
+    words = re.findall(r"[^\W\d_][\w'.-]*", top[index].text)
+    return bool(words) and all(w[0].isupper() for w in words) and not _names_a_company(top[index].text)
 
 
 def _unclosed(text: str) -> bool:

@@ -166,3 +166,23 @@ def test_a_date_line_with_a_weekday_under_the_name_is_no_address() -> None:
     result = _read(["CEDAR BOOKS", "25-01-18 Saturday", "TEL 03-5555-0142"])
     assert result["company"].value == "CEDAR BOOKS"
     assert result["address"].value is None
+
+
+def test_a_line_ending_in_a_comma_starts_an_address_without_a_street_word() -> None:
+    # No number opens it and no word names a street: the comma says the address runs on.
+    header = ["RIVERTON BOOKS", "S117, Crescent Mall,", "Kingsport Gardens,", "Fairview 81100", "0123456789"]
+    result = _read(header)
+    assert result["company"].value == "RIVERTON BOOKS"
+    assert result["address"].value == "S117, Crescent Mall, Kingsport Gardens, Fairview 81100"
+
+
+def test_a_place_alone_over_the_postcode_line_is_the_address_first_line() -> None:
+    header = ["WILLOW MART LTD", "(519537-X)", "KINGSPORT GARDENS", "41150 OAKDALE, RIVERTON", "GST ID: 000181747712"]
+    result = _read(header)
+    assert result["company"].value == "WILLOW MART LTD"
+    assert result["address"].value == "KINGSPORT GARDENS 41150 OAKDALE, RIVERTON"
+
+
+def test_a_phrase_alone_over_the_postcode_line_is_the_name_story_not_the_address() -> None:
+    header = ["WILLOW MART LTD", "Licensee of Cedar Foods", "41150 Oakdale", "Tel 03-5555 0142"]
+    assert _read(header)["address"].value == "41150 Oakdale"
