@@ -328,6 +328,7 @@ def _company_lines(units: list[TextUnit]) -> tuple[list[TextUnit], int | None, l
         _continues(region[first - 1].text, region[first].text)
         or _legal_form_only(region[first].text)
         or _one_prominent_block(region[first - 1], region[first], body)
+        or (_one_word_and_legal_form(region[first].text) and _same_face(region[first - 1], region[first]))
     ):
         first -= 1
     last = chosen
@@ -342,6 +343,9 @@ def _company_lines(units: list[TextUnit]) -> tuple[list[TextUnit], int | None, l
 PROMINENT_HEIGHT = 1.25
 #: Lines of one heading differ in height by at most this share (OCR boxes vary a little).
 SAME_HEIGHT = 0.15
+#: Lines in one body face differ by at most this share: a line with descenders ("Bar S.p.A.") is
+#: boxed a quarter taller than one without ("Cedar Noodle").
+SAME_BODY_HEIGHT = 0.25
 
 
 def _body_height(units: list[TextUnit]) -> float:
@@ -353,17 +357,28 @@ def _body_height(units: list[TextUnit]) -> float:
 def _one_prominent_block(upper: TextUnit, lower: TextUnit, body: float) -> bool:
     """Whether two name lines, one under the other, are one heading: both in the same face, taller
     than the body text ("BLUE COFFEE" over "HOUSE INC." in large type)."""
+    return (
+        body > 0
+        and min(_height(upper), _height(lower)) >= PROMINENT_HEIGHT * body
+        and _same_face(upper, lower, SAME_HEIGHT)
+    )
+
+
+def _same_face(upper: TextUnit, lower: TextUnit, tolerance: float = SAME_BODY_HEIGHT) -> bool:
+    """Whether two lines, one right under the other, are set in one face: one case, heights apart
+    by at most `tolerance` of the taller."""
     high, low = _height(upper), _height(lower)
     if upper.text.isupper() != lower.text.isupper():
         # One face has one case: a handwritten note over a printed name is no part of it.
         return False
-    if (
-        body <= 0
-        or min(high, low) < PROMINENT_HEIGHT * body
-        or abs(high - low) > SAME_HEIGHT * max(high, low)
-    ):
-        return False
-    return not _far_below(upper, lower)
+    return abs(high - low) <= tolerance * max(high, low) and not _far_below(upper, lower)
+
+
+def _one_word_and_legal_form(text: str) -> bool:
+    """Whether a line is one word and a legal form ("HOUSE INC.", "Bar S.p.A."): most often the end
+    of a name too long for one line, whose start is the name line above in the same face."""
+    found = _LEGAL_FORM_RE.search(text)
+    return found is not None and len(re.findall(r"[^\W\d_]{2,}", text[: found.start()])) == 1
 
 
 def _legal_form_only(text: str) -> bool:

@@ -88,11 +88,14 @@ def test_a_name_in_one_large_face_over_two_lines_is_one_name() -> None:
         "TORONTO, ON M5V 1H9",
     ]
     assert _read(header)["company"].value == "BLUE COFFEE HOUSE INC."
-    # In the body's face, the line above is no part of the name: nothing says it is.
+    # Two words in the body's face are one name only when the lower line is one word and a legal form.
     assert (
-        _read(["BLUE COFFEE", "HOUSE INC.", "981 KING ST W", "TORONTO, ON M5V 1H9"])["company"].value
-        == "HOUSE INC."
+        _read(["BLUE COFFEE", "TEA HOUSE INC.", "981 KING ST W", "TORONTO, ON M5V 1H9"])["company"].value
+        == "TEA HOUSE INC."
     )
+    # A smaller line above is a slogan, no part of the name.
+    small: list[str | tuple[str, float]] = [("WELCOME", 12.0), "HOUSE INC.", "981 KING ST W", "TORONTO"]
+    assert _read(small)["company"].value == "HOUSE INC."
 
 
 def test_a_handwritten_note_over_a_large_name_is_not_joined_to_it() -> None:
@@ -186,3 +189,14 @@ def test_a_place_alone_over_the_postcode_line_is_the_address_first_line() -> Non
 def test_a_phrase_alone_over_the_postcode_line_is_the_name_story_not_the_address() -> None:
     header = ["WILLOW MART LTD", "Licensee of Cedar Foods", "41150 Oakdale", "Tel 03-5555 0142"]
     assert _read(header)["address"].value == "41150 Oakdale"
+
+
+def test_one_word_and_a_legal_form_ends_the_name_begun_above_in_the_same_face() -> None:
+    header = ["Cedar Noodle", "Bar S.p.A.", "Via Church 116", "73068 Roma (RM)", "Tel. 06 98575311"]
+    result = _read(header)
+    assert result["company"].value == "Cedar Noodle Bar S.p.A."
+    assert result["address"].value == "Via Church 116 73068 Roma (RM)"
+    # A line in another case above is no part of the name: a brand or a note.
+    assert _read(["BREWERY TAP", "Owner Castle S/B", "Via Church 116", "73068 Roma"])["company"].value == (
+        "Owner Castle S/B"
+    )
