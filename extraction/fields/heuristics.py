@@ -282,12 +282,21 @@ def _names_a_company(text: str) -> bool:
 
 def _address_start(top: list[TextUnit]) -> int | None:
     """Index of the first address line: the first address-like line after a name-like one."""
-    seen_name = False
+    names = 0
     for index, unit in enumerate(top):
-        if seen_name and not _dated(top, index) and _looks_like_address(unit.text):
+        if names and not _dated(top, index) and _looks_like_address(unit.text):
+            if names >= 2 and _place_over_postcode(top, index - 1, index) and _ends_header(top, index + 1):
+                # The name is the line above the place: "ASIA MART" / "KINGSPORT GARDENS" / "41150 OAKDALE".
+                return index - 1
             return index
-        seen_name = seen_name or _looks_like_name(unit.text)
+        names += _looks_like_name(unit.text)
     return None
+
+
+def _ends_header(top: list[TextUnit], index: int) -> bool:
+    """Whether the address can go on no further than line `index`: past the top, or a line that is
+    no part of an address."""
+    return index >= len(top) or _ends_address(top[index].text.strip()) or _dated(top, index)
 
 
 def _continues(upper: str, lower: str) -> bool:

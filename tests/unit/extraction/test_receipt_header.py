@@ -200,3 +200,12 @@ def test_one_word_and_a_legal_form_ends_the_name_begun_above_in_the_same_face() 
     assert _read(["BREWERY TAP", "Owner Castle S/B", "Via Church 116", "73068 Roma"])["company"].value == (
         "Owner Castle S/B"
     )
+
+
+def test_a_place_over_the_last_postcode_line_is_the_address_under_a_name_without_legal_form() -> None:
+    result = _read(["WILLOW MART", "(519537-X)", "KINGSPORT GARDENS", "41150 OAKDALE", "TEL: 03-5555 0142"])
+    assert result["company"].value == "WILLOW MART"
+    assert result["address"].value == "KINGSPORT GARDENS 41150 OAKDALE"
+    # A postcode-shaped house number with more of the address under it starts the address itself.
+    result = _read(["BLUE COFFEE", "HOUSE", "1234 Station Ave", "Springfield, IL 62704", "(217) 555-0142"])
+    assert result["address"].value == "1234 Station Ave Springfield, IL 62704"
