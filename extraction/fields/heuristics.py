@@ -141,8 +141,10 @@ _POSTCODE_NEXT_RE = re.compile(r"[\s,]*\d{4,6}\b")
 _ADDRESS_START_RE = re.compile(r"^(?:no\b|no\.|no\d|lot\b|level\b|unit\b|suite\b|block\b|\d)", re.IGNORECASE)
 #: A five-digit postcode with the town glued to it ("53300KL"): OCR lost the space between them.
 _GLUED_POSTCODE_RE = re.compile(r"\b(\d{5})(?=[A-Za-z]{2,}\b)")
+#: Label words of the lines that end an address. "HP" (hand phone) is one only before its number:
+#: a Dutch postcode ends in two letters ("7417 HP Utrecht").
 _ADDRESS_STOP_RE = re.compile(
-    r"\b(tel|tele?phone|phone|fax|h/?p|mobile|e-?mail|www|http|gst|vat|tax|invoice|receipt|cashier|date|"
+    r"\b(tel|tele?phone|phone|fax|h/p|hp(?=\s*[:.]?\s*[+(\d])|mobile|e-?mail|www|http|gst|vat|tax|invoice|receipt|cashier|date|"
     r"reg|registration|roc|co\.?\s*no|company|bill|table|order|doc|document)\b",
     re.IGNORECASE,
 )

@@ -209,3 +209,8 @@ def test_a_place_over_the_last_postcode_line_is_the_address_under_a_name_without
     # A postcode-shaped house number with more of the address under it starts the address itself.
     result = _read(["BLUE COFFEE", "HOUSE", "1234 Station Ave", "Springfield, IL 62704", "(217) 555-0142"])
     assert result["address"].value == "1234 Station Ave Springfield, IL 62704"
+
+
+def test_two_letters_of_a_postcode_are_no_hand_phone_label() -> None:
+    result = _read(["CEDAR BOOKS B.V.", "Hillstraat 120", "7417 HP Utrecht", "HP: 012-345 6789"])
+    assert result["address"].value == "Hillstraat 120 7417 HP Utrecht"
