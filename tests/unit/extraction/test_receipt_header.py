@@ -180,7 +180,13 @@ def test_a_line_ending_in_a_comma_starts_an_address_without_a_street_word() -> N
 
 
 def test_a_place_alone_over_the_postcode_line_is_the_address_first_line() -> None:
-    header = ["WILLOW MART LTD", "(519537-X)", "KINGSPORT GARDENS", "41150 OAKDALE, RIVERTON", "GST ID: 000181747712"]
+    header = [
+        "WILLOW MART LTD",
+        "(519537-X)",
+        "KINGSPORT GARDENS",
+        "41150 OAKDALE, RIVERTON",
+        "GST ID: 000181747712",
+    ]
     result = _read(header)
     assert result["company"].value == "WILLOW MART LTD"
     assert result["address"].value == "KINGSPORT GARDENS 41150 OAKDALE, RIVERTON"
@@ -214,3 +220,32 @@ def test_a_place_over_the_last_postcode_line_is_the_address_under_a_name_without
 def test_two_letters_of_a_postcode_are_no_hand_phone_label() -> None:
     result = _read(["CEDAR BOOKS B.V.", "Hillstraat 120", "7417 HP Utrecht", "HP: 012-345 6789"])
     assert result["address"].value == "Hillstraat 120 7417 HP Utrecht"
+
+
+def test_without_legal_form_the_name_is_the_first_prominent_line_not_the_trade_line_under_it() -> None:
+    header = [
+        "KINGSPORT PAPER HOUSE",
+        "STATIONERY & OFFICE SUPPLIES",
+        "12 Mill Lane",
+        "Oakdale 40170",
+        "TEL 03-5555 0142",
+    ]
+    assert _read(header)["company"].value == "KINGSPORT PAPER HOUSE"
+    # A larger name over a smaller line: the larger one, wherever it stands.
+    header2: list[str | tuple[str, float]] = [
+        "Since 1987",
+        ("KINGSPORT PAPER HOUSE", 30.0),
+        "12 Mill Lane",
+        "Oakdale 40170",
+    ]
+    assert _read(header2)["company"].value == "KINGSPORT PAPER HOUSE"
+
+
+def test_a_name_begun_on_the_first_prominent_line_runs_on_below_it() -> None:
+    header: list[str | tuple[str, float]] = [
+        ("HARBOUR HARDWARE &", 30.0),
+        ("ELECTRICAL", 30.0),
+        "12 Mill Lane",
+        "Oakdale 40170",
+    ]
+    assert _read(header)["company"].value == "HARBOUR HARDWARE & ELECTRICAL"
