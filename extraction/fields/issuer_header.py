@@ -452,20 +452,41 @@ def address(units: list[TextUnit]) -> Iterator[Candidate]:
         if start is None:
             return
     lines: list[TextUnit] = []
+    texts: list[str] = []
     for index in range(start, len(header)):
         unit = header[index]
         if (
             len(lines) >= MAX_ADDRESS_LINES
-            or _ends_address(unit.text.strip())
             or _dated(header, index)
             or (lines and _far_below(lines[-1], unit))
         ):
             break
+        if _ends_address(unit.text.strip()):
+            head = _place_before_contact(unit.text.strip())
+            if lines and head:
+                lines.append(unit)
+                texts.append(head)
+            break
         lines.append(unit)
+        texts.append(unit.text.strip())
     if lines:
-        raw = " ".join(u.text.strip() for u in lines)
+        raw = " ".join(texts)
         value = _GLUED_POSTCODE_RE.sub(r"\1 ", raw)
         yield Candidate.of(value, HEURISTIC_PRIOR, lines, raw, "address_after_company")
+
+
+#: The label of a telephone or e-mail set after the last part of an address on its line.
+_CONTACT_LABEL_RE = re.compile(r"[\s,;.]+(?:tel|tele?phone|phone|fax|h/p|hp|mobile|e-?mail)\b", re.IGNORECASE)
+
+
+def _place_before_contact(text: str) -> str | None:
+    """The end of an address before the telephone set after it on its line ("47400 PETALING JAYA
+    TEL: 03-7731 8169"): the part before the label, when it holds a postcode, which ends an address."""
+    found = _CONTACT_LABEL_RE.search(text)
+    if found is None:
+        return None
+    head = text[: found.start()].strip()
+    return head if has_postcode(head) and not _ends_address(head) else None
 
 
 def _ends_address(text: str) -> bool:

@@ -249,3 +249,11 @@ def test_a_name_begun_on_the_first_prominent_line_runs_on_below_it() -> None:
         "Oakdale 40170",
     ]
     assert _read(header)["company"].value == "HARBOUR HARDWARE & ELECTRICAL"
+
+
+def test_the_address_ends_before_a_telephone_set_after_its_postcode_on_one_line() -> None:
+    header = ["HARBOUR BOOKS LTD", "12 Mill Lane,", "47400 Oakdale TEL: 03-7731 8169", "GST ID: 000181747712"]
+    assert _read(header)["address"].value == "12 Mill Lane, 47400 Oakdale"
+    # A telephone line of its own still ends the address above it.
+    header = ["HARBOUR BOOKS LTD", "12 Mill Lane,", "47400 Oakdale", "TEL: 03-7731 8169"]
+    assert _read(header)["address"].value == "12 Mill Lane, 47400 Oakdale"
