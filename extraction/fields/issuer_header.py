@@ -23,6 +23,7 @@ from extraction.fields.header_lines import (
     is_identifier_line,
     opens_with_block_number,
 )
+from extraction.fields.issuer_words import BUSINESS_WORDS, LEGAL_FORM_RE, LEGAL_FORM_WORDS, STREET_WORDS
 from extraction.fields.normalize import find_dates, is_label, label_tokens
 from extraction.fields.text_lines import TextUnit
 
@@ -35,96 +36,6 @@ MAX_ADDRESS_LINES = 6
 #: An address ends at a blank gap taller than this many of its line heights.
 ADDRESS_GAP_LINES = 1.5
 
-#: Words of company names that say what kind of business it is, rather than which one.
-_BUSINESS_WORDS = frozenset(
-    [
-        "enterprise",
-        "enterprises",
-        "trading",
-        "traders",
-        "group",
-        "holdings",
-        "industries",
-        "restaurant",
-        "restaurants",
-        "restoran",
-        "store",
-        "stores",
-        "mart",
-        "supermarket",
-        "hardware",
-        "bakery",
-        "cafe",
-        "pharmacy",
-        "services",
-        "solutions",
-        "international",
-        "company",
-        "corporation",
-        "sdn",
-        "bhd",
-    ]
-)
-#: Legal forms that end a company's name.
-_LEGAL_FORM_RE = re.compile(
-    r"\b(?:sdn\.?\s*bhd|sdn|bhd|berhad|s/b|ltd|private\s+limited|limited|llc|l\.l\.c|llp|inc|incorporated|corp|corporation|"
-    r"co(?=[.\s]|$)|gmbh|ag|plc|pte|pvt|pty|sarl|sas|s\.a|b\.v|n\.v|kg|srl|s\.r\.l|spa|s\.p\.a|oy|ab|a/s|"
-    r"k\.k|v\.o\.f|e\.k|s\.l|ltda)\b\.?",
-    re.IGNORECASE,
-)
-#: Legal forms written as one word, which OCR can split ("BH D", "L TD").
-_LEGAL_FORM_WORDS = frozenset(
-    {
-        "sdn",
-        "bhd",
-        "berhad",
-        "ltd",
-        "limited",
-        "llc",
-        "llp",
-        "inc",
-        "corp",
-        "gmbh",
-        "plc",
-        "pte",
-        "pvt",
-        "sarl",
-        "srl",
-    }
-)
-#: Words that start or fill address lines in several languages (a help, not the rule: an address
-#: line is known by its shape first; no one country's words are needed).
-_STREET_WORDS = frozenset(
-    [
-        "street",
-        "st",
-        "road",
-        "rd",
-        "avenue",
-        "ave",
-        "lane",
-        "boulevard",
-        "blvd",
-        "drive",
-        "way",
-        "plaza",
-        "floor",
-        "flr",
-        "block",
-        "blk",
-        "lot",
-        "level",
-        "suite",
-        "unit",
-        "rue",
-        "avenida",
-        "strasse",
-        "str",
-        "via",
-        "calle",
-        "building",
-    ]
-)
 #: A street's name, then its house number last ("Kerkstraat 45", "Hauptstr. 12a", "Via Roma 10"),
 #: as most of Europe writes it.
 _NUMBER_AFTER_STREET_RE = re.compile(r"^[^\W\d_][^\d,:]*[^\W\d_]\.?\s+\d{1,4}[A-Za-z]?$")
@@ -218,7 +129,7 @@ def _looks_like_address(text: str) -> bool:
         _ADDRESS_START_RE.match(text.strip())
         or _NUMBER_AFTER_STREET_RE.match(text.strip())
         or _NUMBER_SIGN_RE.search(text)
-        or tokens & _STREET_WORDS
+        or tokens & STREET_WORDS
         or has_postcode(text)
         or _ends_list(text)
     )
@@ -233,7 +144,7 @@ def _ends_list(text: str) -> bool:
 def _names_a_company(text: str) -> bool:
     """Whether a line carries a legal form, so names a company: not when a postcode follows the
     form's letters, which are then a region's ("RENO CO 12144" is in Colorado)."""
-    found = _LEGAL_FORM_RE.search(text)
+    found = LEGAL_FORM_RE.search(text)
     return found is not None and not _POSTCODE_NEXT_RE.match(text, found.end())
 
 
@@ -264,7 +175,7 @@ def _continues(upper: str, lower: str) -> bool:
     if upper.count("(") > upper.count(")") or lower.count(")") > lower.count("("):
         return True
     first = label_tokens(lower)[:1]
-    return bool(first and first[0] in _BUSINESS_WORDS)
+    return bool(first and first[0] in BUSINESS_WORDS)
 
 
 def _company_lines(units: list[TextUnit]) -> tuple[list[TextUnit], int | None, list[TextUnit]]:
@@ -282,7 +193,7 @@ def _company_lines(units: list[TextUnit]) -> tuple[list[TextUnit], int | None, l
     names = [i for i, u in enumerate(region) if _looks_like_name(u.text)]
     if not names:
         return [], start, top
-    legal = [i for i in names if _LEGAL_FORM_RE.search(region[i].text)]
+    legal = [i for i in names if LEGAL_FORM_RE.search(region[i].text)]
     if legal:
         chosen = legal[0]
     elif start is not None:
@@ -353,13 +264,13 @@ def _same_face(upper: TextUnit, lower: TextUnit, tolerance: float = SAME_BODY_HE
 def _one_word_and_legal_form(text: str) -> bool:
     """Whether a line is one word and a legal form ("HOUSE INC.", "Bar S.p.A."): most often the end
     of a name too long for one line, whose start is the name line above in the same face."""
-    found = _LEGAL_FORM_RE.search(text)
+    found = LEGAL_FORM_RE.search(text)
     return found is not None and len(re.findall(r"[^\W\d_]{2,}", text[: found.start()])) == 1
 
 
 def _legal_form_only(text: str) -> bool:
     """Whether a line is nothing but a legal form ("Pty Ltd", "SDN. BHD."): the end of a name begun above."""
-    return _letters(_LEGAL_FORM_RE.sub("", _TRAILING_REGISTRATION_RE.sub("", text))) == 0
+    return _letters(LEGAL_FORM_RE.sub("", _TRAILING_REGISTRATION_RE.sub("", text))) == 0
 
 
 def _start_under(top: list[TextUnit], last: int, found: int | None) -> int | None:
@@ -386,7 +297,7 @@ def _start_under(top: list[TextUnit], last: int, found: int | None) -> int | Non
         or is_contact_line(text)
         or _dated(top, index)
         or _letters(text) < 2
-        or _LEGAL_FORM_RE.search(text)
+        or LEGAL_FORM_RE.search(text)
         or is_label(text)
         or _far_below(top[index - 1], top[index])
     ):
@@ -417,7 +328,7 @@ def company(units: list[TextUnit]) -> Iterator[Candidate]:
         value = _without_title(_TRAILING_REGISTRATION_RE.sub("", raw)).strip(" :;,")
         # A sender line "QualityHosting AG - Uferweg 40-42 - D-63571 Gelnhausen" names the company first.
         head = re.split("\\s+[-\u2013|\u2022]\\s+", value)[0]
-        if head != value and _LEGAL_FORM_RE.search(head):
+        if head != value and LEGAL_FORM_RE.search(head):
             value = head
         yield Candidate.of(
             _spaced_name(_legal_form_mended(value)), HEURISTIC_PRIOR, lines, raw, "company_top"
@@ -436,7 +347,7 @@ def _legal_form_mended(name: str) -> str:
     for k in range(len(words) - 2, -1, -1):
         first, second = words[k], words[k + 1]
         joined = (first + second).rstrip(".").lower()
-        if joined in _LEGAL_FORM_WORDS and first.lower() not in _LEGAL_FORM_WORDS:
+        if joined in LEGAL_FORM_WORDS and first.lower() not in LEGAL_FORM_WORDS:
             words[k : k + 2] = [first + second]
     return " ".join(words)
 
