@@ -1,7 +1,7 @@
 """The issuer's name and address, read from the header block of a receipt's or a letterhead's first page.
 
 A header reads top down: the issuer's name (the first line that carries a legal form of some
-country, else the first prominent name line above the address, else the most prominent top line), maybe its
+country, else the name line right above the address, else the most prominent top line), maybe its
 registration number, then the address, then the lines to reach the issuer and its tax numbers.
 The address is the run of lines under the name up to a telephone, e-mail, web, identifier, date
 or label line, each known by its shape (`header_lines.py`), or a blank gap. Where an address line
@@ -182,10 +182,8 @@ def _company_lines(units: list[TextUnit]) -> tuple[list[TextUnit], int | None, l
     """(the issuer's name lines, index of the address start, the top lines) of a receipt or letterhead.
 
     The name is the first line before the address that ends in a legal form (SDN BHD, Ltd, Inc, ...),
-    else the first printed name-like line above the address in its tallest face (a trade line under
-    the name, "STATIONERY & OFFICE SUPPLIES", is smaller or later), else the most prominent top
-    line; a name split over lines ("AIK HUAT HARDWARE" / "ENTERPRISE (SETIA" / "ALAM) SDN BHD") is
-    joined.
+    else the name-like line right above the address, else the most prominent top line; a name split
+    over lines ("AIK HUAT HARDWARE" / "ENTERPRISE (SETIA" / "ALAM) SDN BHD") is joined.
     """
     top = _top_units(units)
     start = _address_start(top)
@@ -197,10 +195,7 @@ def _company_lines(units: list[TextUnit]) -> tuple[list[TextUnit], int | None, l
     if legal:
         chosen = legal[0]
     elif start is not None:
-        # A line all in small letters is a note written on the receipt, not its printed name.
-        printed = [i for i in names if not region[i].text.islower()] or names
-        tallest = max(_height(region[i]) for i in printed)
-        chosen = next(i for i in printed if _height(region[i]) >= (1 - SAME_HEIGHT) * tallest)
+        chosen = names[-1]
     else:
         # A line all in small letters is a note written on the receipt, not its printed name.
         chosen = max(names, key=lambda i: (not region[i].text.islower(), _height(region[i]), -i))
@@ -214,12 +209,7 @@ def _company_lines(units: list[TextUnit]) -> tuple[list[TextUnit], int | None, l
     ):
         first -= 1
     last = chosen
-    while last + 1 in names and (
-        _unclosed(region[last].text)
-        or _continues(region[last].text, region[last + 1].text)
-        or _legal_form_only(region[last + 1].text)
-        or _one_prominent_block(region[last], region[last + 1], body)
-    ):
+    while last + 1 in names and _unclosed(region[last].text):
         last += 1
     if legal:
         start = _start_under(top, last, start)

@@ -222,38 +222,21 @@ def test_two_letters_of_a_postcode_are_no_hand_phone_label() -> None:
     assert result["address"].value == "Hillstraat 120 7417 HP Utrecht"
 
 
-def test_without_legal_form_the_name_is_the_first_prominent_line_not_the_trade_line_under_it() -> None:
-    header = [
-        "KINGSPORT PAPER HOUSE",
-        "STATIONERY & OFFICE SUPPLIES",
-        "12 Mill Lane",
-        "Oakdale 40170",
-        "TEL 03-5555 0142",
-    ]
-    assert _read(header)["company"].value == "KINGSPORT PAPER HOUSE"
-    # A larger name over a smaller line: the larger one, wherever it stands.
-    header2: list[str | tuple[str, float]] = [
-        "Since 1987",
-        ("KINGSPORT PAPER HOUSE", 30.0),
-        "12 Mill Lane",
-        "Oakdale 40170",
-    ]
-    assert _read(header2)["company"].value == "KINGSPORT PAPER HOUSE"
-
-
-def test_a_name_begun_on_the_first_prominent_line_runs_on_below_it() -> None:
-    header: list[str | tuple[str, float]] = [
-        ("HARBOUR HARDWARE &", 30.0),
-        ("ELECTRICAL", 30.0),
-        "12 Mill Lane",
-        "Oakdale 40170",
-    ]
-    assert _read(header)["company"].value == "HARBOUR HARDWARE & ELECTRICAL"
-
-
 def test_the_address_ends_before_a_telephone_set_after_its_postcode_on_one_line() -> None:
     header = ["HARBOUR BOOKS LTD", "12 Mill Lane,", "47400 Oakdale TEL: 03-7731 8169", "GST ID: 000181747712"]
     assert _read(header)["address"].value == "12 Mill Lane, 47400 Oakdale"
     # A telephone line of its own still ends the address above it.
     header = ["HARBOUR BOOKS LTD", "12 Mill Lane,", "47400 Oakdale", "TEL: 03-7731 8169"]
     assert _read(header)["address"].value == "12 Mill Lane, 47400 Oakdale"
+
+
+def test_without_legal_form_the_name_is_the_line_right_above_the_address_not_a_larger_note() -> None:
+    # A note written over the printed header in capitals, larger than the print, is no name.
+    header: list[str | tuple[str, float]] = [
+        ("ANNE LEE", 36.0),
+        "INDAH GIFT & HOME DECO",
+        "27,MILL LANE 13,",
+        "81100 OAKDALE.",
+        "TEL:07-3507405",
+    ]
+    assert _read(header)["company"].value == "INDAH GIFT & HOME DECO"
