@@ -31,10 +31,13 @@ def _overlap(a: TextUnit, b: TextUnit) -> bool:
 
 
 def _labels_a_number(caption: TextUnit, units: list[TextUnit], value_row: list[TextUnit]) -> bool:
-    """Whether `caption` has a number of its own right of it on its row, off the value's row: it is
-    the label of that row ("CASH  RM 50.00" packed tight under "Total  RM 37.10"), no caption."""
+    """Whether `caption`, words without a number, has a number of its own right of it on its row,
+    off the value's row: it is the label of that row ("CASH  RM 50.00" packed tight under
+    "Total  RM 37.10"), no caption."""
     box = caption.box
-    return box is not None and any(
+    if box is None or any(ch.isdigit() for ch in caption.text):
+        return False
+    return any(
         u.box is not None
         and u.box.x0 >= box.x1
         and same_row(box, u.box)
