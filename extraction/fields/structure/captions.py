@@ -30,6 +30,23 @@ def _overlap(a: TextUnit, b: TextUnit) -> bool:
     return a.box is not None and b.box is not None and min(a.box.x1, b.box.x1) > max(a.box.x0, b.box.x0)
 
 
+def _labels_a_number(caption: TextUnit, units: list[TextUnit], value_row: list[TextUnit]) -> bool:
+    """Whether `caption`, words without a number, has a number of its own right of it on its row,
+    off the value's row: it is the label of that row ("CASH  RM 50.00" packed tight under
+    "Total  RM 37.10"), no caption."""
+    box = caption.box
+    if box is None or any(ch.isdigit() for ch in caption.text):
+        return False
+    return any(
+        u.box is not None
+        and u.box.x0 >= box.x1
+        and same_row(box, u.box)
+        and u not in value_row
+        and any(ch.isdigit() for ch in u.text)
+        for u in units
+    )
+
+
 class CaptionIndex:
     """Which unit captions which value on a document's pages (computed once per document)."""
 
@@ -68,9 +85,10 @@ class CaptionIndex:
                 # "Middle Initial:" introduces a value beside or under it; it captions nothing.
                 and not c.text.rstrip().endswith(":")
             ]
+            row = [u for u in units if u.box is not None and same_row(value.box, u.box)]
+            captions = [(gap, c) for gap, c in captions if not _labels_a_number(c, units, row)]
             if not captions:
                 continue
-            row = [u for u in units if u.box is not None and same_row(value.box, u.box)]
             if is_heading(value) or 2 * sum(1 for u in row if is_label(u)) >= len(row):
                 # A heading, or a row mostly of labels, above a label is no value typed over a
                 # caption: it is a row of labels of a form that sets labels above values.

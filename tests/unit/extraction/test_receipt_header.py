@@ -88,11 +88,14 @@ def test_a_name_in_one_large_face_over_two_lines_is_one_name() -> None:
         "TORONTO, ON M5V 1H9",
     ]
     assert _read(header)["company"].value == "BLUE COFFEE HOUSE INC."
-    # In the body's face, the line above is no part of the name: nothing says it is.
+    # Two words in the body's face are one name only when the lower line is one word and a legal form.
     assert (
-        _read(["BLUE COFFEE", "HOUSE INC.", "981 KING ST W", "TORONTO, ON M5V 1H9"])["company"].value
-        == "HOUSE INC."
+        _read(["BLUE COFFEE", "TEA HOUSE INC.", "981 KING ST W", "TORONTO, ON M5V 1H9"])["company"].value
+        == "TEA HOUSE INC."
     )
+    # A smaller line above is a slogan, no part of the name.
+    small: list[str | tuple[str, float]] = [("WELCOME", 12.0), "HOUSE INC.", "981 KING ST W", "TORONTO"]
+    assert _read(small)["company"].value == "HOUSE INC."
 
 
 def test_a_handwritten_note_over_a_large_name_is_not_joined_to_it() -> None:
@@ -166,3 +169,74 @@ def test_a_date_line_with_a_weekday_under_the_name_is_no_address() -> None:
     result = _read(["CEDAR BOOKS", "25-01-18 Saturday", "TEL 03-5555-0142"])
     assert result["company"].value == "CEDAR BOOKS"
     assert result["address"].value is None
+
+
+def test_a_line_ending_in_a_comma_starts_an_address_without_a_street_word() -> None:
+    # No number opens it and no word names a street: the comma says the address runs on.
+    header = ["RIVERTON BOOKS", "S117, Crescent Mall,", "Kingsport Gardens,", "Fairview 81100", "0123456789"]
+    result = _read(header)
+    assert result["company"].value == "RIVERTON BOOKS"
+    assert result["address"].value == "S117, Crescent Mall, Kingsport Gardens, Fairview 81100"
+
+
+def test_a_place_alone_over_the_postcode_line_is_the_address_first_line() -> None:
+    header = [
+        "WILLOW MART LTD",
+        "(519537-X)",
+        "KINGSPORT GARDENS",
+        "41150 OAKDALE, RIVERTON",
+        "GST ID: 000181747712",
+    ]
+    result = _read(header)
+    assert result["company"].value == "WILLOW MART LTD"
+    assert result["address"].value == "KINGSPORT GARDENS 41150 OAKDALE, RIVERTON"
+
+
+def test_a_phrase_alone_over_the_postcode_line_is_the_name_story_not_the_address() -> None:
+    header = ["WILLOW MART LTD", "Licensee of Cedar Foods", "41150 Oakdale", "Tel 03-5555 0142"]
+    assert _read(header)["address"].value == "41150 Oakdale"
+
+
+def test_one_word_and_a_legal_form_ends_the_name_begun_above_in_the_same_face() -> None:
+    header = ["Cedar Noodle", "Bar S.p.A.", "Via Church 116", "73068 Roma (RM)", "Tel. 06 98575311"]
+    result = _read(header)
+    assert result["company"].value == "Cedar Noodle Bar S.p.A."
+    assert result["address"].value == "Via Church 116 73068 Roma (RM)"
+    # A line in another case above is no part of the name: a brand or a note.
+    assert _read(["BREWERY TAP", "Owner Castle S/B", "Via Church 116", "73068 Roma"])["company"].value == (
+        "Owner Castle S/B"
+    )
+
+
+def test_a_place_over_the_last_postcode_line_is_the_address_under_a_name_without_legal_form() -> None:
+    result = _read(["WILLOW MART", "(519537-X)", "KINGSPORT GARDENS", "41150 OAKDALE", "TEL: 03-5555 0142"])
+    assert result["company"].value == "WILLOW MART"
+    assert result["address"].value == "KINGSPORT GARDENS 41150 OAKDALE"
+    # A postcode-shaped house number with more of the address under it starts the address itself.
+    result = _read(["BLUE COFFEE", "HOUSE", "1234 Station Ave", "Springfield, IL 62704", "(217) 555-0142"])
+    assert result["address"].value == "1234 Station Ave Springfield, IL 62704"
+
+
+def test_two_letters_of_a_postcode_are_no_hand_phone_label() -> None:
+    result = _read(["CEDAR BOOKS B.V.", "Hillstraat 120", "7417 HP Utrecht", "HP: 012-345 6789"])
+    assert result["address"].value == "Hillstraat 120 7417 HP Utrecht"
+
+
+def test_the_address_ends_before_a_telephone_set_after_its_postcode_on_one_line() -> None:
+    header = ["HARBOUR BOOKS LTD", "12 Mill Lane,", "47400 Oakdale TEL: 03-7731 8169", "GST ID: 000181747712"]
+    assert _read(header)["address"].value == "12 Mill Lane, 47400 Oakdale"
+    # A telephone line of its own still ends the address above it.
+    header = ["HARBOUR BOOKS LTD", "12 Mill Lane,", "47400 Oakdale", "TEL: 03-7731 8169"]
+    assert _read(header)["address"].value == "12 Mill Lane, 47400 Oakdale"
+
+
+def test_without_legal_form_the_name_is_the_line_right_above_the_address_not_a_larger_note() -> None:
+    # A note written over the printed header in capitals, larger than the print, is no name.
+    header: list[str | tuple[str, float]] = [
+        ("ANNE LEE", 36.0),
+        "INDAH GIFT & HOME DECO",
+        "27,MILL LANE 13,",
+        "81100 OAKDALE.",
+        "TEL:07-3507405",
+    ]
+    assert _read(header)["company"].value == "INDAH GIFT & HOME DECO"

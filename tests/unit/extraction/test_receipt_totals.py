@@ -39,3 +39,15 @@ def test_a_misread_total_gives_way_to_the_parts_sum_the_payment_agrees_with() ->
 def test_the_total_read_stays_unless_the_parts_and_the_payment_agree(rows: list[str]) -> None:
     read = next(r for r in rows if r.startswith("TOTAL")).split()[-1]
     assert _total(rows) == read
+
+
+def test_a_row_label_packed_tight_under_the_total_is_no_caption_of_it() -> None:
+    # Boxes taller than the line pitch: "CASH" starts above the bottom of "Total"'s box. It labels
+    # its own amount beside it, so it captions nothing and the total keeps its label's value.
+    b = DocBuilder(width=480, height=1000, source="ocr")
+    b.line("HARBOUR GROCERS", 40, 30, 200, 48, confidence=0.9)
+    b.line("Item(s) : 3", 40, 100, 160, 130, confidence=0.9)
+    for y, label, amount in [(140, "Total Incl. Tax @6%", "RM 37.10"), (170, "CASH", "RM 50.00")]:
+        b.line(label, 40, y + 3, 40 + 11 * len(label), y + 40, confidence=0.9)
+        b.line(amount, 380, y, 460, y + 36, confidence=0.9)
+    assert extract_fields(b.doc, ["total"], file_name="r.png")["total"].value == "37.10"
