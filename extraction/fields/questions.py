@@ -45,6 +45,8 @@ CONTINUE_MAX_GAP_HEIGHTS = 0.8
 CONTINUE_MIN_STEP_HEIGHTS = 0.4
 #: ... and its left edge at most this many line heights from the answer's left edge.
 CONTINUE_MAX_SHIFT_HEIGHTS = 2.5
+#: OCR pads boxes: text left of a line may end this many line heights past the line's start.
+LEFT_OVERLAP_HEIGHTS = 0.5
 #: Longest answer, in lines.
 MAX_ANSWER_LINES = 6
 #: Placement (`_placement`) of a question that stands alone as a label.
@@ -389,13 +391,34 @@ def _continuation(
         return None
     nearest = min(below, key=lambda u: (u.box.y0 if u.box else 0.0, abs((u.box.x0 if u.box else 0.0) - left)))
     if (
-        _is_question(nearest, stops)
+        _skips_line(last, nearest, left, right, units)
+        or _is_question(nearest, stops)
         or _LABEL_RE.search(nearest.text)
         or _has_left_neighbour(nearest, units)
         or _has_right_neighbour(nearest, units, right)
     ):
         return None
     return nearest
+
+
+def _skips_line(last: TextUnit, nearest: TextUnit, left: float, right: float, units: list[TextUnit]) -> bool:
+    """Whether a line set between an answer's last line and `nearest` runs across the answer's
+    width: the next question's row ("Place: ..." under "Time: 9:30"), which an answer does not
+    run on past even where it starts too far left to be a line of it."""
+    a, b = last.box, nearest.box
+    assert a is not None and b is not None
+    height = max(a.y1 - a.y0, 1e-6)
+    top = (a.y0 + a.y1) / 2 + CONTINUE_MIN_STEP_HEIGHTS * height
+    bottom = (b.y0 + b.y1) / 2 - CONTINUE_MIN_STEP_HEIGHTS * height
+    return any(
+        u.box is not None
+        and u is not last
+        and u is not nearest
+        and u.page == last.page
+        and top < (u.box.y0 + u.box.y1) / 2 < bottom
+        and min(u.box.x1, right) > max(u.box.x0, left)
+        for u in units
+    )
 
 
 def _has_left_neighbour(unit: TextUnit, units: list[TextUnit]) -> bool:
@@ -408,7 +431,8 @@ def _has_left_neighbour(unit: TextUnit, units: list[TextUnit]) -> bool:
         u.box is not None
         and u is not unit
         and u.page == unit.page
-        and u.box.x1 <= box.x0 + 1
+        and u.box.x1 <= box.x0 + LEFT_OVERLAP_HEIGHTS * (box.y1 - box.y0)
+        and u.box.x0 < box.x0
         and _on_row(u.box, box, 0.0)
         for u in units
     )

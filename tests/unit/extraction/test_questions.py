@@ -212,3 +212,22 @@ def test_a_row_of_cells_under_a_one_line_answer_does_not_continue_it() -> None:
     page.line("PM6", 224, 376, 251, 394)
     page.line("PROVED RECALL", 332, 378, 436, 394)
     assert values(page, ["Sample Description"]) == {"Sample Description": "MALE AND FEMALE SMOKERS"}
+
+
+def test_answer_does_not_run_on_past_the_next_questions_row() -> None:
+    # "Place:" starts too far left to be a line of the answer, but its row runs across it: the
+    # lines under it are the place's, not the time's.
+    page = scan()
+    page.line("Time : 9:30 a.m.", 199, 669, 331, 684)
+    page.line("Place: Boston Park Plaza", 203, 679, 383, 700)
+    page.line("64 Arlington Street", 265, 696, 400, 713)
+    assert values(page, ["Time"]) == {"Time": "9:30 a.m."}
+
+
+def test_answer_does_not_run_on_to_a_line_whose_question_box_overlaps_it() -> None:
+    # OCR pads boxes: the next row's question ends a little past where its answer starts.
+    page = scan()
+    page.line("PROMOTIONAL PERIOD: May-June 1992", 105, 252, 353, 269)
+    page.line("CONSUMER OFFER:", 128, 266, 258, 283)
+    page.line("$3 Off Store Redeemable Carton Coupon", 250, 266, 492, 283)
+    assert values(page, ["PROMOTIONAL PERIOD"]) == {"PROMOTIONAL PERIOD": "May-June 1992"}
