@@ -47,6 +47,10 @@ CONTINUE_MIN_STEP_HEIGHTS = 0.4
 CONTINUE_MAX_SHIFT_HEIGHTS = 2.5
 #: OCR pads boxes: text left of a line may end this many line heights past the line's start.
 LEFT_OVERLAP_HEIGHTS = 0.5
+#: A unit of at least this many characters whose box is this many times taller than wide is
+#: text set upright (`_is_upright`).
+UPRIGHT_MIN_CHARS = 3
+UPRIGHT_RATIO = 1.5
 #: Longest answer, in lines.
 MAX_ANSWER_LINES = 6
 #: Placement (`_placement`) of a question that stands alone as a label.
@@ -303,13 +307,24 @@ def _answer_at(where: Occurrence, units: list[TextUnit], stops: dict[int, list[i
         ("question_below", _under(unit, units)[:1]),
     ):
         for neighbour in neighbours:
-            if _is_question(neighbour, stops):
+            if _is_question(neighbour, stops) or _is_upright(neighbour):
                 continue
             value = _up_to_label(neighbour.text, _stop(neighbour, stops))
             if _BLANK_RE.match(value):
                 continue
             return _finished(neighbour, value.strip(), 0, units, stops, strategy, match)
     return Answer(None, [unit], "question_unanswered", match, "")
+
+
+def _is_upright(unit: TextUnit) -> bool:
+    """Whether a unit's text runs up the page (a box much taller than wide, of a few characters
+    or more): a number printed along the margin, no answer of the questions set across it."""
+    box = unit.box
+    return (
+        box is not None
+        and len(unit.text.strip()) >= UPRIGHT_MIN_CHARS
+        and box.y1 - box.y0 > UPRIGHT_RATIO * (box.x1 - box.x0)
+    )
 
 
 def _finished(
@@ -325,8 +340,9 @@ def _finished(
     under it; a lone mark is True."""
     score = PRIORS[strategy] * match
     words = text.split()
-    if words and is_mark(words[0]):
-        # A mark right after a question ("MALE x FEMALE") ticks it, whatever option follows.
+    if words and (is_mark(words[0]) or is_mark("".join(text.lstrip(" :").split()))):
+        # A mark right after a question ("MALE x FEMALE") ticks it, whatever option follows; so
+        # does one read with its box's sides apart ("( x)").
         return Answer(True, [first], strategy, score, words[0])
     parts, taken = [text.strip()], [first]
     left = _left_edge(first, at)

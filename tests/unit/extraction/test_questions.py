@@ -231,3 +231,20 @@ def test_answer_does_not_run_on_to_a_line_whose_question_box_overlaps_it() -> No
     page.line("CONSUMER OFFER:", 128, 266, 258, 283)
     page.line("$3 Off Store Redeemable Carton Coupon", 250, 266, 492, 283)
     assert values(page, ["PROMOTIONAL PERIOD"]) == {"PROMOTIONAL PERIOD": "May-June 1992"}
+
+
+def test_mark_read_with_its_box_sides_apart_ticks_the_question() -> None:
+    page = scan()
+    page.line("(a) Injury", 60, 300, 130, 318)
+    page.line(": ( x)", 180, 300, 215, 318)
+    assert values(page, ["(a) Injury"]) == {"(a) Injury": True}
+
+
+def test_upright_margin_number_is_no_answer() -> None:
+    # A number printed up the page's margin, level with a question, is not its answer: the
+    # line under the question is.
+    page = scan()
+    page.line("(Witness)", 300, 400, 365, 416)
+    page.line("J. Rivera", 300, 422, 380, 438)
+    page.line("92314414", 700, 360, 720, 460)
+    assert values(page, ["(Witness)"]) == {"(Witness)": "J. Rivera"}
