@@ -51,6 +51,10 @@ LEFT_OVERLAP_HEIGHTS = 0.5
 #: text set upright (`_is_upright`).
 UPRIGHT_MIN_CHARS = 3
 UPRIGHT_RATIO = 1.5
+#: A cell right of a question starting within `NEAR_RIGHT_HEIGHTS` question heights of its end
+#: comes before one more level with it starting past `FAR_RIGHT_HEIGHTS`.
+NEAR_RIGHT_HEIGHTS = 3.0
+FAR_RIGHT_HEIGHTS = 6.0
 #: Longest answer, in lines.
 MAX_ANSWER_LINES = 6
 #: Placement (`_placement`) of a question that stands alone as a label.
@@ -439,7 +443,7 @@ def _skips_line(last: TextUnit, nearest: TextUnit, left: float, right: float, un
 
 def _has_left_neighbour(unit: TextUnit, units: list[TextUnit]) -> bool:
     """Whether text stands left of `unit` on its row (or a little lower, the question of an
-    answer set high): the next row's question, whose answer `unit` is, not a line of the answer
+    answer set high, or a little higher, of one set low): the next row's question, whose answer `unit` is, not a line of the answer
     above."""
     box = unit.box
     assert box is not None
@@ -449,7 +453,7 @@ def _has_left_neighbour(unit: TextUnit, units: list[TextUnit]) -> bool:
         and u.page == unit.page
         and u.box.x1 <= box.x0 + LEFT_OVERLAP_HEIGHTS * (box.y1 - box.y0)
         and u.box.x0 < box.x0
-        and _on_row(u.box, box, 0.0)
+        and (_on_row(u.box, box, 0.0) or _on_row(box, u.box, 0.0))
         for u in units
     )
 
@@ -509,7 +513,13 @@ def _right(unit: TextUnit, units: list[TextUnit], skew: float) -> list[TextUnit]
         and u.box.x1 > box.x1 + height
         and _on_row(box, u.box, skew * ((u.box.x0 + u.box.x1) / 2 - middle_x))
     ]
-    return sorted(found, key=key)
+    ranked = sorted(found, key=key)
+    near = [u for u in ranked if u.box is not None and u.box.x0 - box.x1 <= NEAR_RIGHT_HEIGHTS * height]
+    if ranked and near and ranked[0].box is not None and ranked[0].box.x0 - box.x1 > FAR_RIGHT_HEIGHTS * height:
+        # An answer set off its question's row by half a line, just after it, is nearer than
+        # the far cell more level with the question (the next column's header).
+        return [near[0], *(u for u in ranked if u is not near[0])]
+    return ranked
 
 
 def _on_row(question: Box, other: Box, shift: float) -> bool:

@@ -248,3 +248,17 @@ def test_upright_margin_number_is_no_answer() -> None:
     page.line("J. Rivera", 300, 422, 380, 438)
     page.line("92314414", 700, 360, 720, 460)
     assert values(page, ["(Witness)"]) == {"(Witness)": "J. Rivera"}
+
+
+def test_answer_set_half_a_line_low_just_after_its_question() -> None:
+    # The far cell more level with the question is the next column's header; the answer typed
+    # half a line low just after the question is nearer. The next row's answer, set low by as
+    # much, is not a line of it.
+    page = scan()
+    page.line("LRC COMPOUND CODE", 65, 80, 152, 94)
+    page.line("A32", 177, 88, 205, 107)
+    page.line("DATE", 512, 78, 532, 93)
+    page.line("11/13/81", 545, 88, 619, 105)
+    page.line("MOLECULAR WEIGHT", 66, 107, 148, 120)
+    page.line("200.29", 159, 117, 213, 135)
+    assert values(page, ["LRC COMPOUND CODE"]) == {"LRC COMPOUND CODE": "A32"}
