@@ -63,8 +63,10 @@ FULL_PLACEMENT = 1.0
 #: "INITIATED").
 MAX_LABEL_TAIL_WORDS = 2
 
-#: Words: runs of letters or of digits ("1993DEPARTMENT" is a date glued to the next question).
-_TOKEN_RE = re.compile(r"\d+|[^\W\d_]+")
+#: Words: runs of letters or of digits ("1993DEPARTMENT" is a date glued to the next question),
+#: and a run of capitals ends before a capitalised word glued to it ("DATEMay 27": a question
+#: glued to its answer).
+_TOKEN_RE = re.compile(r"\d+|[A-Z]{2,}(?=[A-Z][a-z])|[^\W\d_]+")
 #: A printed label inside a line: a word of letters that ends in a colon (not a time, "10:30").
 _LABEL_RE = re.compile(r"(?:^|\s)[^\W\d_][\w.'#/&()-]*\s?:(?!\S)")
 _LABEL_TAIL_RE = re.compile(

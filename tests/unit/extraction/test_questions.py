@@ -262,3 +262,9 @@ def test_answer_set_half_a_line_low_just_after_its_question() -> None:
     page.line("MOLECULAR WEIGHT", 66, 107, 148, 120)
     page.line("200.29", 159, 117, 213, 135)
     assert values(page, ["LRC COMPOUND CODE"]) == {"LRC COMPOUND CODE": "A32"}
+
+
+def test_question_glued_to_its_capitalised_answer() -> None:
+    page = scan()
+    page.line("SAMPLE DESCRIPTIONNew Products", 130, 80, 330, 100)
+    assert values(page, ["SAMPLE DESCRIPTION"]) == {"SAMPLE DESCRIPTION": "New Products"}
