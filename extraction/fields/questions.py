@@ -307,7 +307,7 @@ def _answer_at(where: Occurrence, units: list[TextUnit], stops: dict[int, list[i
     if not _BLANK_RE.match(text):
         leading = _LEADING_RE.match(text)
         lead = leading.end() if leading else 0
-        return _finished(unit, text[lead:], offset + lead, units, stops, "question_inline", match)
+        return _finished(unit, text[lead:], offset + lead, units, stops, "question_inline", match, unit)
     for strategy, neighbours in (
         ("question_right", _beside(_right(unit, units, skew), stops)),
         ("question_below", _under(unit, units)[:1]),
@@ -318,7 +318,7 @@ def _answer_at(where: Occurrence, units: list[TextUnit], stops: dict[int, list[i
             value = _up_to_label(neighbour.text, _stop(neighbour, stops))
             if _BLANK_RE.match(value):
                 continue
-            return _finished(neighbour, value.strip(), 0, units, stops, strategy, match)
+            return _finished(neighbour, value.strip(), 0, units, stops, strategy, match, unit)
     return Answer(None, [unit], "question_unanswered", match, "")
 
 
@@ -341,9 +341,10 @@ def _finished(
     stops: dict[int, list[int]],
     strategy: str,
     match: float,
+    question: TextUnit,
 ) -> Answer:
     """The answer that starts with `text` (at character `at` of `first`), run on over the lines
-    under it; a lone mark is True."""
+    under it; a lone mark is True. `question`: the unit the question is printed in."""
     score = PRIORS[strategy] * match
     words = text.split()
     if words and (is_mark(words[0]) or is_mark("".join(text.lstrip(" :").split()))):
@@ -355,7 +356,7 @@ def _finished(
     last = first
     for _ in range(MAX_ANSWER_LINES - 1):
         right = max((u.box.x1 for u in taken if u.box is not None), default=left)
-        following = _continuation(last, left, right, units, stops)
+        following = _continuation(last, left, right, units, stops, question)
         if following is None:
             break
         parts.append(following.text.strip())
@@ -389,10 +390,12 @@ def _continuation(
     right: float,
     units: list[TextUnit],
     stops: dict[int, list[int]],
+    question: TextUnit,
 ) -> TextUnit | None:
     """The line an answer runs on to: just under its last line, starting near its left edge, and
     no question of its own; not a row of cells across the answer's width (a table's header under
-    a one-line answer). `right`: the answer's right edge so far."""
+    a one-line answer). `right`: the answer's right edge so far. The answer's own `question`
+    beside a line set low is no other row's question."""
     box = last.box
     if box is None:
         return None
@@ -416,7 +419,7 @@ def _continuation(
         _skips_line(last, nearest, left, right, units)
         or _is_question(nearest, stops)
         or _LABEL_RE.search(nearest.text)
-        or _has_left_neighbour(nearest, units)
+        or _has_left_neighbour(nearest, [u for u in units if u is not question])
         or _has_right_neighbour(nearest, units, right)
     ):
         return None

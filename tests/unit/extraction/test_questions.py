@@ -268,3 +268,14 @@ def test_question_glued_to_its_capitalised_answer() -> None:
     page = scan()
     page.line("SAMPLE DESCRIPTIONNew Products", 130, 80, 330, 100)
     assert values(page, ["SAMPLE DESCRIPTION"]) == {"SAMPLE DESCRIPTION": "New Products"}
+
+
+def test_answer_runs_on_beside_its_own_question() -> None:
+    # The address's second line is set level with the lower half of its own question: that
+    # question is no next row's.
+    page = scan()
+    page.line("Quotation To:", 81, 173, 146, 191)
+    page.line("Lorillard", 193, 167, 249, 191)
+    page.line("One Park Avenue", 193, 184, 313, 205)
+    page.line("New York, NY 10016", 195, 204, 329, 221)
+    assert values(page, ["Quotation To"]) == {"Quotation To": "Lorillard One Park Avenue New York, NY 10016"}
