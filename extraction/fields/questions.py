@@ -516,7 +516,7 @@ def _right(unit: TextUnit, units: list[TextUnit], skew: float) -> list[TextUnit]
         and u.page == unit.page
         and u.box.x0 >= (box.x0 + box.x1) / 2
         and u.box.x1 > box.x1 + height
-        and _on_row(box, u.box, skew * ((u.box.x0 + u.box.x1) / 2 - middle_x))
+        and _on_row(box, u.box, skew * ((u.box.x0 + u.box.x1) / 2 - middle_x), low=True)
     ]
     ranked = sorted(found, key=key)
     near = [u for u in ranked if u.box is not None and u.box.x0 - box.x1 <= NEAR_RIGHT_HEIGHTS * height]
@@ -527,14 +527,17 @@ def _right(unit: TextUnit, units: list[TextUnit], skew: float) -> list[TextUnit]
     return ranked
 
 
-def _on_row(question: Box, other: Box, shift: float) -> bool:
+def _on_row(question: Box, other: Box, shift: float, *, low: bool = False) -> bool:
     """Whether `other` (moved down by `shift`, the page's slant) is on the question's row. A
     typed answer sits on the rule the question stands by, often higher than the question's own
-    text: one raised by up to most of a line counts."""
+    text: one raised by up to most of a line counts. `low`: so does one that starts above the
+    question's foot (typed under the rule of a question printed high in its box)."""
     if same_row(question, other, shift):
         return True
     lower = min(question.y1 - question.y0, other.y1 - other.y0)
     top, bottom = other.y0 - shift, other.y1 - shift
+    if low and question.y0 < top < question.y1:
+        return True
     return top < question.y0 and bottom - question.y0 >= RAISED_OVERLAP * lower
 
 

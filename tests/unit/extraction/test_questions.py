@@ -279,3 +279,18 @@ def test_answer_runs_on_beside_its_own_question() -> None:
     page.line("One Park Avenue", 193, 184, 313, 205)
     page.line("New York, NY 10016", 195, 204, 329, 221)
     assert values(page, ["Quotation To"]) == {"Quotation To": "Lorillard One Park Avenue New York, NY 10016"}
+
+
+def test_answer_typed_low_beside_its_question() -> None:
+    # Typed under the rule of a question printed high in its box: it starts above the
+    # question's foot, though most of it is lower.
+    page = scan()
+    page.line("Sizes:", 77, 359, 113, 377)
+    page.line("19.750 X 11", 192, 376, 276, 394)
+    page.line("Paper and Materials:", 76, 412, 178, 429)
+    # Level rows elsewhere: the page is not slanted.
+    page.line("Job No.:", 76, 300, 130, 318)
+    page.line("7848", 200, 300, 240, 318)
+    page.line("Quantity:", 76, 460, 140, 478)
+    page.line("2,000", 200, 460, 250, 478)
+    assert values(page, ["Sizes"]) == {"Sizes": "19.750 X 11"}
