@@ -72,6 +72,8 @@ _LABEL_RE = re.compile(r"(?:^|\s)[^\W\d_][\w.'#/&()-]*\s?:(?!\S)")
 _LABEL_TAIL_RE = re.compile(
     rf"^\s*(?:[^\W\d_][\w.'/&()-]*\s+){{0,{MAX_LABEL_TAIL_WORDS - 1}}}[^\W\d_][\w.'/&()-]*\s?:"
 )
+#: A plural mark glued to a question's last word: "Name(s)", "Box(es)".
+_PLURAL_RE = re.compile(r"\((?:s|es)\)", re.IGNORECASE)
 _LEADING_RE = re.compile(r"^[\s:;.,_]+")
 _BLANK_RE = re.compile(r"^[\s_.:\-]*$")
 #: What OCR reads a tick or a cross in a box as.
@@ -297,6 +299,10 @@ def _answer_at(where: Occurrence, units: list[TextUnit], stops: dict[int, list[i
             True, [unit], "question_inline", PRIORS["question_inline"] * match, unit.text[: where.start]
         )
     end = where.end
+    plural = _PLURAL_RE.match(unit.text, end)
+    if plural:
+        # "Brand(s)" asked as "Brand": the plural mark is the question's.
+        end = plural.end()
     # The question's own marks after its last word ("PROJECT #", "Requested By:") are no answer.
     while end < len(unit.text) and (unit.text[end] in where.trailing or unit.text[end] in " :"):
         end += 1

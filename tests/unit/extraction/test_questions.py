@@ -294,3 +294,10 @@ def test_answer_typed_low_beside_its_question() -> None:
     page.line("Quantity:", 76, 460, 140, 478)
     page.line("2,000", 200, 460, 250, 478)
     assert values(page, ["Sizes"]) == {"Sizes": "19.750 X 11"}
+
+
+def test_plural_mark_of_the_question_is_no_answer() -> None:
+    page = scan()
+    page.line("Referent Brand(s)", 81, 398, 188, 415)
+    page.line("Dunhill Lights", 82, 431, 200, 449)
+    assert values(page, ["Referent Brand"]) == {"Referent Brand": "Dunhill Lights"}
