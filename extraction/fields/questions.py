@@ -174,7 +174,9 @@ def occurrences(question: str, units: list[TextUnit]) -> list[Occurrence]:
             )
         if best is not None:
             found.append(best)
-    return sorted(found, key=lambda o: (-(o.similarity + o.placement), o.unit.order))
+    # The question printed whole comes first: "Division" alone, placed as a label, is like
+    # "Division Mgr" only as far as OCR slips go, and the form prints "Division Mgr" elsewhere.
+    return sorted(found, key=lambda o: (o.similarity < 1.0, -(o.similarity + o.placement), o.unit.order))
 
 
 def _best_in(question: str, trailing: str, unit: TextUnit, text: str, shift: int) -> Occurrence | None:

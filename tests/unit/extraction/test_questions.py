@@ -301,3 +301,11 @@ def test_plural_mark_of_the_question_is_no_answer() -> None:
     page.line("Referent Brand(s)", 81, 398, 188, 415)
     page.line("Dunhill Lights", 82, 431, 200, 449)
     assert values(page, ["Referent Brand"]) == {"Referent Brand": "Dunhill Lights"}
+
+
+def test_question_printed_whole_beats_a_near_match_placed_as_a_label() -> None:
+    page = scan()
+    page.line("Division", 414, 143, 462, 164)
+    page.line("Detroit - MCA", 515, 144, 621, 161)
+    page.line("Division Mgr R. L. Lavoie", 414, 173, 615, 196)
+    assert values(page, ["Division Mgr"]) == {"Division Mgr": "R. L. Lavoie"}
