@@ -74,6 +74,8 @@ _LABEL_TAIL_RE = re.compile(
 )
 #: A plural mark glued to a question's last word: "Name(s)", "Box(es)".
 _PLURAL_RE = re.compile(r"\((?:s|es)\)", re.IGNORECASE)
+#: A printed label that asks for a number or for several: "LOT NO.", "Account #", "DATE(s)".
+_NUMBER_LABEL_RE = re.compile(r"[^\W\d_]\s*(?:\bno\.)?\s*(?:\bno\.|#|\((?:s|es)\))\s*$", re.IGNORECASE)
 _LEADING_RE = re.compile(r"^[\s:;.,_]+")
 _BLANK_RE = re.compile(r"^[\s_.:\-]*$")
 #: What OCR reads a tick or a cross in a box as.
@@ -569,11 +571,13 @@ def _under(unit: TextUnit, units: list[TextUnit]) -> list[TextUnit]:
 
 
 def _is_question(unit: TextUnit, stops: dict[int, list[int]]) -> bool:
-    """Whether `unit` starts with a printed question: another asked one, or `Words:`."""
+    """Whether `unit` starts with a printed question: another asked one, or `Words:`; or is
+    one that asks for a number or several ("LOT NO.", "Account #", "RECEIPT DATE(s)"), which no
+    answer ends with."""
     if any(not _TOKEN_RE.search(unit.text[:start]) for start in stops.get(id(unit), [])):
         return True
     label = _LABEL_RE.match(unit.text)
-    return label is not None
+    return label is not None or _NUMBER_LABEL_RE.search(unit.text) is not None
 
 
 def _up_to_label(text: str, stop: int) -> str:

@@ -309,3 +309,13 @@ def test_question_printed_whole_beats_a_near_match_placed_as_a_label() -> None:
     page.line("Detroit - MCA", 515, 144, 621, 161)
     page.line("Division Mgr R. L. Lavoie", 414, 173, 615, 196)
     assert values(page, ["Division Mgr"]) == {"Division Mgr": "R. L. Lavoie"}
+
+
+def test_label_asking_for_a_number_is_no_answer() -> None:
+    # "PROJECT NO." right of the question is the next field's label; the answer is under it.
+    page = scan()
+    page.line("KOOL", 63, 39, 97, 56)
+    page.line("PROJECT NO.", 440, 39, 534, 53)
+    page.line("1987-144-K", 565, 33, 648, 53)
+    page.line("0595-529-1510-0", 60, 54, 192, 71)
+    assert values(page, ["KOOL"]) == {"KOOL": "0595-529-1510-0"}
