@@ -573,11 +573,14 @@ def _under(unit: TextUnit, units: list[TextUnit]) -> list[TextUnit]:
 def _is_question(unit: TextUnit, stops: dict[int, list[int]]) -> bool:
     """Whether `unit` starts with a printed question: another asked one, or `Words:`; or is
     one that asks for a number or several ("LOT NO.", "Account #", "RECEIPT DATE(s)"), which no
-    answer ends with."""
+    answer ends with; or a known label alone."""
     if any(not _TOKEN_RE.search(unit.text[:start]) for start in stops.get(id(unit), [])):
         return True
     label = _LABEL_RE.match(unit.text)
-    return label is not None or _NUMBER_LABEL_RE.search(unit.text) is not None
+    if label is not None or _NUMBER_LABEL_RE.search(unit.text) is not None:
+        return True
+    # A known label alone ("DATE" of the next column) is printed, not written in.
+    return is_label(unit.text.strip(" .:"))
 
 
 def _up_to_label(text: str, stop: int) -> str:

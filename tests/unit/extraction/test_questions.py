@@ -319,3 +319,11 @@ def test_label_asking_for_a_number_is_no_answer() -> None:
     page.line("1987-144-K", 565, 33, 648, 53)
     page.line("0595-529-1510-0", 60, 54, 192, 71)
     assert values(page, ["KOOL"]) == {"KOOL": "0595-529-1510-0"}
+
+
+def test_known_label_alone_is_no_answer() -> None:
+    # "DATE" far right on the row is the next column's label; nothing is written in.
+    page = scan()
+    page.line("SIGNATURE", 71, 850, 119, 867)
+    page.line("DATE", 515, 851, 535, 866)
+    assert values(page, ["SIGNATURE"]) == {"SIGNATURE": None}
