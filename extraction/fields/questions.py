@@ -39,6 +39,8 @@ LONG_ANSWER_CHARS = 20
 RAISED_OVERLAP = 0.15
 #: An answer under its question starts at most this many question heights under it.
 BELOW_MAX_GAP_HEIGHTS = 2.2
+#: An answer under its question may start this many question heights right of its end.
+UNDER_INDENT_HEIGHTS = 3.0
 #: The next line of a running answer starts at most this many line heights under the last.
 CONTINUE_MAX_GAP_HEIGHTS = 0.8
 #: ... and its middle at least this many line heights under the last one's.
@@ -552,8 +554,9 @@ def _on_row(question: Box, other: Box, shift: float, *, low: bool = False) -> bo
 
 
 def _under(unit: TextUnit, units: list[TextUnit]) -> list[TextUnit]:
-    """Units under `unit` that overlap it horizontally (or start within its width to the
-    right), nearest first."""
+    """Units under `unit` that overlap it horizontally or start a little right of its end (an
+    answer indented under its question, a column's entry under its header): by rows, then by
+    how far each starts from the question."""
     box = unit.box
     if box is None:
         return []
@@ -565,9 +568,15 @@ def _under(unit: TextUnit, units: list[TextUnit]) -> list[TextUnit]:
         and u.page == unit.page
         and u is not unit
         and box.y0 + 0.5 * height < u.box.y0 <= box.y1 + BELOW_MAX_GAP_HEIGHTS * height
-        and min(box.x1, u.box.x1) > max(box.x0, u.box.x0) - height
+        and min(box.x1 + UNDER_INDENT_HEIGHTS * height, u.box.x1) > max(box.x0, u.box.x0) - height
     ]
-    return sorted(found, key=lambda u: (u.box.y0 if u.box else 0.0, u.box.x0 if u.box else 0.0))
+
+    def key(u: TextUnit) -> tuple[int, float]:
+        assert u.box is not None
+        # By rows, then by how far the line starts from the question's span.
+        return round((u.box.y0 - box.y1) / height), max(u.box.x0 - box.x1, box.x0 - u.box.x1, 0.0)
+
+    return sorted(found, key=key)
 
 
 def _is_question(unit: TextUnit, stops: dict[int, list[int]]) -> bool:

@@ -327,3 +327,29 @@ def test_known_label_alone_is_no_answer() -> None:
     page.line("SIGNATURE", 71, 850, 119, 867)
     page.line("DATE", 515, 851, 535, 866)
     assert values(page, ["SIGNATURE"]) == {"SIGNATURE": None}
+
+
+def test_answer_indented_under_its_question() -> None:
+    page = scan()
+    page.line("Adjusted Total Cost:", 92, 262, 317, 279)
+    page.line("$212,475", 399, 260, 531, 280)
+    page.line("Reasons:", 87, 291, 153, 311)
+    page.line("Adjustment due to timing of projects", 200, 318, 595, 338)
+    assert values(page, ["Reasons"]) == {"Reasons": "Adjustment due to timing of projects"}
+
+
+def test_column_entry_under_its_header_not_the_nearer_row_neighbour() -> None:
+    # A header row of a table: the entry under each header is its answer, not the next
+    # column's entry that starts a little higher.
+    page = scan()
+    page.line("TEST MATERIAL(s)", 45, 203, 133, 220)
+    page.line("LOT NO.(s)", 417, 200, 474, 221)
+    page.line("RECEIPT DATE(s)", 526, 203, 608, 220)
+    page.line("LH-NUMBER(s)", 662, 203, 730, 220)
+    page.line("B166", 180, 232, 215, 254)
+    page.line("9/28/83", 532, 233, 585, 251)
+    page.line("20,845", 658, 231, 700, 252)
+    assert values(page, ["TEST MATERIAL", "RECEIPT DATE(s)"]) == {
+        "TEST MATERIAL": "B166",
+        "RECEIPT DATE(s)": "1983-09-28",
+    }
