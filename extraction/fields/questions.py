@@ -18,9 +18,17 @@ from dataclasses import dataclass
 
 from rapidfuzz import fuzz
 
+from extraction.fields.answer_places import (
+    CONTINUE_MIN_STEP_HEIGHTS,
+    cells_right,
+    has_left_neighbour,
+    has_right_neighbour,
+    is_upright,
+    lines_under,
+    skips_line,
+)
 from extraction.fields.normalize import is_label
-from extraction.fields.text_lines import TextUnit, same_row
-from extraction.formats.document import Box
+from extraction.fields.text_lines import TextUnit
 
 #: Least similarity (0..1, over the words run together) of printed text to the question.
 MIN_SIMILARITY = 0.82
@@ -35,14 +43,8 @@ FREE_CHARS = 8
 CHAR_RIGHT = 0.985
 #: An answer of more letters and digits than this is a long one, told apart in its evidence.
 LONG_ANSWER_CHARS = 20
-#: Least vertical overlap (share of the lower box) of an answer set higher than its question.
-RAISED_OVERLAP = 0.15
-#: An answer under its question starts at most this many question heights under it.
-BELOW_MAX_GAP_HEIGHTS = 2.2
 #: The next line of a running answer starts at most this many line heights under the last.
 CONTINUE_MAX_GAP_HEIGHTS = 0.8
-#: ... and its middle at least this many line heights under the last one's.
-CONTINUE_MIN_STEP_HEIGHTS = 0.4
 #: ... and its left edge at most this many line heights from the answer's left edge.
 CONTINUE_MAX_SHIFT_HEIGHTS = 2.5
 #: Longest answer, in lines.
@@ -53,13 +55,19 @@ FULL_PLACEMENT = 1.0
 #: "INITIATED").
 MAX_LABEL_TAIL_WORDS = 2
 
-#: Words: runs of letters or of digits ("1993DEPARTMENT" is a date glued to the next question).
-_TOKEN_RE = re.compile(r"\d+|[^\W\d_]+")
+#: Words: runs of letters or of digits ("1993DEPARTMENT" is a date glued to the next question),
+#: and a run of capitals ends before a capitalised word glued to it ("DATEMay 27": a question
+#: glued to its answer).
+_TOKEN_RE = re.compile(r"\d+|[A-Z]{2,}(?=[A-Z][a-z])|[^\W\d_]+")
 #: A printed label inside a line: a word of letters that ends in a colon (not a time, "10:30").
 _LABEL_RE = re.compile(r"(?:^|\s)[^\W\d_][\w.'#/&()-]*\s?:(?!\S)")
 _LABEL_TAIL_RE = re.compile(
     rf"^\s*(?:[^\W\d_][\w.'/&()-]*\s+){{0,{MAX_LABEL_TAIL_WORDS - 1}}}[^\W\d_][\w.'/&()-]*\s?:"
 )
+#: A plural mark glued to a question's last word: "Name(s)", "Box(es)".
+_PLURAL_RE = re.compile(r"\((?:s|es)\)", re.IGNORECASE)
+#: A printed label that asks for a number or for several: "LOT NO.", "Account #", "DATE(s)".
+_NUMBER_LABEL_RE = re.compile(r"[^\W\d_]\s*(?:\bno\.)?\s*(?:\bno\.|#|\((?:s|es)\))\s*$", re.IGNORECASE)
 _LEADING_RE = re.compile(r"^[\s:;.,_]+")
 _BLANK_RE = re.compile(r"^[\s_.:\-]*$")
 #: What OCR reads a tick or a cross in a box as.
@@ -160,7 +168,9 @@ def occurrences(question: str, units: list[TextUnit]) -> list[Occurrence]:
             )
         if best is not None:
             found.append(best)
-    return sorted(found, key=lambda o: (-(o.similarity + o.placement), o.unit.order))
+    # The question printed whole comes first: "Division" alone, placed as a label, is like
+    # "Division Mgr" only as far as OCR slips go, and the form prints "Division Mgr" elsewhere.
+    return sorted(found, key=lambda o: (o.similarity < 1.0, -(o.similarity + o.placement), o.unit.order))
 
 
 def _best_in(question: str, trailing: str, unit: TextUnit, text: str, shift: int) -> Occurrence | None:
@@ -285,6 +295,10 @@ def _answer_at(where: Occurrence, units: list[TextUnit], stops: dict[int, list[i
             True, [unit], "question_inline", PRIORS["question_inline"] * match, unit.text[: where.start]
         )
     end = where.end
+    plural = _PLURAL_RE.match(unit.text, end)
+    if plural:
+        # "Brand(s)" asked as "Brand": the plural mark is the question's.
+        end = plural.end()
     # The question's own marks after its last word ("PROJECT #", "Requested By:") are no answer.
     while end < len(unit.text) and (unit.text[end] in where.trailing or unit.text[end] in " :"):
         end += 1
@@ -295,18 +309,18 @@ def _answer_at(where: Occurrence, units: list[TextUnit], stops: dict[int, list[i
     if not _BLANK_RE.match(text):
         leading = _LEADING_RE.match(text)
         lead = leading.end() if leading else 0
-        return _finished(unit, text[lead:], offset + lead, units, stops, "question_inline", match)
+        return _finished(unit, text[lead:], offset + lead, units, stops, "question_inline", match, unit)
     for strategy, neighbours in (
-        ("question_right", _beside(_right(unit, units, skew), stops)),
-        ("question_below", _under(unit, units)[:1]),
+        ("question_right", _beside(cells_right(unit, units, skew), stops)),
+        ("question_below", lines_under(unit, units)[:1]),
     ):
         for neighbour in neighbours:
-            if _is_question(neighbour, stops):
+            if _is_question(neighbour, stops) or is_upright(neighbour):
                 continue
             value = _up_to_label(neighbour.text, _stop(neighbour, stops))
             if _BLANK_RE.match(value):
                 continue
-            return _finished(neighbour, value.strip(), 0, units, stops, strategy, match)
+            return _finished(neighbour, value.strip(), 0, units, stops, strategy, match, unit)
     return Answer(None, [unit], "question_unanswered", match, "")
 
 
@@ -318,20 +332,22 @@ def _finished(
     stops: dict[int, list[int]],
     strategy: str,
     match: float,
+    question: TextUnit,
 ) -> Answer:
     """The answer that starts with `text` (at character `at` of `first`), run on over the lines
-    under it; a lone mark is True."""
+    under it; a lone mark is True. `question`: the unit the question is printed in."""
     score = PRIORS[strategy] * match
     words = text.split()
-    if words and is_mark(words[0]):
-        # A mark right after a question ("MALE x FEMALE") ticks it, whatever option follows.
+    if words and (is_mark(words[0]) or is_mark("".join(text.lstrip(" :").split()))):
+        # A mark right after a question ("MALE x FEMALE") ticks it, whatever option follows; so
+        # does one read with its box's sides apart ("( x)").
         return Answer(True, [first], strategy, score, words[0])
     parts, taken = [text.strip()], [first]
     left = _left_edge(first, at)
     last = first
     for _ in range(MAX_ANSWER_LINES - 1):
         right = max((u.box.x1 for u in taken if u.box is not None), default=left)
-        following = _continuation(last, left, right, units, stops)
+        following = _continuation(last, left, right, units, stops, question)
         if following is None:
             break
         parts.append(following.text.strip())
@@ -365,10 +381,12 @@ def _continuation(
     right: float,
     units: list[TextUnit],
     stops: dict[int, list[int]],
+    question: TextUnit,
 ) -> TextUnit | None:
     """The line an answer runs on to: just under its last line, starting near its left edge, and
     no question of its own; not a row of cells across the answer's width (a table's header under
-    a one-line answer). `right`: the answer's right edge so far."""
+    a one-line answer). `right`: the answer's right edge so far. The answer's own `question`
+    beside a line set low is no other row's question."""
     box = last.box
     if box is None:
         return None
@@ -389,45 +407,14 @@ def _continuation(
         return None
     nearest = min(below, key=lambda u: (u.box.y0 if u.box else 0.0, abs((u.box.x0 if u.box else 0.0) - left)))
     if (
-        _is_question(nearest, stops)
+        skips_line(last, nearest, left, right, units)
+        or _is_question(nearest, stops)
         or _LABEL_RE.search(nearest.text)
-        or _has_left_neighbour(nearest, units)
-        or _has_right_neighbour(nearest, units, right)
+        or has_left_neighbour(nearest, [u for u in units if u is not question])
+        or has_right_neighbour(nearest, units, right)
     ):
         return None
     return nearest
-
-
-def _has_left_neighbour(unit: TextUnit, units: list[TextUnit]) -> bool:
-    """Whether text stands left of `unit` on its row (or a little lower, the question of an
-    answer set high): the next row's question, whose answer `unit` is, not a line of the answer
-    above."""
-    box = unit.box
-    assert box is not None
-    return any(
-        u.box is not None
-        and u is not unit
-        and u.page == unit.page
-        and u.box.x1 <= box.x0 + 1
-        and _on_row(u.box, box, 0.0)
-        for u in units
-    )
-
-
-def _has_right_neighbour(unit: TextUnit, units: list[TextUnit], right: float) -> bool:
-    """Whether another cell starts right of `unit` on its row, before `right`: the row is split
-    into cells under the answer (a table's header row), where a running answer's next line is
-    one."""
-    box = unit.box
-    assert box is not None
-    return any(
-        u.box is not None
-        and u is not unit
-        and u.page == unit.page
-        and box.x1 <= u.box.x0 < right
-        and same_row(box, u.box)
-        for u in units
-    )
 
 
 def _beside(row: list[TextUnit], stops: dict[int, list[int]]) -> list[TextUnit]:
@@ -444,70 +431,17 @@ def _beside(row: list[TextUnit], stops: dict[int, list[int]]) -> list[TextUnit]:
     return sorted(nearer, key=lambda u: u.box.x0 if u.box else 0.0)[:1] or row[:1]
 
 
-def _right(unit: TextUnit, units: list[TextUnit], skew: float) -> list[TextUnit]:
-    """Cells right of `unit` on its row, nearest first among those within half a line of level:
-    a scan's next question may sit more level with this one than its own answer does."""
-    box = unit.box
-    if box is None:
-        return []
-    height = max(box.y1 - box.y0, 1e-6)
-    middle_x, middle_y = (box.x0 + box.x1) / 2, (box.y0 + box.y1) / 2
-
-    def key(u: TextUnit) -> tuple[int, float]:
-        assert u.box is not None
-        x, y = (u.box.x0 + u.box.x1) / 2, (u.box.y0 + u.box.y1) / 2
-        return round(abs(y - middle_y - skew * (x - middle_x)) / height * 2), u.box.x0
-
-    # A typed answer may start over the end of its question's box (`right_of` allows a character).
-    found = [
-        u
-        for u in units
-        if u is not unit
-        and u.box is not None
-        and u.page == unit.page
-        and u.box.x0 >= (box.x0 + box.x1) / 2
-        and u.box.x1 > box.x1 + height
-        and _on_row(box, u.box, skew * ((u.box.x0 + u.box.x1) / 2 - middle_x))
-    ]
-    return sorted(found, key=key)
-
-
-def _on_row(question: Box, other: Box, shift: float) -> bool:
-    """Whether `other` (moved down by `shift`, the page's slant) is on the question's row. A
-    typed answer sits on the rule the question stands by, often higher than the question's own
-    text: one raised by up to most of a line counts."""
-    if same_row(question, other, shift):
-        return True
-    lower = min(question.y1 - question.y0, other.y1 - other.y0)
-    top, bottom = other.y0 - shift, other.y1 - shift
-    return top < question.y0 and bottom - question.y0 >= RAISED_OVERLAP * lower
-
-
-def _under(unit: TextUnit, units: list[TextUnit]) -> list[TextUnit]:
-    """Units under `unit` that overlap it horizontally (or start within its width to the
-    right), nearest first."""
-    box = unit.box
-    if box is None:
-        return []
-    height = max(box.y1 - box.y0, 1e-6)
-    found = [
-        u
-        for u in units
-        if u.box is not None
-        and u.page == unit.page
-        and u is not unit
-        and box.y0 + 0.5 * height < u.box.y0 <= box.y1 + BELOW_MAX_GAP_HEIGHTS * height
-        and min(box.x1, u.box.x1) > max(box.x0, u.box.x0) - height
-    ]
-    return sorted(found, key=lambda u: (u.box.y0 if u.box else 0.0, u.box.x0 if u.box else 0.0))
-
-
 def _is_question(unit: TextUnit, stops: dict[int, list[int]]) -> bool:
-    """Whether `unit` starts with a printed question: another asked one, or `Words:`."""
+    """Whether `unit` starts with a printed question: another asked one, or `Words:`; or is
+    one that asks for a number or several ("LOT NO.", "Account #", "RECEIPT DATE(s)"), which no
+    answer ends with; or a known label alone."""
     if any(not _TOKEN_RE.search(unit.text[:start]) for start in stops.get(id(unit), [])):
         return True
     label = _LABEL_RE.match(unit.text)
-    return label is not None
+    if label is not None or _NUMBER_LABEL_RE.search(unit.text) is not None:
+        return True
+    # A known label alone ("DATE" of the next column) is printed, not written in.
+    return is_label(unit.text.strip(" .:"))
 
 
 def _up_to_label(text: str, stop: int) -> str:

@@ -212,3 +212,144 @@ def test_a_row_of_cells_under_a_one_line_answer_does_not_continue_it() -> None:
     page.line("PM6", 224, 376, 251, 394)
     page.line("PROVED RECALL", 332, 378, 436, 394)
     assert values(page, ["Sample Description"]) == {"Sample Description": "MALE AND FEMALE SMOKERS"}
+
+
+def test_answer_does_not_run_on_past_the_next_questions_row() -> None:
+    # "Place:" starts too far left to be a line of the answer, but its row runs across it: the
+    # lines under it are the place's, not the time's.
+    page = scan()
+    page.line("Time : 9:30 a.m.", 199, 669, 331, 684)
+    page.line("Place: Boston Park Plaza", 203, 679, 383, 700)
+    page.line("64 Arlington Street", 265, 696, 400, 713)
+    assert values(page, ["Time"]) == {"Time": "9:30 a.m."}
+
+
+def test_answer_does_not_run_on_to_a_line_whose_question_box_overlaps_it() -> None:
+    # OCR pads boxes: the next row's question ends a little past where its answer starts.
+    page = scan()
+    page.line("PROMOTIONAL PERIOD: May-June 1992", 105, 252, 353, 269)
+    page.line("CONSUMER OFFER:", 128, 266, 258, 283)
+    page.line("$3 Off Store Redeemable Carton Coupon", 250, 266, 492, 283)
+    assert values(page, ["PROMOTIONAL PERIOD"]) == {"PROMOTIONAL PERIOD": "May-June 1992"}
+
+
+def test_mark_read_with_its_box_sides_apart_ticks_the_question() -> None:
+    page = scan()
+    page.line("(a) Injury", 60, 300, 130, 318)
+    page.line(": ( x)", 180, 300, 215, 318)
+    assert values(page, ["(a) Injury"]) == {"(a) Injury": True}
+
+
+def test_upright_margin_number_is_no_answer() -> None:
+    # A number printed up the page's margin, level with a question, is not its answer: the
+    # line under the question is.
+    page = scan()
+    page.line("(Witness)", 300, 400, 365, 416)
+    page.line("J. Rivera", 300, 422, 380, 438)
+    page.line("92314414", 700, 360, 720, 460)
+    assert values(page, ["(Witness)"]) == {"(Witness)": "J. Rivera"}
+
+
+def test_answer_set_half_a_line_low_just_after_its_question() -> None:
+    # The far cell more level with the question is the next column's header; the answer typed
+    # half a line low just after the question is nearer. The next row's answer, set low by as
+    # much, is not a line of it.
+    page = scan()
+    page.line("LRC COMPOUND CODE", 65, 80, 152, 94)
+    page.line("A32", 177, 88, 205, 107)
+    page.line("DATE", 512, 78, 532, 93)
+    page.line("11/13/81", 545, 88, 619, 105)
+    page.line("MOLECULAR WEIGHT", 66, 107, 148, 120)
+    page.line("200.29", 159, 117, 213, 135)
+    assert values(page, ["LRC COMPOUND CODE"]) == {"LRC COMPOUND CODE": "A32"}
+
+
+def test_question_glued_to_its_capitalised_answer() -> None:
+    page = scan()
+    page.line("SAMPLE DESCRIPTIONNew Products", 130, 80, 330, 100)
+    assert values(page, ["SAMPLE DESCRIPTION"]) == {"SAMPLE DESCRIPTION": "New Products"}
+
+
+def test_answer_runs_on_beside_its_own_question() -> None:
+    # The address's second line is set level with the lower half of its own question: that
+    # question is no next row's.
+    page = scan()
+    page.line("Quotation To:", 81, 173, 146, 191)
+    page.line("Lorillard", 193, 167, 249, 191)
+    page.line("One Park Avenue", 193, 184, 313, 205)
+    page.line("New York, NY 10016", 195, 204, 329, 221)
+    assert values(page, ["Quotation To"]) == {"Quotation To": "Lorillard One Park Avenue New York, NY 10016"}
+
+
+def test_answer_typed_low_beside_its_question() -> None:
+    # Typed under the rule of a question printed high in its box: it starts above the
+    # question's foot, though most of it is lower.
+    page = scan()
+    page.line("Sizes:", 77, 359, 113, 377)
+    page.line("19.750 X 11", 192, 376, 276, 394)
+    page.line("Paper and Materials:", 76, 412, 178, 429)
+    # Level rows elsewhere: the page is not slanted.
+    page.line("Job No.:", 76, 300, 130, 318)
+    page.line("7848", 200, 300, 240, 318)
+    page.line("Quantity:", 76, 460, 140, 478)
+    page.line("2,000", 200, 460, 250, 478)
+    assert values(page, ["Sizes"]) == {"Sizes": "19.750 X 11"}
+
+
+def test_plural_mark_of_the_question_is_no_answer() -> None:
+    page = scan()
+    page.line("Referent Brand(s)", 81, 398, 188, 415)
+    page.line("Dunhill Lights", 82, 431, 200, 449)
+    assert values(page, ["Referent Brand"]) == {"Referent Brand": "Dunhill Lights"}
+
+
+def test_question_printed_whole_beats_a_near_match_placed_as_a_label() -> None:
+    page = scan()
+    page.line("Division", 414, 143, 462, 164)
+    page.line("Detroit - MCA", 515, 144, 621, 161)
+    page.line("Division Mgr R. L. Lavoie", 414, 173, 615, 196)
+    assert values(page, ["Division Mgr"]) == {"Division Mgr": "R. L. Lavoie"}
+
+
+def test_label_asking_for_a_number_is_no_answer() -> None:
+    # "PROJECT NO." right of the question is the next field's label; the answer is under it.
+    page = scan()
+    page.line("KOOL", 63, 39, 97, 56)
+    page.line("PROJECT NO.", 440, 39, 534, 53)
+    page.line("1987-144-K", 565, 33, 648, 53)
+    page.line("0595-529-1510-0", 60, 54, 192, 71)
+    assert values(page, ["KOOL"]) == {"KOOL": "0595-529-1510-0"}
+
+
+def test_known_label_alone_is_no_answer() -> None:
+    # "DATE" far right on the row is the next column's label; nothing is written in.
+    page = scan()
+    page.line("SIGNATURE", 71, 850, 119, 867)
+    page.line("DATE", 515, 851, 535, 866)
+    assert values(page, ["SIGNATURE"]) == {"SIGNATURE": None}
+
+
+def test_answer_indented_under_its_question() -> None:
+    page = scan()
+    page.line("Adjusted Total Cost:", 92, 262, 317, 279)
+    page.line("$212,475", 399, 260, 531, 280)
+    page.line("Reasons:", 87, 291, 153, 311)
+    page.line("Adjustment due to timing of projects", 200, 318, 595, 338)
+    assert values(page, ["Reasons"]) == {"Reasons": "Adjustment due to timing of projects"}
+
+
+def test_column_entry_under_its_header_not_the_nearer_row_neighbour() -> None:
+    # A header row of a table: the entry under each header is its answer, not the next
+    # column's entry that starts a little higher.
+    page = scan()
+    page.line("TEST MATERIAL(s)", 45, 203, 133, 220)
+    page.line("LOT NO.(s)", 417, 200, 474, 221)
+    page.line("RECEIPT DATE(s)", 526, 203, 608, 220)
+    page.line("LH-NUMBER(s)", 662, 203, 730, 220)
+    page.line("B166", 180, 232, 215, 254)
+    page.line("9/28/83", 532, 233, 585, 251)
+    page.line("20,845", 658, 231, 700, 252)
+    assert values(page, ["TEST MATERIAL", "RECEIPT DATE(s)"]) == {
+        "TEST MATERIAL": "B166",
+        "RECEIPT DATE(s)": "1983-09-28",
+    }

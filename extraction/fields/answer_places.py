@@ -1,0 +1,171 @@
+"""Where a printed question's answer may stand on a scanned page: the geometry of text units
+that `fields.questions` reads answers by (cells right of a question, lines under it, rows an
+answer runs on past), apart from what the words say."""
+
+from __future__ import annotations
+
+from extraction.fields.text_lines import TextUnit, same_row
+from extraction.formats.document import Box
+
+#: Least vertical overlap (share of the lower box) of an answer set higher than its question.
+RAISED_OVERLAP = 0.15
+#: An answer under its question starts at most this many question heights under it ...
+BELOW_MAX_GAP_HEIGHTS = 2.2
+#: ... and at most this many question heights right of its end (an answer indented under it).
+UNDER_INDENT_HEIGHTS = 3.0
+#: The next line of a running answer has its middle at least this many line heights under the
+#: last one's.
+CONTINUE_MIN_STEP_HEIGHTS = 0.4
+#: OCR pads boxes: text left of a line may end this many line heights past the line's start.
+LEFT_OVERLAP_HEIGHTS = 0.5
+#: A unit of at least this many characters whose box is this many times taller than wide is
+#: text set upright (`is_upright`).
+UPRIGHT_MIN_CHARS = 3
+UPRIGHT_RATIO = 1.5
+#: A cell right of a question starting within `NEAR_RIGHT_HEIGHTS` question heights of its end
+#: comes before one more level with it starting past `FAR_RIGHT_HEIGHTS`.
+NEAR_RIGHT_HEIGHTS = 3.0
+FAR_RIGHT_HEIGHTS = 6.0
+
+
+def is_upright(unit: TextUnit) -> bool:
+    """Whether a unit's text runs up the page (a box much taller than wide, of a few characters
+    or more): a number printed along the margin, no answer of the questions set across it."""
+    box = unit.box
+    return (
+        box is not None
+        and len(unit.text.strip()) >= UPRIGHT_MIN_CHARS
+        and box.y1 - box.y0 > UPRIGHT_RATIO * (box.x1 - box.x0)
+    )
+
+
+def skips_line(last: TextUnit, nearest: TextUnit, left: float, right: float, units: list[TextUnit]) -> bool:
+    """Whether a line set between an answer's last line and `nearest` runs across the answer's
+    width: the next question's row ("Place: ..." under "Time: 9:30"), which an answer does not
+    run on past even where it starts too far left to be a line of it."""
+    a, b = last.box, nearest.box
+    assert a is not None and b is not None
+    height = max(a.y1 - a.y0, 1e-6)
+    top = (a.y0 + a.y1) / 2 + CONTINUE_MIN_STEP_HEIGHTS * height
+    bottom = (b.y0 + b.y1) / 2 - CONTINUE_MIN_STEP_HEIGHTS * height
+    return any(
+        u.box is not None
+        and u is not last
+        and u is not nearest
+        and u.page == last.page
+        and top < (u.box.y0 + u.box.y1) / 2 < bottom
+        and min(u.box.x1, right) > max(u.box.x0, left)
+        for u in units
+    )
+
+
+def has_left_neighbour(unit: TextUnit, units: list[TextUnit]) -> bool:
+    """Whether text stands left of `unit` on its row (or a little lower, the question of an
+    answer set high, or a little higher, of one set low): the next row's question, whose answer
+    `unit` is, not a line of the answer above."""
+    box = unit.box
+    assert box is not None
+    return any(
+        u.box is not None
+        and u is not unit
+        and u.page == unit.page
+        and u.box.x1 <= box.x0 + LEFT_OVERLAP_HEIGHTS * (box.y1 - box.y0)
+        and u.box.x0 < box.x0
+        and (on_row(u.box, box, 0.0) or on_row(box, u.box, 0.0))
+        for u in units
+    )
+
+
+def has_right_neighbour(unit: TextUnit, units: list[TextUnit], right: float) -> bool:
+    """Whether another cell starts right of `unit` on its row, before `right`: the row is split
+    into cells under the answer (a table's header row), where a running answer's next line is
+    one."""
+    box = unit.box
+    assert box is not None
+    return any(
+        u.box is not None
+        and u is not unit
+        and u.page == unit.page
+        and box.x1 <= u.box.x0 < right
+        and same_row(box, u.box)
+        for u in units
+    )
+
+
+def cells_right(unit: TextUnit, units: list[TextUnit], skew: float) -> list[TextUnit]:
+    """Cells right of `unit` on its row, nearest first among those within half a line of level:
+    a scan's next question may sit more level with this one than its own answer does."""
+    box = unit.box
+    if box is None:
+        return []
+    height = max(box.y1 - box.y0, 1e-6)
+    middle_x, middle_y = (box.x0 + box.x1) / 2, (box.y0 + box.y1) / 2
+
+    def key(u: TextUnit) -> tuple[int, float]:
+        assert u.box is not None
+        x, y = (u.box.x0 + u.box.x1) / 2, (u.box.y0 + u.box.y1) / 2
+        return round(abs(y - middle_y - skew * (x - middle_x)) / height * 2), u.box.x0
+
+    # A typed answer may start over the end of its question's box (`right_of` allows a character).
+    found = [
+        u
+        for u in units
+        if u is not unit
+        and u.box is not None
+        and u.page == unit.page
+        and u.box.x0 >= (box.x0 + box.x1) / 2
+        and u.box.x1 > box.x1 + height
+        and on_row(box, u.box, skew * ((u.box.x0 + u.box.x1) / 2 - middle_x), low=True)
+    ]
+    ranked = sorted(found, key=key)
+    near = [u for u in ranked if u.box is not None and u.box.x0 - box.x1 <= NEAR_RIGHT_HEIGHTS * height]
+    if (
+        ranked
+        and near
+        and ranked[0].box is not None
+        and ranked[0].box.x0 - box.x1 > FAR_RIGHT_HEIGHTS * height
+    ):
+        # An answer set off its question's row by half a line, just after it, is nearer than
+        # the far cell more level with the question (the next column's header).
+        return [near[0], *(u for u in ranked if u is not near[0])]
+    return ranked
+
+
+def on_row(question: Box, other: Box, shift: float, *, low: bool = False) -> bool:
+    """Whether `other` (moved down by `shift`, the page's slant) is on the question's row. A
+    typed answer sits on the rule the question stands by, often higher than the question's own
+    text: one raised by up to most of a line counts. `low`: so does one that starts above the
+    question's foot (typed under the rule of a question printed high in its box)."""
+    if same_row(question, other, shift):
+        return True
+    lower = min(question.y1 - question.y0, other.y1 - other.y0)
+    top, bottom = other.y0 - shift, other.y1 - shift
+    if low and question.y0 < top < question.y1:
+        return True
+    return top < question.y0 and bottom - question.y0 >= RAISED_OVERLAP * lower
+
+
+def lines_under(unit: TextUnit, units: list[TextUnit]) -> list[TextUnit]:
+    """Units under `unit` that overlap it horizontally or start a little right of its end (an
+    answer indented under its question, a column's entry under its header): by rows, then by
+    how far each starts from the question."""
+    box = unit.box
+    if box is None:
+        return []
+    height = max(box.y1 - box.y0, 1e-6)
+    found = [
+        u
+        for u in units
+        if u.box is not None
+        and u.page == unit.page
+        and u is not unit
+        and box.y0 + 0.5 * height < u.box.y0 <= box.y1 + BELOW_MAX_GAP_HEIGHTS * height
+        and min(box.x1 + UNDER_INDENT_HEIGHTS * height, u.box.x1) > max(box.x0, u.box.x0) - height
+    ]
+
+    def key(u: TextUnit) -> tuple[int, float]:
+        assert u.box is not None
+        # By rows, then by how far the line starts from the question's span.
+        return round((u.box.y0 - box.y1) / height), max(u.box.x0 - box.x1, box.x0 - u.box.x1, 0.0)
+
+    return sorted(found, key=key)
