@@ -321,7 +321,9 @@ def main(argv: list[str] | None = None) -> int:
     spread, tried = choose_spread(values)
     print("\ndesign gate: held-out figures per spread (deviations between design groups)")
     for each, cal in tried.items():
-        print(f"  {each:4.2f}: ECE {cal.ece:.3f}, {cal.high} values >= {HIGH_CONFIDENCE}, {cal.high_precision:.3f} right")
+        print(
+            f"  {each:4.2f}: ECE {cal.ece:.3f}, {cal.high} values >= {HIGH_CONFIDENCE}, {cal.high_precision:.3f} right"
+        )
     print(f"  chosen: {spread}")
     held_out = report(
         "held out: each design group scored by a fit without it",

@@ -338,9 +338,7 @@ def _throughput(
         "pooled": args.pooled_tasks or args.tasks,
     }
     bare = _bare_ceiling(counts["dedicated"], args.profile, redis_url)
-    rows = [
-        asyncio.run(_run_tasks(url, key, p, counts[p], args.profile, redis_url)) for p in args.placements
-    ]
+    rows = [asyncio.run(_run_tasks(url, key, p, counts[p], args.profile, redis_url)) for p in args.placements]
     sync = {p: asyncio.run(_sync_p50(url, key, p, args.sync_runs)) for p in args.placements if args.sync_runs}
     return bare, rows, sync
 
