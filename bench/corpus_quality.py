@@ -222,6 +222,8 @@ def print_report(report: Report, cal: Calibration, *, show_misses: bool) -> None
         print("\nmisses (document, field, truth, prediction)")
         for doc_id, name, truth, predicted in report.misses:
             print(f"  {doc_id} {name}: {truth!r} <> {predicted!r}")
+        if report.hidden_misses:
+            print(f"  ({report.hidden_misses} misses of kept-back designs not shown)")
 
 
 def main(argv: list[str] | None = None) -> int:

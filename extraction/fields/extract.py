@@ -30,7 +30,7 @@ from extraction.fields.embedded import embedded_value
 from extraction.fields.form_widgets import from_form_fields
 from extraction.fields.heuristics import heuristic_candidates
 from extraction.fields.label_pairs import PRIORS, label_candidates
-from extraction.fields.layout import cell_units, other_party_units, widget_labels
+from extraction.fields.layout import cell_units, other_party_units, provider_sections, widget_labels
 from extraction.fields.normalize import (
     DateOrder,
     format_amount,
@@ -42,6 +42,7 @@ from extraction.fields.questions import is_printed_name, is_question_name
 from extraction.fields.result import FieldResult, absent
 from extraction.fields.shaping import belongs, shaped
 from extraction.fields.structure.captions import CaptionIndex
+from extraction.fields.structure.combined import names_parts
 from extraction.fields.structure.phone_kinds import marked_kind_phones
 from extraction.fields.structure.self_holder import (
     PATIENT_PART_FIELDS,
@@ -85,13 +86,16 @@ def extract_fields(
     """
     lines = text_units(doc)
     units = cell_units(doc)
+    others = other_party_units(units)
+    doctors = provider_sections(units)
     context = ExtractionContext(
         doc=doc,
         lines=lines,
         units=units,
         skews=page_skews(units),
         order=resolve_date_order([u.text for u in lines], date_order),
-        other_places={(u.page, u.box) for u in units if u.order in other_party_units(units)},
+        other_places={(u.page, u.box) for u in units if u.order in others},
+        provider_places={(u.page, u.box): doctors[u.order] for u in units if u.order in doctors},
         widget_labels=widget_labels(doc, units),
         file_name=file_name,
         captions=CaptionIndex(units),
@@ -169,9 +173,10 @@ def _read_one(ctx: ExtractionContext, name: str) -> FieldResult:
         # A name no vocabulary knows is read as the page's printed question, or not at all: a
         # fuzzy label elsewhere is a confident guess.
         return _from_question(ctx, name, kind)
-    # A part of someone else's name (`provider_last_name`) is read from their whole name only.
+    # A part of someone else's name (`provider_last_name`) is read from their whole name, or
+    # after a label naming that part of theirs ("Physician Last Name").
     direct = spec.part is None or spec.owner == "patient"
-    labelled = _labelled_candidates(ctx, name, kind) if direct else iter(())
+    labelled = _labelled_candidates(ctx, name, kind) if direct else _own_part_candidates(ctx, spec, kind)
     candidates = [shaped(c, spec, ctx) for c in labelled]
     if spec.part is not None and spec.whole_name is not None:
         whole = spec.whole_name.replace("_", " ")
@@ -180,6 +185,8 @@ def _read_one(ctx: ExtractionContext, name: str) -> FieldResult:
             candidates.append(shaped(candidate, spec, ctx))
         if spec.patient_owned:
             candidates.extend(shaped(c, spec, ctx) for c in banner_candidates(ctx))
+        else:
+            candidates.extend(_section_part_candidates(ctx, spec))
     if (spec.patient_owned and spec.concept in COMBINED_CONCEPTS) or (spec.part and spec.whole_name):
         candidates.extend(shaped(c, spec, ctx) for c in combined_candidates(ctx, spec))
     kept = [c for c in candidates if c is not None and belongs(c, spec, ctx)]
@@ -229,6 +236,33 @@ def _read_one(ctx: ExtractionContext, name: str) -> FieldResult:
         prior=prior,
         signals=signals,
     )
+
+
+def _own_part_candidates(ctx: ExtractionContext, spec: FieldSpec, kind: Kind) -> Iterator[Candidate]:
+    """Values after labels that name the same part of the same person's name as the field
+    ("Doctor's Last Name" for `provider_last_name`)."""
+    for candidate in _labelled_candidates(ctx, spec.name, kind):
+        label = field_spec(candidate.label)
+        if label.owner == spec.owner and label.part == spec.part and not names_parts(candidate.label):
+            yield candidate
+
+
+def _section_part_candidates(ctx: ExtractionContext, spec: FieldSpec) -> Iterator[Candidate]:
+    """A part of a doctor's name read after a plain part label ("Last Name") inside a section
+    about a doctor: the section says whose name it is, and its heading is the label's first part
+    (so a referring doctor's section counts as one)."""
+    if spec.owner != "provider" or spec.part is None or not ctx.provider_places:
+        return
+    part_spec = field_spec(PATIENT_PART_FIELDS[spec.part])
+    for candidate in _labelled_candidates(ctx, part_spec.name, "text"):
+        headings = {ctx.provider_places.get((u.page, u.box)) for u in candidate.units}
+        heading = next(iter(headings), None)
+        if len(headings) != 1 or heading is None:
+            continue
+        found = shaped(candidate, part_spec, ctx)
+        if found is not None:
+            found.label = f"{heading} {found.label}"
+            yield found
 
 
 def _labelled_candidates(ctx: ExtractionContext, name: str, kind: Kind) -> Iterator[Candidate]:

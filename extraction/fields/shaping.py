@@ -14,6 +14,7 @@ from extraction.fields.vocabulary import (
     GENDER_OPTIONS,
     FieldSpec,
     address_part,
+    field_spec,
     is_other_party,
     is_prose,
     read_gender,
@@ -23,12 +24,17 @@ from extraction.fields.vocabulary import (
 
 
 def belongs(candidate: Candidate, spec: FieldSpec, ctx: ExtractionContext) -> bool:
-    """A patient's field takes no value labelled as, or placed under, someone else's."""
+    """A patient's field takes no value labelled as, or placed under, someone else's (a doctor's
+    section included)."""
     if not spec.patient_owned:
         return True
-    if is_other_party(candidate.label):
+    if is_other_party(candidate.label) or field_spec(candidate.label).owner == "provider":
+        # "Physician Last Name" is the doctor's, however well "Last Name" names the field.
         return False
-    return not any((unit.page, unit.box) in ctx.other_places for unit in candidate.units)
+    return not any(
+        (unit.page, unit.box) in ctx.other_places or (unit.page, unit.box) in ctx.provider_places
+        for unit in candidate.units
+    )
 
 
 def shaped(candidate: Candidate | None, spec: FieldSpec, ctx: ExtractionContext) -> Candidate | None:

@@ -41,6 +41,13 @@ def split_by_caption(label: str, value: str) -> PersonName | None:
     """`value` split in the order `label` lists the parts; as `names.split_name` when the label
     lists none, or the value's own comma says the order."""
     order = caption_order(label)
+    if len(order) == 1:
+        # "Physician First Name": the value is that one part, whatever its words.
+        part = " ".join(value.split()) if split_name(value) is not None else None
+        only = order[0]
+        return PersonName(
+            part if only == "first" else None, part if only == "middle" else None, part if only == "last" else None
+        )
     if "," in value or len(order) < 2 or order[0] != "last":
         return split_name(value)
     words = value.replace(",", " ").split()
