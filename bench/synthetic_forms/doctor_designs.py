@@ -24,6 +24,9 @@ DOCTOR_LABELS = (
 DOCTOR_HEADINGS = ("Primary Care Physician", "Physician Information", "Your Primary Doctor", "PCP Information")
 
 
+NAME_STYLES = 6
+
+
 def _name_of(doctor: Doctor, style: int) -> str:
     """The doctor's name as forms write it: titles and credentials around it, either order."""
     if style == 0:
@@ -34,7 +37,10 @@ def _name_of(doctor: Doctor, style: int) -> str:
         return f"{doctor.last}, {doctor.first}, {doctor.credential}"
     if style == 3:
         return f"Dr. {doctor.last}"
-    return f"{doctor.first} {doctor.last} {doctor.credential}"
+    if style == 4:
+        dotted = ".".join(doctor.credential) + "." if doctor.credential in ("MD", "DO") else doctor.credential
+        return f"{doctor.first} {doctor.last}, {dotted}"
+    return f"{doctor.first} {doctor.last} ({doctor.credential})"
 
 
 def _leader_row(c: Canvas, label: str, value: str, dots: bool) -> None:
@@ -116,19 +122,19 @@ def doctor_sections(c: Canvas, p: Patient) -> None:
         _pairs(c, fields)
         _pairs(c, [("Phone", p.clinic_phone)])
         c.heading(rng.choice(("Other Providers", "Referral")))
-        _pairs(c, [(other_label, _name_of(other, rng.randrange(5)))])
+        _pairs(c, [(other_label, _name_of(other, rng.randrange(NAME_STYLES)))])
     elif style == 1:
         # One combined line: "Physician's name (Last, First)".
         c.heading(rng.choice(("Physicians", "Care Team")))
         label = rng.choice(("Physician's name (Last, First)", "Doctor (Last, First)", "PCP Name (Last, First)"))
         _pairs(c, [(label, f"{p.pcp.last}, {p.pcp.first}")])
-        _pairs(c, [(other_label, _name_of(other, rng.randrange(5)))])
+        _pairs(c, [(other_label, _name_of(other, rng.randrange(NAME_STYLES)))])
     else:
         # One line each, with dot leaders or a colon.
         c.heading(rng.choice(("Physicians", "Medical Care")))
         dots = rng.random() < 0.6
-        rows = [(rng.choice(DOCTOR_LABELS), _name_of(p.pcp, rng.randrange(5))),
-                (other_label, _name_of(other, rng.randrange(5)))]  # fmt: skip
+        rows = [(rng.choice(DOCTOR_LABELS), _name_of(p.pcp, rng.randrange(NAME_STYLES))),
+                (other_label, _name_of(other, rng.randrange(NAME_STYLES)))]  # fmt: skip
         if rng.random() < 0.4:
             rows.reverse()
         for label, value in rows:
@@ -156,14 +162,40 @@ def doctor_table(c: Canvas, p: Patient) -> None:
     under_row(c, [("Insurance Company Name", p.insurer, 0.45), ("ID Number", p.policy, 0.3),
                   ("Group", p.group or "", 0.25)])  # fmt: skip
     c.heading(rng.choice(("Your Doctors", "Physicians", "Care Providers")))
+    if rng.random() < 0.5:
+        _doctor_under(c, p)
+    else:
+        _doctor_rows(c, p)
+    e = p.emergency
+    c.heading("Emergency Contact")
+    under_row(c, [("Name", person_text(e), 0.5), ("Phone", e.phone, 0.5)])
+
+
+def _doctor_under(c: Canvas, p: Patient) -> None:
+    """The doctor typed on a line, captioned under it: the parts apart or one combined caption."""
+    rng = c.rng
+    d = p.pcp
+    if rng.random() < 0.5:
+        caption = rng.choice(("Physician Last Name", "Doctor's Last Name", "PCP Last Name"))
+        under_row(c, [(caption, d.last, 0.35), (caption.replace("Last", "First"), d.first, 0.35),
+                      ("Phone", p.clinic_phone, 0.3)])  # fmt: skip
+    else:
+        caption = rng.choice(("Primary Physician (Last, First)", "Family Doctor (Last, First)", "PCP (Last, First)"))
+        value = f"{d.last}, {d.first}" if rng.random() < 0.6 else f"{d.last} {d.first}"
+        under_row(c, [(caption, value, 0.6), ("Phone", p.clinic_phone, 0.4)])
+    r = p.referring
+    under_row(c, [("Referring Physician", _name_of(r, rng.randrange(NAME_STYLES)), 0.6),
+                  ("Phone", p.pharmacy_phone, 0.4)])  # fmt: skip
+
+
+def _doctor_rows(c: Canvas, p: Patient) -> None:
+    """A table of doctors: rows of their kinds, columns Name and Phone."""
+    rng = c.rng
     dentist = Doctor(rng.choice(FIRST_MALE + FIRST_FEMALE), rng.choice(LAST), "DDS")
     rows: list[tuple[str, Doctor, str]] = [
         ("Primary care", p.pcp, p.clinic_phone), ("Referring", p.referring, p.pharmacy_phone),
         ("Dentist", dentist, p.home),
     ]  # fmt: skip
     rng.shuffle(rows)
-    body = [[kind, _name_of(doctor, rng.randrange(5)), phone] for kind, doctor, phone in rows]
+    body = [[kind, _name_of(doctor, rng.randrange(NAME_STYLES)), phone] for kind, doctor, phone in rows]
     _table(c, ["Doctor", "Name", "Phone"], [0.25, 0.45, 0.3], body, size=c.style.size * 0.9)
-    e = p.emergency
-    c.heading("Emergency Contact")
-    under_row(c, [("Name", person_text(e), 0.5), ("Phone", e.phone, 0.5)])

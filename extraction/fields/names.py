@@ -8,6 +8,7 @@ Cruz`, `Van Dyke`) stay with the surname.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -66,6 +67,12 @@ class PersonName:
 
     def part(self, which: NamePart) -> str | None:
         return {"first": self.first, "middle": self.middle, "last": self.last}[which]
+
+
+def family_word(tokens: Sequence[str], index: int) -> bool:
+    """Whether `tokens[index]` is a "family" that names no part of a name: only "family name"
+    is the surname ("Family doctor", "Family history" are not)."""
+    return tokens[index] == "family" and tuple(tokens[index + 1 : index + 2]) != ("name",)
 
 
 def _bare(word: str) -> str:

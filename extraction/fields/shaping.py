@@ -9,7 +9,7 @@ from extraction.fields.normalize import (
     is_label_like,
     parse_date,
 )
-from extraction.fields.structure.combined import combined_caption, names_parts, split_by_caption
+from extraction.fields.structure.combined import caption_order, combined_caption, names_parts, split_by_caption
 from extraction.fields.vocabulary import (
     GENDER_OPTIONS,
     FieldSpec,
@@ -49,6 +49,13 @@ def shaped(candidate: Candidate | None, spec: FieldSpec, ctx: ExtractionContext)
             or spec.owner != "patient"
             or names_parts(candidate.label)
         ):
+            if is_label_like(value):
+                # "Primary care" under a doctors' column header "Doctor" heads a row, names no one.
+                return None
+            if spec.owner == "provider" and len(value.split()) == 1 and not caption_order(candidate.label):
+                # A doctor's whole name of one bare word ("Dentist" in a column of doctors'
+                # kinds) is doubtful: forms write a doctor's surname alone with "Dr." or "MD".
+                candidate.score *= INVALID_PENALTY
             person = split_by_caption(candidate.label, value)
             value = person.part(spec.part) if person is not None else None
         elif spec.concept == "gender":

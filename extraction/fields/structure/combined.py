@@ -7,7 +7,7 @@ caption does.
 
 from __future__ import annotations
 
-from extraction.fields.names import NamePart, PersonName, split_name
+from extraction.fields.names import NamePart, PersonName, family_word, split_name
 from extraction.fields.normalize import label_tokens
 
 _PART_WORDS: dict[str, NamePart] = {
@@ -25,8 +25,9 @@ _PART_WORDS: dict[str, NamePart] = {
 def caption_order(label: str) -> list[NamePart]:
     """The name parts a caption lists, in its order (each once)."""
     order: list[NamePart] = []
-    for token in label_tokens(label):
-        part = _PART_WORDS.get(token)
+    tokens = label_tokens(label)
+    for index, token in enumerate(tokens):
+        part = None if family_word(tokens, index) else _PART_WORDS.get(token)
         if part is not None and part not in order:
             order.append(part)
     return order
