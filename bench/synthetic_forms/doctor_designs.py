@@ -119,6 +119,8 @@ def doctor_sections(c: Canvas, p: Patient) -> None:
         fields = [("Last Name", p.pcp.last), ("First Name", p.pcp.first)]
         if rng.random() < 0.5:
             fields.reverse()
+        if rng.random() < 0.4:
+            fields = [("Name", _name_of(p.pcp, rng.randrange(NAME_STYLES)))]
         _pairs(c, fields)
         _pairs(c, [("Phone", p.clinic_phone)])
         c.heading(rng.choice(("Other Providers", "Referral")))

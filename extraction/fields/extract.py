@@ -248,21 +248,22 @@ def _own_part_candidates(ctx: ExtractionContext, spec: FieldSpec, kind: Kind) ->
 
 
 def _section_part_candidates(ctx: ExtractionContext, spec: FieldSpec) -> Iterator[Candidate]:
-    """A part of a doctor's name read after a plain part label ("Last Name") inside a section
+    """A part of a doctor's name read after a plain label ("Last Name", "Name") inside a section
     about a doctor: the section says whose name it is, and its heading is the label's first part
     (so a referring doctor's section counts as one)."""
     if spec.owner != "provider" or spec.part is None or not ctx.provider_places:
         return
     part_spec = field_spec(PATIENT_PART_FIELDS[spec.part])
-    for candidate in _labelled_candidates(ctx, part_spec.name, "text"):
-        headings = {ctx.provider_places.get((u.page, u.box)) for u in candidate.units}
-        heading = next(iter(headings), None)
-        if len(headings) != 1 or heading is None:
-            continue
-        found = shaped(candidate, part_spec, ctx)
-        if found is not None:
-            found.label = f"{heading} {found.label}"
-            yield found
+    for label_spec, whole in ((part_spec, False), (field_spec("full_name"), True)):
+        for candidate in _labelled_candidates(ctx, label_spec.name, "text"):
+            headings = {ctx.provider_places.get((u.page, u.box)) for u in candidate.units}
+            heading = next(iter(headings), None)
+            if len(headings) != 1 or heading is None:
+                continue
+            candidate.label = f"{heading} {candidate.label}"
+            found = shaped(candidate, spec if whole else part_spec, ctx)
+            if found is not None:
+                yield found
 
 
 def _labelled_candidates(ctx: ExtractionContext, name: str, kind: Kind) -> Iterator[Candidate]:
