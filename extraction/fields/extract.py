@@ -42,6 +42,7 @@ from extraction.fields.questions import is_printed_name, is_question_name
 from extraction.fields.result import FieldResult, absent
 from extraction.fields.shaping import belongs, shaped
 from extraction.fields.structure.captions import CaptionIndex
+from extraction.fields.structure.choice_rows import choice_row_candidates
 from extraction.fields.structure.combined import names_parts
 from extraction.fields.structure.phone_kinds import marked_kind_phones
 from extraction.fields.structure.self_holder import (
@@ -200,6 +201,10 @@ def _read_one(ctx: ExtractionContext, name: str) -> FieldResult:
     if not kept and spec.patient_owned and spec.concept in ("city", "state", "zip"):
         # Only where no label names the part: the line under the street is its city line.
         kept = [c for c in (shaped(c, spec, ctx) for c in city_line_candidates(ctx)) if c is not None]
+        kept = [c for c in kept if belongs(c, spec, ctx)]
+    if not kept and spec.patient_owned and spec.concept == "gender":
+        # Only where no label's own cell holds the choice: its options in the cells after it.
+        kept = [c for c in (shaped(c, spec, ctx) for c in choice_row_candidates(ctx.units, name)) if c is not None]
         kept = [c for c in kept if belongs(c, spec, ctx)]
     if not kept and spec.patient_owned and spec.concept in ("mobile", "home_phone", "work_phone"):
         # Only where no label names the kind: a phone whose marked kind says it.

@@ -527,6 +527,13 @@ CONCEPTS: dict[str, tuple[str, ...]] = {
         "ins name",
         "ins co",
         "ins carrier",
+        # Longer than "company name", so that the company is the insurer.
+        "insurance company name",
+        "insurance carrier name",
+        "health plan name",
+        "insurer name",
+        "carrier name",
+        "payer name",
     ),
     "insurer_phone": ("insurance phone", "payer phone", "member services", "customer service"),
     "policy_id": (

@@ -59,12 +59,7 @@ def shaped(candidate: Candidate | None, spec: FieldSpec, ctx: ExtractionContext)
             person = split_by_caption(candidate.label, value)
             value = person.part(spec.part) if person is not None else None
         elif spec.concept == "gender":
-            value = (
-                marked_option(value, GENDER_OPTIONS)
-                or marked_initial(value, GENDER_OPTIONS)
-                or read_gender(value)
-                or value
-            )
+            value = _option(value) or value
         elif spec.concept in ("city", "state", "zip") and (
             not validate(spec, value)
             or combined_caption(candidate.label, spec.concept)
@@ -95,6 +90,10 @@ def shaped(candidate: Candidate | None, spec: FieldSpec, ctx: ExtractionContext)
     if spec.concept in _DATE_CONCEPTS and isinstance(candidate.raw, str):
         candidate.ambiguous = any(d.ambiguous for d in find_dates(candidate.raw, ctx.order))
     return candidate
+
+
+def _option(text: str) -> str | None:
+    return marked_option(text, GENDER_OPTIONS) or marked_initial(text, GENDER_OPTIONS) or read_gender(text)
 
 
 #: Words that end a section's heading ("Insurance Information", "Patient Details"): after a label
