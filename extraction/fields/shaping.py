@@ -80,6 +80,10 @@ def shaped(candidate: Candidate | None, spec: FieldSpec, ctx: ExtractionContext)
     if spec.concept in _IDENTIFIER_CONCEPTS and isinstance(value, str) and parse_date(value) is not None:
         # A date beside "Group #:" with its own box empty is the next field's value.
         return None
+    if spec.part is not None and isinstance(value, str) and _words_and_digits(value):
+        # "Work Phone 775.488.3343" beside an empty "Middle Name" box is the next field's; a
+        # lone digit may still be an OCR-read initial ("1" for "I").
+        return None
     candidate.value = value
     candidate.valid = validate(spec, value)
     if candidate.valid is False:
@@ -94,6 +98,10 @@ def shaped(candidate: Candidate | None, spec: FieldSpec, ctx: ExtractionContext)
 
 def _option(text: str) -> str | None:
     return marked_option(text, GENDER_OPTIONS) or marked_initial(text, GENDER_OPTIONS) or read_gender(text)
+
+
+def _words_and_digits(value: str) -> bool:
+    return len(value.split()) > 1 and any(c.isdigit() for c in value)
 
 
 #: Words that end a section's heading ("Insurance Information", "Patient Details"): after a label
