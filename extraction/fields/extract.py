@@ -42,7 +42,8 @@ from extraction.fields.questions import is_printed_name, is_question_name
 from extraction.fields.result import FieldResult, absent
 from extraction.fields.shaping import belongs, shaped
 from extraction.fields.structure.captions import CaptionIndex
-from extraction.fields.structure.choice_rows import choice_row_candidates
+from extraction.fields.structure.choice_rows import choice_row_candidates, inline_choice_candidates
+from extraction.fields.structure.date_parts import date_parts_candidates
 from extraction.fields.structure.combined import names_parts
 from extraction.fields.structure.phone_kinds import marked_kind_phones
 from extraction.fields.structure.self_holder import (
@@ -190,6 +191,8 @@ def _read_one(ctx: ExtractionContext, name: str) -> FieldResult:
             candidates.extend(_section_part_candidates(ctx, spec))
     if (spec.patient_owned and spec.concept in COMBINED_CONCEPTS) or (spec.part and spec.whole_name):
         candidates.extend(shaped(c, spec, ctx) for c in combined_candidates(ctx, spec))
+    if kind == "date":
+        candidates.extend(shaped(c, spec, ctx) for c in date_parts_candidates(ctx.units, name))
     kept = [c for c in candidates if c is not None and belongs(c, spec, ctx)]
     for candidate in kept:
         if spec.owner == "provider" and other_provider(candidate.label):
@@ -204,7 +207,8 @@ def _read_one(ctx: ExtractionContext, name: str) -> FieldResult:
         kept = [c for c in kept if belongs(c, spec, ctx)]
     if not kept and spec.patient_owned and spec.concept == "gender":
         # Only where no label's own cell holds the choice: its options in the cells after it.
-        kept = [c for c in (shaped(c, spec, ctx) for c in choice_row_candidates(ctx.units, name)) if c is not None]
+        rows = [*choice_row_candidates(ctx.units, name), *inline_choice_candidates(ctx.units, name)]
+        kept = [c for c in (shaped(c, spec, ctx) for c in rows) if c is not None]
         kept = [c for c in kept if belongs(c, spec, ctx)]
     if not kept and spec.patient_owned and spec.concept in ("mobile", "home_phone", "work_phone"):
         # Only where no label names the kind: a phone whose marked kind says it.

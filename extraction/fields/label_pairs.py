@@ -168,7 +168,7 @@ def prefix_label_candidates(unit: TextUnit, name: str, kind: Kind, order: DateOr
         score = match_label(name, label)
         if score < SYNONYM_SCORE or _longer_label_of_other_concept(label, words[n]):
             return
-        rest = " ".join(words[n:])
+        rest = past_alternative(" ".join(words[n:]))
         if kind == "text" and _NUMBERED_ITEM_RE.match(rest):
             # "SHOP 6, 196 Orchard St": a word and its number open a list of an address's parts
             # (a shop, unit or lot number), not a label and its value.
@@ -179,6 +179,25 @@ def prefix_label_candidates(unit: TextUnit, name: str, kind: Kind, order: DateOr
         if reading is not None and follows(rest, reading.raw) and not _label_words_only(reading.value):
             yield scored_candidate(reading, score, "label_inline", [unit], label)
         return
+
+
+#: Longest alternative a caption offers after "OR", in words ("PLAN NAME OR PROGRAM NAME").
+MAX_ALTERNATIVE_WORDS = 4
+
+
+def past_alternative(rest: str) -> str:
+    """What follows a label once the caption's alternative is skipped: a caption "INSURANCE PLAN
+    NAME OR PROGRAM NAME" names the value twice, and the alternative ends with a label word
+    ("name", "number"). Unchanged when no label word ends an alternative within a few words
+    ("OR" alone may be Oregon)."""
+    words = rest.split()
+    if not words or words[0].lower() not in ("or", "and/or"):
+        return rest
+    known = vocabulary_words()
+    for n in range(1, min(MAX_ALTERNATIVE_WORDS, len(words) - 1) + 1):
+        if words[n].lower().strip(".,:#") in known:
+            return " ".join(words[n + 1 :])
+    return rest
 
 
 def _longer_label_of_other_concept(label: str, next_word: str) -> bool:

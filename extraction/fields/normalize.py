@@ -529,6 +529,7 @@ CONCEPTS: dict[str, tuple[str, ...]] = {
         "ins carrier",
         # Longer than "company name", so that the company is the insurer.
         "insurance company name",
+        "insurance plan name",
         "insurance carrier name",
         "health plan name",
         "insurer name",

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 
 from extraction.fields.candidate import Candidate
 from extraction.fields.label_pairs import COLON_RE, LABEL_THRESHOLD, PRIORS
-from extraction.fields.normalize import match_label
+from extraction.fields.normalize import SYNONYM_SCORE, match_label
 from extraction.fields.text_lines import TextUnit, same_row
 
 
@@ -55,3 +55,16 @@ def choice_row_candidates(units: list[TextUnit], name: str) -> Iterator[Candidat
             continue
         value = " ".join([rest.strip(), *(u.text for u in row)]).strip()
         yield Candidate.of(value, PRIORS["label_colon"] * score, [unit, *row], value, "label_colon", head)
+
+
+def inline_choice_candidates(units: list[TextUnit], name: str) -> Iterator[Candidate]:
+    """The options after a one-word label of the field inside a cell that starts with another
+    caption ("BIRTH DATE MM DD YY SEX 08 20 1960 ☐ M ☒ F"): the text after that word."""
+    for unit in units:
+        words = unit.text.split()
+        for i, word in enumerate(words[1:-1], 1):
+            if match_label(name, word.strip(":")) < SYNONYM_SCORE:
+                continue
+            rest = " ".join(words[i + 1 :])
+            yield Candidate.of(rest, PRIORS["label_inline"], [unit], rest, "label_inline", word)
+            break
