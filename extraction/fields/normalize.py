@@ -279,25 +279,27 @@ def normalize_text(text: str) -> str:
 
 
 _CAMEL_RE = re.compile(r"(?<=[a-z])(?=[A-Z])")
-_NON_WORD_RE = re.compile(r"[^0-9a-z]+")
+_WORD_RE = re.compile(r"[0-9a-z]+")
+_APOSTROPHES = frozenset({"'", "\u2019"})
 
 
 def _raw_tokens(text: str) -> tuple[str, ...]:
     text = unicodedata.normalize("NFKD", text)
     text = "".join(c for c in text if not unicodedata.combining(c))
     text = _CAMEL_RE.sub(" ", text).lower()
-    tokens = [t for t in _NON_WORD_RE.split(text) if t]
     # A letter-spaced heading ("S T A T E", "C O D E") is one word to OCR's spacing: single letters
-    # in a run are joined.
+    # in a run are joined; a possessive "s" ("INSURED'S I.D.") starts no run.
     joined: list[str] = []
     spaced = False
-    for token in tokens:
+    for match in _WORD_RE.finditer(text):
+        token = match.group(0)
         letter = len(token) == 1 and token.isalpha()
+        possessive = token == "s" and text[match.start() - 1 : match.start()] in _APOSTROPHES
         if letter and spaced:
             joined[-1] += token
         else:
             joined.append(token)
-        spaced = letter
+        spaced = letter and not possessive
     return tuple(joined)
 
 
@@ -644,15 +646,24 @@ def _best_phrase(tokens: tuple[str, ...], concept: str | None = None) -> tuple[i
     present = set(tokens)
     candidates = {i for t in present for i in _PHRASE_INDEX.get(t, ())}
     best: tuple[int, int, str] | None = None
-    # In index order, so that of two equally long phrases the concept listed first wins.
+    best_span = 0
+    # In index order, so that of two equally long phrases the concept listed first wins, unless
+    # the other's words stand nearer together ("POLICY GROUP OR FECA NUMBER" is a group number).
     for index in sorted(candidates):
         phrase, phrase_concept = _PHRASES[index]
         if (concept is not None and phrase_concept != concept) or not present.issuperset(phrase):
             continue
         coverage = _coverage(tokens, phrase)
-        if coverage and (best is None or (len(phrase), coverage) > best[:2]):
-            best = (len(phrase), coverage, phrase_concept)
+        span = _span(tokens, phrase)
+        if coverage and (best is None or (len(phrase), coverage, -span) > (*best[:2], -best_span)):
+            best, best_span = (len(phrase), coverage, phrase_concept), span
     return best
+
+
+def _span(tokens: tuple[str, ...], phrase: tuple[str, ...]) -> int:
+    """How many words apart the first and last of `phrase`'s words stand in `tokens`."""
+    places = [tokens.index(word) for word in phrase]
+    return max(places) - min(places)
 
 
 _INCLUSIVE_WORDS = frozenset({"incl", "inclusive", "includes", "including", "inc"})
