@@ -201,3 +201,65 @@ def _doctor_rows(c: Canvas, p: Patient) -> None:
     rng.shuffle(rows)
     body = [[kind, _name_of(doctor, rng.randrange(NAME_STYLES)), phone] for kind, doctor, phone in rows]
     _table(c, ["Doctor", "Name", "Phone"], [0.25, 0.45, 0.3], body, size=c.style.size * 0.9)
+
+
+#: Ways a form asks for the patient's own doctor in a line of its own, question or label.
+DOCTOR_QUESTIONS = (
+    "Who is your primary care doctor?", "General Practitioner", "GP", "Primary Care Doctor",
+    "Personal physician", "Family Physician", "Physician's Name",
+)  # fmt: skip
+
+
+def doctor_variants(c: Canvas, p: Patient) -> None:
+    """A guarantor's section before the patient's, then the doctors in one of several ways: two on
+    one line, a question, grid cells with captions, or a section with the doctor's name and phone."""
+    rng = c.rng
+    if rng.random() < 0.5:
+        letterhead(c, p)
+    c.heading(rng.choice(("Registration", "Patient Intake Form")))
+    g = p.guarantor
+    c.heading(rng.choice(("Guarantor Information", "Responsible Party")))
+    _pairs(c, [("Last Name", g.last), ("First Name", g.first)])
+    year, month, day = g.dob
+    _pairs(c, [("Date of Birth", f"{month:02d}/{day:02d}/{year}"), ("Phone", g.phone)])
+    c.heading(rng.choice(("Patient Information", "Patient")))
+    middle = p.middle or ""
+    _pairs(c, [("Last Name", p.last), ("First Name", p.first), ("MI" if len(middle) == 1 else "Middle", middle)])
+    _pairs(c, [("DOB", date_text(p.dob, rng)), ("Email", p.email)])
+    _ticked(c, "Sex", ["M", "F"], p.gender[0])
+    _pairs(c, [("Address", p.address.street), ("City", p.address.city)])
+    _pairs(c, [("State", p.address.state), ("Zip", p.address.zip), ("Mobile", p.cell)])
+    c.heading("Insurance")
+    _pairs(c, [("Carrier", p.insurer), ("Policy #", p.policy)])
+    _pairs(c, [("Group #", p.group or ""), ("Insured", person_text(p.subscriber) if p.subscriber else "Self")])
+    style = rng.randrange(4)
+    pcp = _name_of(p.pcp, rng.randrange(NAME_STYLES))
+    ref = _name_of(p.referring, rng.randrange(NAME_STYLES))
+    if style == 0:
+        c.heading(rng.choice(("Physicians", "Your Doctors")))
+        items = [("Primary", pcp), ("Referring", ref)]
+        if rng.random() < 0.4:
+            items.reverse()
+        _pairs(c, items)
+    elif style == 1:
+        c.heading("Medical")
+        _leader_row(c, rng.choice(DOCTOR_QUESTIONS), pcp, rng.random() < 0.5)
+        _leader_row(c, "Referred by", ref, False)
+    elif style == 2:
+        c.heading("Care Providers")
+        h = c.style.size * 2.8
+        mid = (c.left + c.right) / 2
+        cells = [("Primary Care Physician", pcp), ("Referring Physician", ref)]
+        if rng.random() < 0.5:
+            cells.reverse()
+        for (caption, value), (x0, x1) in zip(cells, ((c.left, mid), (mid, c.right)), strict=True):
+            c.cell(x0, c.y, x1, c.y + h, caption, c.value(value))
+        c.y += h + c.style.line_gap
+    else:
+        c.heading(rng.choice(("Primary Care", "Primary Care Provider")))
+        _pairs(c, [("Physician's Name", pcp), ("Phone", p.clinic_phone)])
+        c.heading("Referring Provider")
+        _pairs(c, [("Name", ref), ("Phone", p.pharmacy_phone)])
+    e = p.emergency
+    c.heading("Emergency Contact")
+    _pairs(c, [("Name", person_text(e)), ("Relationship", e.relationship), ("Phone", e.phone)])

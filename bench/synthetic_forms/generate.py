@@ -28,6 +28,7 @@ DEV_DESIGNS: dict[str, DesignFn] = {
     "caption_cells": more_designs.caption_cells,
     "doctor_sections": doctor_designs.doctor_sections,
     "doctor_table": doctor_designs.doctor_table,
+    "doctor_variants": doctor_designs.doctor_variants,
 }
 HELD_OUT_DESIGNS: dict[str, DesignFn] = {
     "guarantor_first": held_out.guarantor_first,

@@ -263,7 +263,8 @@ def _section_part_candidates(ctx: ExtractionContext, spec: FieldSpec) -> Iterato
     if spec.owner != "provider" or spec.part is None or not ctx.provider_places:
         return
     part_spec = field_spec(PATIENT_PART_FIELDS[spec.part])
-    for label_spec, whole in ((part_spec, False), (field_spec("full_name"), True)):
+    # In a doctors' section, "Primary:" labels the patient's own doctor as "Name:" does.
+    for label_spec, whole in ((part_spec, False), (field_spec("full_name"), True), (field_spec("primary"), True)):
         for candidate in _labelled_candidates(ctx, label_spec.name, "text"):
             headings = {ctx.provider_places.get((u.page, u.box)) for u in candidate.units}
             heading = next(iter(headings), None)

@@ -39,6 +39,7 @@ _SECTION_WORDS = frozenset(
         "secondary",
         "physician",
         "provider",
+        "doctor",
         "care",
         "medical",
         "history",

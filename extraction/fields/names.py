@@ -53,8 +53,8 @@ _PARTICLES = frozenset(
     {"de", "la", "del", "della", "van", "von", "der", "den", "di", "da", "du", "le", "st", "bin"}
 )
 _GLUED_RE = re.compile(r"(?<=\b[A-Za-z])\.(?=[A-Z])|(?<=\b[Dd]r)\.(?=[A-Z])")
-#: Letters each followed by a dot ("M.D.", "D.O."): a credential when its letters spell one.
-_DOTTED_RE = re.compile(r"\b(?:[A-Za-z]{1,2}\.){2,}")
+#: Letters with dots between ("M.D.", "D.O", "Ph.D."): a credential when its letters spell one.
+_DOTTED_RE = re.compile(r"\b[A-Za-z]{1,2}(?:\.[A-Za-z]{1,2})+\b\.?")
 _SPACED_LETTERS_RE = re.compile(r"(?<=,)\s*\b[A-Z](?: [A-Z])+\b\s*$")
 _WORD_RE = re.compile(r"[A-Za-z\u00c0-\u024f][A-Za-z\u00c0-\u024f'\u2019.\-]*")
 
@@ -107,7 +107,7 @@ def split_name(text: str) -> PersonName | None:
     text = _DOTTED_RE.sub(lambda m: _undotted(m.group(0)), text)
     text = " ".join(_GLUED_RE.sub(". ", text).split())
     text = _SPACED_LETTERS_RE.sub(lambda m: m.group(0).replace(" ", ""), text)
-    if not text or any(c.isdigit() for c in text) or "@" in text:
+    if not text or any(c.isdigit() for c in text) or "@" in text or ":" in text:
         return None
     # Credentials after a comma ("Grace McKinney, DO") go before the comma tells the order.
     head, _, tail = text.partition(",")

@@ -28,13 +28,21 @@ def belongs(candidate: Candidate, spec: FieldSpec, ctx: ExtractionContext) -> bo
     section included)."""
     if not spec.patient_owned:
         return True
-    if is_other_party(candidate.label) or field_spec(candidate.label).owner == "provider":
-        # "Physician Last Name" is the doctor's, however well "Last Name" names the field.
+    heads = {candidate.label, *(_caption_head(u.text) for u in candidate.units[:1])}
+    if is_other_party(candidate.label) or any(field_spec(h).owner == "provider" for h in heads if h):
+        # "Physician Last Name" is the doctor's, however well "Last Name" names the field; so is
+        # "FIRST" read out of "PCP (LAST FIRST): ...".
         return False
     return not any(
         (unit.page, unit.box) in ctx.other_places or (unit.page, unit.box) in ctx.provider_places
         for unit in candidate.units
     )
+
+
+def _caption_head(text: str) -> str:
+    """What a line says before its first colon: the whole caption its value follows."""
+    head, colon, _ = text.partition(":")
+    return head if colon else ""
 
 
 def shaped(candidate: Candidate | None, spec: FieldSpec, ctx: ExtractionContext) -> Candidate | None:
