@@ -46,6 +46,10 @@ _CREDENTIALS = frozenset(
         "iv",
     }
 )
+#: A phone number and whatever follows it at the end of a name.
+_PHONE_TAIL_RE = re.compile(r"\s*\(?\d{3}\)?[\s.\-]*\d{3}[\s.\-]*\d{4}\b.*$")
+#: Most words after a surname and its comma: a first and a middle name (a credential may follow).
+MAX_GIVEN_WORDS = 2
 #: Suffixes of a generation: "J.R." before a surname is two initials, not "Jr".
 _GENERATIONS = frozenset({"jr", "sr", "ii", "iii", "iv"})
 #: Words that begin a surname of several words.
@@ -73,6 +77,15 @@ def family_word(tokens: Sequence[str], index: int) -> bool:
     """Whether `tokens[index]` is a "family" that names no part of a name: only "family name"
     is the surname ("Family doctor", "Family history" are not)."""
     return tokens[index] == "family" and tuple(tokens[index + 1 : index + 2]) != ("name",)
+
+
+_DOCTOR_TITLE_RE = re.compile(r"^\s*dr\b\.?", re.IGNORECASE)
+
+
+def doctor_titled(text: str) -> bool:
+    """Whether a name is written with a doctor's title ("Dr. Ana Ruiz"): a doctor's, as forms
+    name patients without one."""
+    return bool(_DOCTOR_TITLE_RE.match(text))
 
 
 def _bare(word: str) -> str:
@@ -107,12 +120,17 @@ def split_name(text: str) -> PersonName | None:
     text = _DOTTED_RE.sub(lambda m: _undotted(m.group(0)), text)
     text = " ".join(_GLUED_RE.sub(". ", text).split())
     text = _SPACED_LETTERS_RE.sub(lambda m: m.group(0).replace(" ", ""), text)
+    # A phone number typed after a doctor's name ("Dr. Ana Ruiz (208) 555-0134") is no part of it.
+    text = _PHONE_TAIL_RE.sub("", text)
     if not text or any(c.isdigit() for c in text) or "@" in text or ":" in text:
         return None
     # Credentials after a comma ("Grace McKinney, DO") go before the comma tells the order.
     head, _, tail = text.partition(",")
     tail_words = tail.split()
     if tail and all(_credential(w) for w in tail_words):
+        text, tail = head, ""
+    if len(head.split()) >= 2 and len(_clean(tail.split())) > MAX_GIVEN_WORDS:
+        # "Dr. Ana Ruiz, Riverbend Family Medicine": the comma ends the name, not its surname.
         text, tail = head, ""
     if tail.strip():
         last_words = _clean(head.split())

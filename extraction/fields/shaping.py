@@ -4,6 +4,7 @@ city line), checked by the field's validator, and whether it is the patient's at
 from extraction.fields.candidate import Candidate
 from extraction.fields.choices import marked_initial, marked_option
 from extraction.fields.context import ExtractionContext
+from extraction.fields.names import doctor_titled
 from extraction.fields.normalize import (
     find_dates,
     is_label_like,
@@ -51,6 +52,9 @@ def shaped(candidate: Candidate | None, spec: FieldSpec, ctx: ExtractionContext)
     if candidate is None:
         return None
     value = candidate.value
+    if spec.patient_owned and spec.part is not None and isinstance(value, str) and doctor_titled(value):
+        # "Dr. Cormac Gallagher" under a doctors' table's "Name" column is no patient's name.
+        return None
     if isinstance(value, str):
         if spec.part is not None and (
             candidate.strategy in ("whole_name", "banner")
