@@ -21,7 +21,12 @@ DOCTOR_LABELS = (
     "Physician", "Primary care provider",
 )  # fmt: skip
 #: Headings of a section holding only the doctor's facts.
-DOCTOR_HEADINGS = ("Primary Care Physician", "Physician Information", "Your Primary Doctor", "PCP Information")
+DOCTOR_HEADINGS = (
+    "Primary Care Physician",
+    "Physician Information",
+    "Your Primary Doctor",
+    "PCP Information",
+)
 
 
 NAME_STYLES = 6
@@ -128,7 +133,9 @@ def doctor_sections(c: Canvas, p: Patient) -> None:
     elif style == 1:
         # One combined line: "Physician's name (Last, First)".
         c.heading(rng.choice(("Physicians", "Care Team")))
-        label = rng.choice(("Physician's name (Last, First)", "Doctor (Last, First)", "PCP Name (Last, First)"))
+        label = rng.choice(
+            ("Physician's name (Last, First)", "Doctor (Last, First)", "PCP Name (Last, First)")
+        )
         _pairs(c, [(label, f"{p.pcp.last}, {p.pcp.first}")])
         _pairs(c, [(other_label, _name_of(other, rng.randrange(NAME_STYLES)))])
     else:
@@ -182,7 +189,9 @@ def _doctor_under(c: Canvas, p: Patient) -> None:
         under_row(c, [(caption, d.last, 0.35), (caption.replace("Last", "First"), d.first, 0.35),
                       ("Phone", p.clinic_phone, 0.3)])  # fmt: skip
     else:
-        caption = rng.choice(("Primary Physician (Last, First)", "Family Doctor (Last, First)", "PCP (Last, First)"))
+        caption = rng.choice(
+            ("Primary Physician (Last, First)", "Family Doctor (Last, First)", "PCP (Last, First)")
+        )
         value = f"{d.last}, {d.first}" if rng.random() < 0.6 else f"{d.last} {d.first}"
         under_row(c, [(caption, value, 0.6), ("Phone", p.clinic_phone, 0.4)])
     r = p.referring
@@ -224,14 +233,18 @@ def doctor_variants(c: Canvas, p: Patient) -> None:
     _pairs(c, [("Date of Birth", f"{month:02d}/{day:02d}/{year}"), ("Phone", g.phone)])
     c.heading(rng.choice(("Patient Information", "Patient")))
     middle = p.middle or ""
-    _pairs(c, [("Last Name", p.last), ("First Name", p.first), ("MI" if len(middle) == 1 else "Middle", middle)])
+    _pairs(
+        c, [("Last Name", p.last), ("First Name", p.first), ("MI" if len(middle) == 1 else "Middle", middle)]
+    )
     _pairs(c, [("DOB", date_text(p.dob, rng)), ("Email", p.email)])
     _ticked(c, "Sex", ["M", "F"], p.gender[0])
     _pairs(c, [("Address", p.address.street), ("City", p.address.city)])
     _pairs(c, [("State", p.address.state), ("Zip", p.address.zip), ("Mobile", p.cell)])
     c.heading("Insurance")
     _pairs(c, [("Carrier", p.insurer), ("Policy #", p.policy)])
-    _pairs(c, [("Group #", p.group or ""), ("Insured", person_text(p.subscriber) if p.subscriber else "Self")])
+    _pairs(
+        c, [("Group #", p.group or ""), ("Insured", person_text(p.subscriber) if p.subscriber else "Self")]
+    )
     style = rng.randrange(4)
     pcp = _name_of(p.pcp, rng.randrange(NAME_STYLES))
     ref = _name_of(p.referring, rng.randrange(NAME_STYLES))

@@ -40,11 +40,11 @@ from extraction.fields.questions import PRIORS as QUESTION_PRIORS
 from extraction.fields.questions import answer as question_answer
 from extraction.fields.questions import is_printed_name, is_question_name
 from extraction.fields.result import FieldResult, absent
-from extraction.fields.shaping import belongs, shaped
+from extraction.fields.shaping import belongs, caption_head, shaped
 from extraction.fields.structure.captions import CaptionIndex
 from extraction.fields.structure.choice_rows import choice_row_candidates, inline_choice_candidates
-from extraction.fields.structure.date_parts import date_parts_candidates
 from extraction.fields.structure.combined import names_parts
+from extraction.fields.structure.date_parts import date_parts_candidates
 from extraction.fields.structure.phone_kinds import marked_kind_phones
 from extraction.fields.structure.self_holder import (
     PATIENT_PART_FIELDS,
@@ -251,8 +251,10 @@ def _own_part_candidates(ctx: ExtractionContext, spec: FieldSpec, kind: Kind) ->
     """Values after labels that name the same part of the same person's name as the field
     ("Doctor's Last Name" for `provider_last_name`)."""
     for candidate in _labelled_candidates(ctx, spec.name, kind):
-        label = field_spec(candidate.label)
-        if label.owner == spec.owner and label.part == spec.part and not names_parts(candidate.label):
+        # The whole caption before a colon ("Physician Last Name:"), not only its matched tail.
+        caption = caption_head(candidate.units[0].text) or candidate.label
+        label = field_spec(caption)
+        if label.owner == spec.owner and label.part == spec.part and not names_parts(caption):
             yield candidate
 
 
@@ -264,7 +266,11 @@ def _section_part_candidates(ctx: ExtractionContext, spec: FieldSpec) -> Iterato
         return
     part_spec = field_spec(PATIENT_PART_FIELDS[spec.part])
     # In a doctors' section, "Primary:" labels the patient's own doctor as "Name:" does.
-    for label_spec, whole in ((part_spec, False), (field_spec("full_name"), True), (field_spec("primary"), True)):
+    for label_spec, whole in (
+        (part_spec, False),
+        (field_spec("full_name"), True),
+        (field_spec("primary"), True),
+    ):
         for candidate in _labelled_candidates(ctx, label_spec.name, "text"):
             headings = {ctx.provider_places.get((u.page, u.box)) for u in candidate.units}
             heading = next(iter(headings), None)

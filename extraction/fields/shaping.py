@@ -10,7 +10,12 @@ from extraction.fields.normalize import (
     is_label_like,
     parse_date,
 )
-from extraction.fields.structure.combined import caption_order, combined_caption, names_parts, split_by_caption
+from extraction.fields.structure.combined import (
+    caption_order,
+    combined_caption,
+    names_parts,
+    split_by_caption,
+)
 from extraction.fields.vocabulary import (
     GENDER_OPTIONS,
     FieldSpec,
@@ -29,7 +34,7 @@ def belongs(candidate: Candidate, spec: FieldSpec, ctx: ExtractionContext) -> bo
     section included)."""
     if not spec.patient_owned:
         return True
-    heads = {candidate.label, *(_caption_head(u.text) for u in candidate.units[:1])}
+    heads = {candidate.label, *(caption_head(u.text) for u in candidate.units[:1])}
     if is_other_party(candidate.label) or any(field_spec(h).owner == "provider" for h in heads if h):
         # "Physician Last Name" is the doctor's, however well "Last Name" names the field; so is
         # "FIRST" read out of "PCP (LAST FIRST): ...".
@@ -40,7 +45,7 @@ def belongs(candidate: Candidate, spec: FieldSpec, ctx: ExtractionContext) -> bo
     )
 
 
-def _caption_head(text: str) -> str:
+def caption_head(text: str) -> str:
     """What a line says before its first colon: the whole caption its value follows."""
     head, colon, _ = text.partition(":")
     return head if colon else ""

@@ -47,7 +47,9 @@ def split_by_caption(label: str, value: str) -> PersonName | None:
         part = " ".join(value.split()) if split_name(value) is not None else None
         only = order[0]
         return PersonName(
-            part if only == "first" else None, part if only == "middle" else None, part if only == "last" else None
+            part if only == "first" else None,
+            part if only == "middle" else None,
+            part if only == "last" else None,
         )
     if "," in value or len(order) < 2 or order[0] != "last":
         return split_name(value)
