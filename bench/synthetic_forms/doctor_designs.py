@@ -276,3 +276,52 @@ def doctor_variants(c: Canvas, p: Patient) -> None:
     e = p.emergency
     c.heading("Emergency Contact")
     _pairs(c, [("Name", person_text(e)), ("Relationship", e.relationship), ("Phone", e.phone)])
+
+
+def leaders_under(c: Canvas, p: Patient) -> None:
+    """Every field after dot leaders, or typed on a line over a caption that combines parts
+    ("Name (Last, First, Middle)", "Sex (M/F)"); a guarantor's block among them."""
+    rng = c.rng
+    if rng.random() < 0.6:
+        letterhead(c, p)
+    c.heading(rng.choice(("Patient Registration", "New Patient Information")))
+    middle = p.middle or ""
+    dob = date_text(p.dob, rng)
+    holder = person_text(p.subscriber) if p.subscriber else "Self"
+    pcp = _name_of(p.pcp, rng.randrange(NAME_STYLES))
+    if rng.random() < 0.5:
+        dots = rng.random() < 0.7
+        rows = [
+            ("Last name", p.last), ("First name", p.first), ("Middle name", middle),
+            ("Date of birth (mm/dd/yyyy)", dob), ("Sex (M/F)", p.gender[0] if rng.random() < 0.5 else p.gender),
+            ("Street address", p.address.street), ("City", p.address.city), ("State", p.address.state),
+            ("Zip code", p.address.zip), ("Cell phone", p.cell), ("E-mail", p.email),
+            ("Insurance company", p.insurer), ("Member ID", p.policy), ("Group number", p.group or ""),
+            ("Policy holder", holder), (rng.choice(("Primary care physician", "Family doctor")), pcp),
+            ("Referring physician", _name_of(p.referring, rng.randrange(NAME_STYLES))),
+        ]  # fmt: skip
+        for label, value in rows:
+            _leader_row(c, label, value, dots)
+            c.y -= c.style.line_gap * 0.3
+        return
+    name = f"{p.last}, {p.first}" + (f" {middle}" if middle else "")
+    under_row(c, [("Name (Last, First, Middle)", name, 0.65), ("Sex (M/F)", p.gender[0], 0.35)])
+    under_row(
+        c, [("Date of Birth (MM/DD/YYYY)", dob, 0.4), ("Cell Phone", p.cell, 0.3), ("Email", p.email, 0.3)]
+    )
+    a = p.address
+    under_row(c, [("Street", a.street, 0.45), ("City, State ZIP", f"{a.city}, {a.state} {a.zip}", 0.55)])
+    g = p.guarantor
+    c.heading("Guarantor")
+    year, month, day = g.dob
+    under_row(c, [("Name (Last, First)", f"{g.last}, {g.first}", 0.5),
+                  ("Date of Birth", f"{month:02d}/{day:02d}/{year}", 0.5)])  # fmt: skip
+    c.heading("Insurance")
+    under_row(
+        c,
+        [("Insurance Company", p.insurer, 0.4), ("Member ID", p.policy, 0.3), ("Group", p.group or "", 0.3)],
+    )
+    c.heading(rng.choice(("Physicians", "Care Team")))
+    ref = p.referring
+    under_row(c, [("Primary Care Physician (Last, First)", f"{p.pcp.last}, {p.pcp.first}", 0.5),
+                  ("Referring Physician (Last, First)", f"{ref.last}, {ref.first}", 0.5)])  # fmt: skip

@@ -29,6 +29,7 @@ DEV_DESIGNS: dict[str, DesignFn] = {
     "doctor_sections": doctor_designs.doctor_sections,
     "doctor_table": doctor_designs.doctor_table,
     "doctor_variants": doctor_designs.doctor_variants,
+    "leaders_under": doctor_designs.leaders_under,
 }
 HELD_OUT_DESIGNS: dict[str, DesignFn] = {
     "guarantor_first": held_out.guarantor_first,

@@ -83,11 +83,17 @@ def label_candidates(
         # The whole line is the label: look beside it and under it; the nearer value is likelier.
         found: list[tuple[float, Candidate]] = []
         under = below(unit, units)
+        right = right_of(unit, units, skews.get(unit.page, 0.0))
         if captions is not None:
             # A value with a caption of its own under it is that caption's, not this label's.
             under = [u for u in under if not captions.captioned(u)]
+            if kind != "amount" and captions.above(unit):
+                # Nor is the next caption along a row of captions ("Date of Birth (MM/DD/YYYY)"
+                # beside "Name (Last, First)"): a caption under its value is no value. (A
+                # receipt's rows of amounts, one over the next, read as captions: not for them.)
+                right = [u for u in right if not captions.above(u)]
         for strategy, neighbours in (
-            ("label_right", right_of(unit, units, skews.get(unit.page, 0.0))),
+            ("label_right", right),
             ("label_below", under),
             ("label_above", captions.above(unit) if captions is not None else []),
         ):
@@ -169,6 +175,8 @@ def prefix_label_candidates(unit: TextUnit, name: str, kind: Kind, order: DateOr
         if score < SYNONYM_SCORE or _longer_label_of_other_concept(label, words[n]):
             return
         rest = past_alternative(" ".join(words[n:]))
+        if is_caption_hint(rest):
+            return
         if kind == "text" and _NUMBERED_ITEM_RE.match(rest):
             # "SHOP 6, 196 Orchard St": a word and its number open a list of an address's parts
             # (a shop, unit or lot number), not a label and its value.
@@ -179,6 +187,15 @@ def prefix_label_candidates(unit: TextUnit, name: str, kind: Kind, order: DateOr
         if reading is not None and follows(rest, reading.raw) and not _label_words_only(reading.value):
             yield scored_candidate(reading, score, "label_inline", [unit], label)
         return
+
+
+#: A bracket that ends a line: the label's hint at a format or its options ("(mm/dd/yyyy)").
+_HINT_RE = re.compile(r"^\s*\([^()]*\)[\s:.]*$")
+
+
+def is_caption_hint(rest: str) -> bool:
+    """Whether what follows a label is only a bracketed hint, so the whole line is the label."""
+    return bool(_HINT_RE.match(rest))
 
 
 #: Longest alternative a caption offers after "OR", in words ("PLAN NAME OR PROGRAM NAME").
@@ -310,6 +327,9 @@ def same_line_candidates(unit: TextUnit, name: str, kind: Kind, order: DateOrder
                 continue
             start = words[i + n].start()
             rest = text[start:]
+            if is_caption_hint(text[last.end() :]):
+                # "Date of birth (mm/dd/yyyy)", "Sex (M/F)": the label's format or options.
+                continue
             if kind == "text":
                 rest = up_to_next_label(rest)
             reading = read_value(kind, rest, leading=True, order=order)

@@ -11,6 +11,7 @@ from __future__ import annotations
 from extraction.fields.layout import is_heading
 from extraction.fields.normalize import is_label_like
 from extraction.fields.text_lines import TextUnit, same_row
+from extraction.fields.vocabulary import read_gender
 
 #: A value is its caption's when the gap down to the caption is at most this share of the gap up
 #: to whatever is above the value (a value with nothing near above it qualifies on its own).
@@ -67,6 +68,8 @@ class CaptionIndex:
                 and c.box.y1 - c.box.y0 <= MAX_CAPTION_SIZE * height
                 # "Middle Initial:" introduces a value beside or under it; it captions nothing.
                 and not c.text.rstrip().endswith(":")
+                # A choice's option ("Female" under a date) is the next row's value, no caption.
+                and read_gender(c.text) is None
             ]
             if not captions:
                 continue
