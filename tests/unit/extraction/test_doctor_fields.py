@@ -222,3 +222,44 @@ def test_a_numbered_caption_cell_is_no_value_of_the_cell_before() -> None:
     b = DocBuilder()
     b.table([["11. INSURED'S POLICY NUMBER", "11c. INSURANCE PLAN NAME"]], Box(40, 20, 500, 60))
     assert values(b.doc, ["policy_number"]) == {"policy_number": None}
+
+
+def test_a_bracketed_hint_is_part_of_its_label() -> None:
+    doc = lines(
+        [
+            ("Date of birth (mm/dd/yyyy)", 40, 20, 200),
+            ("03/20/1991", 260, 20, 330),
+            ("Sex (M/F)", 40, 40, 110),
+        ]
+    )
+    assert values(doc, ["dob"]) == {"dob": "1991-03-20"}
+
+
+def test_the_next_caption_along_a_row_of_captions_is_no_value() -> None:
+    doc = lines(
+        [
+            ("Ravensworth, Cosima", 42, 20, 180),
+            ("03/20/1991", 302, 20, 372),
+            ("Name (Last, First)", 40, 36, 170),
+            ("Date of Birth (MM/DD/YYYY)", 300, 36, 480),
+        ]
+    )
+    assert values(doc, ["last_name", "first_name", "dob"]) == {
+        "last_name": "Ravensworth",
+        "first_name": "Cosima",
+        "dob": "1991-03-20",
+    }
+
+
+def test_an_option_word_under_a_value_captions_nothing() -> None:
+    doc = lines(
+        [
+            ("First name", 40, 20, 120),
+            ("Cosima", 250, 20, 300),
+            ("Date of birth", 40, 60, 140),
+            ("August 18, 1984", 250, 60, 340),
+            ("Sex", 40, 78, 70),
+            ("Female", 250, 78, 300),
+        ]
+    )
+    assert values(doc, ["dob"]) == {"dob": "1984-08-18"}
