@@ -52,11 +52,13 @@ def combined_candidates(ctx: ExtractionContext, spec: FieldSpec) -> Iterator[Can
             yield Candidate.of(value, PRIORS["label_colon"], [unit], value, "whole_name", label)
         elif not colon and _combines(unit.text, spec):
             right = right_of(unit, ctx.units, ctx.skews.get(unit.page, 0.0))
-            if ctx.captions.above(unit):
+            above = ctx.captions.above(unit)
+            if above:
                 # A caption's neighbour along a row of captions is the next caption, no value.
                 right = [u for u in right if not ctx.captions.above(u)]
             found = [("label_right", u) for u in right][:1]
-            found += [("label_above", u) for u in ctx.captions.above(unit)]
+            # A caption under its value captions that value first.
+            found[:0] = [("label_above", u) for u in above]
             found += [("label_below", u) for u in below(unit, ctx.units) if not ctx.captions.captioned(u)][:1]
             found = [(s, u) for s, u in found if not (is_label_like(u.text) or is_other_label(u.text))]
             for strategy, value_unit in found[:1]:
