@@ -327,8 +327,9 @@ def same_line_candidates(unit: TextUnit, name: str, kind: Kind, order: DateOrder
                 continue
             start = words[i + n].start()
             rest = text[start:]
-            if is_caption_hint(text[last.end() :]):
-                # "Date of birth (mm/dd/yyyy)", "Sex (M/F)": the label's format or options.
+            if not colon and is_caption_hint(text[last.end() :]):
+                # "Date of birth (mm/dd/yyyy)", "Sex (M/F)": the label's format or options (after
+                # a colon a bracket is the value: "Subscriber: (self)").
                 continue
             if kind == "text":
                 rest = up_to_next_label(rest)

@@ -8,8 +8,6 @@ the row before. Which of the two a value belongs to is told by those two gaps.
 
 from __future__ import annotations
 
-import re
-
 from extraction.fields.layout import is_heading
 from extraction.fields.normalize import is_label_like
 from extraction.fields.text_lines import TextUnit, same_row
@@ -27,10 +25,6 @@ MAX_CAPTION_GAP_HEIGHTS = 1.2
 LOOK_UP_HEIGHTS = 3.0
 #: A caption is not set larger than its value (by more than rounding of the boxes).
 MAX_CAPTION_SIZE = 1.15
-
-
-#: A bracketed hint closing a label ("(mm/dd/yyyy)", "(M/F)").
-_HINT_RE = re.compile(r"\s*\([^()]*\)\s*$")
 
 
 def _overlap(a: TextUnit, b: TextUnit) -> bool:
@@ -56,8 +50,7 @@ class CaptionIndex:
 
         def is_label(unit: TextUnit) -> bool:
             if unit.order not in label_like:
-                # "Date of birth (mm/dd/yyyy)" is a label with its hint at the format.
-                label_like[unit.order] = is_label_like(_HINT_RE.sub("", unit.text))
+                label_like[unit.order] = is_label_like(unit.text)
             return label_like[unit.order]
 
         for value in units:
