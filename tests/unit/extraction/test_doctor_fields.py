@@ -10,7 +10,7 @@ from extraction.fields.extract import extract_fields
 from extraction.fields.label_pairs import past_alternative
 from extraction.fields.layout import cell_units, provider_sections
 from extraction.fields.names import doctor_titled, split_name
-from extraction.fields.normalize import concept_of, label_tokens
+from extraction.fields.normalize import concept_of, is_label_like, label_tokens
 from extraction.fields.structure.combined import caption_order, split_by_caption
 from extraction.fields.structure.date_parts import full_year, read_parts
 from extraction.fields.structure.whose import other_provider
@@ -263,3 +263,24 @@ def test_an_option_word_under_a_value_captions_nothing() -> None:
         ]
     )
     assert values(doc, ["dob"]) == {"dob": "1984-08-18"}
+
+
+def test_a_combined_caption_and_an_options_caption_under_their_values() -> None:
+    doc = lines(
+        [
+            ("SZYMANSKI, FENWICK", 42, 20, 200),
+            ("M", 380, 20, 390),
+            ("Name (Last, First)", 40, 36, 160),
+            ("Sex (M/F)", 378, 36, 420),
+        ]
+    )
+    assert values(doc, ["last_name", "first_name", "gender"]) == {
+        "last_name": "SZYMANSKI",
+        "first_name": "FENWICK",
+        "gender": "Male",
+    }
+
+
+def test_a_closing_hint_leaves_a_label_a_label() -> None:
+    assert is_label_like("Sex (M/F)") and is_label_like("Date of birth (mm/dd/yyyy)")
+    assert not is_label_like("Humana Gold Plus (HMO)")
