@@ -118,14 +118,16 @@ def is_heading(unit: TextUnit) -> bool:
 
 def other_party_units(units: list[TextUnit]) -> set[int]:
     """Orders of the units inside a section about someone other than the patient (from its
-    heading to the next heading), so their values are never taken for the patient's."""
+    heading to the next heading), so their values are never taken for the patient's. A heading
+    stands alone on its row: "Subscriber Marisol Trevelyan" beside "State NV" is a label and its
+    value in a column of them."""
     inside: set[int] = set()
     current = False
     page = None
     for unit in units:
         if unit.page != page:
             page, current = unit.page, False
-        if is_heading(unit):
+        if is_heading(unit) and _alone_on_row(unit, units):
             current = is_other_party(unit.text)
             continue
         if current:

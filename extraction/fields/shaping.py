@@ -35,6 +35,13 @@ def belongs(candidate: Candidate, spec: FieldSpec, ctx: ExtractionContext) -> bo
     if not spec.patient_owned:
         return True
     heads = {candidate.label, *(caption_head(u.text) for u in candidate.units[:1])}
+    if (
+        candidate.label
+        and candidate.units
+        and is_other_party(_word_before(candidate.units[0].text, candidate.label))
+    ):
+        # "Subscriber DOB Jan 7, 1983": the word before the label says whose date it is.
+        return False
     if is_other_party(candidate.label) or any(field_spec(h).owner == "provider" for h in heads if h):
         # "Physician Last Name" is the doctor's, however well "Last Name" names the field; so is
         # "FIRST" read out of "PCP (LAST FIRST): ...".
@@ -43,6 +50,12 @@ def belongs(candidate: Candidate, spec: FieldSpec, ctx: ExtractionContext) -> bo
         (unit.page, unit.box) in ctx.other_places or (unit.page, unit.box) in ctx.provider_places
         for unit in candidate.units
     )
+
+
+def _word_before(text: str, label: str) -> str:
+    """The word just before `label` in `text`, or ""."""
+    at = text.find(label)
+    return text[:at].split()[-1] if at > 0 and text[:at].split() else ""
 
 
 def caption_head(text: str) -> str:

@@ -284,3 +284,22 @@ def test_a_combined_caption_and_an_options_caption_under_their_values() -> None:
 def test_a_closing_hint_leaves_a_label_a_label() -> None:
     assert is_label_like("Sex (M/F)") and is_label_like("Date of birth (mm/dd/yyyy)")
     assert not is_label_like("Humana Gold Plus (HMO)")
+
+
+def test_a_label_and_its_value_beside_another_is_no_section_heading() -> None:
+    doc = lines(
+        [
+            ("PATIENT INFORMATION", 40, 10, 200),
+            ("State NV", 140, 40, 200),
+            ("Subscriber Marisol Trevelyan", 360, 40, 560),
+            ("Zip Code 89501", 120, 70, 220),
+        ]
+    )
+    assert values(doc, ["zip"]) == {"zip": "89501"}
+
+
+def test_the_word_before_a_label_says_whose_value_it_is() -> None:
+    doc = lines([("Birthdate: 12/24/1989", 40, 20, 200), ("Subscriber DOB Jan 7, 1983", 40, 50, 260)])
+    assert values(doc, ["dob"]) == {"dob": "1989-12-24"}
+    alone = lines([("Subscriber DOB Jan 7, 1983", 40, 50, 260)])
+    assert values(alone, ["dob"]) == {"dob": None}
