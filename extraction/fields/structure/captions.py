@@ -19,6 +19,10 @@ NEARER_SHARE = 0.6
 #: ...and at least this many of the value's heights smaller: rows packed tight with equal gaps
 #: tell nothing.
 MIN_GAP_DIFFERENCE = 0.4
+#: ...unless the gap down is at most this share of the gap up (rows packed tight, but a caption
+#: still hugs its value), and this many heights smaller.
+CLEAR_SHARE = 0.3
+MIN_CLEAR_DIFFERENCE = 0.2
 #: Farthest a caption sits under its value, in the value's heights.
 MAX_CAPTION_GAP_HEIGHTS = 1.2
 #: How far up, in the value's heights, something above the value is looked for.
@@ -88,7 +92,8 @@ class CaptionIndex:
             ]
             gap_up = min((g for g in up if g <= LOOK_UP_HEIGHTS * height), default=float("inf"))
             for gap, caption in captions:
-                if gap <= NEARER_SHARE * gap_up and gap_up - gap >= MIN_GAP_DIFFERENCE * height:
+                clearer = gap <= CLEAR_SHARE * gap_up and gap_up - gap >= MIN_CLEAR_DIFFERENCE * height
+                if gap <= NEARER_SHARE * gap_up and (gap_up - gap >= MIN_GAP_DIFFERENCE * height or clearer):
                     known = self._value_of.get(caption.order)
                     if known is None or (known.box is not None and known.box.y1 < value.box.y1):
                         self._value_of[caption.order] = value

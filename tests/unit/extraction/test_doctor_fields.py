@@ -303,3 +303,19 @@ def test_the_word_before_a_label_says_whose_value_it_is() -> None:
     assert values(doc, ["dob"]) == {"dob": "1989-12-24"}
     alone = lines([("Subscriber DOB Jan 7, 1983", 40, 50, 260)])
     assert values(alone, ["dob"]) == {"dob": None}
+
+
+def test_a_caption_hugging_its_value_in_tightly_packed_rows() -> None:
+    doc = lines(
+        [
+            ("NY", 400, 148, 414),
+            ("State", 398, 161, 420),
+            ("518.927.1438", 392, 174, 442),
+            ("Cell Phone", 390, 187, 420),
+        ]
+    )
+    # 4 pt up to the caption above, 1 pt down to its own: the phone is the caption's under it.
+    doc.elements[1].box = doc.elements[1].lines[0].box = Box(398, 161, 420, 170)
+    doc.elements[2].box = doc.elements[2].lines[0].box = Box(392, 174, 442, 186)
+    doc.elements[3].box = doc.elements[3].lines[0].box = Box(390, 187, 420, 196)
+    assert values(doc, ["cell_phone"]) == {"cell_phone": "518.927.1438"}
