@@ -40,7 +40,7 @@ from extraction.fields.questions import PRIORS as QUESTION_PRIORS
 from extraction.fields.questions import answer as question_answer
 from extraction.fields.questions import is_printed_name, is_question_name
 from extraction.fields.result import FieldResult, absent
-from extraction.fields.shaping import belongs, caption_head, shaped
+from extraction.fields.shaping import belongs, caption_head, shaped, word_before
 from extraction.fields.structure.captions import CaptionIndex
 from extraction.fields.structure.choice_rows import choice_row_candidates, inline_choice_candidates
 from extraction.fields.structure.combined import names_parts
@@ -195,7 +195,8 @@ def _read_one(ctx: ExtractionContext, name: str) -> FieldResult:
         candidates.extend(shaped(c, spec, ctx) for c in date_parts_candidates(ctx.units, name))
     kept = [c for c in candidates if c is not None and belongs(c, spec, ctx)]
     for candidate in kept:
-        if spec.owner == "provider" and other_provider(candidate.label):
+        before = word_before(candidate.units[0].text, candidate.label) if candidate.label else ""
+        if spec.owner == "provider" and (other_provider(candidate.label) or other_provider(before)):
             # A referring doctor is the patient's provider only where no other is named.
             candidate.score *= OTHER_PROVIDER_SHARE
         heading = row_heading(candidate.units[0], ctx.units)

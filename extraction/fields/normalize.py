@@ -320,8 +320,9 @@ def _repaired(token: str) -> str:
     return match[0] if match else token
 
 
-#: Letter groups OCR reads as one another ("Sumame" for "Surname", "Adc" for "Add").
-_OCR_LOOKALIKES = (("rn", "m"), ("cl", "d"), ("vv", "w"))
+#: Letter groups OCR reads as one another ("Sumame" for "Surname", "Adc" for "Add"), and digits
+#: it reads for letters inside a word ("Cel1" for "Cell", "C0de" for "Code").
+_OCR_LOOKALIKES = (("rn", "m"), ("cl", "d"), ("vv", "w"), ("1", "l"), ("0", "o"))
 
 
 def _ocr_folded(word: str) -> str:

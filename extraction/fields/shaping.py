@@ -38,7 +38,7 @@ def belongs(candidate: Candidate, spec: FieldSpec, ctx: ExtractionContext) -> bo
     if (
         candidate.label
         and candidate.units
-        and is_other_party(_word_before(candidate.units[0].text, candidate.label))
+        and is_other_party(word_before(candidate.units[0].text, candidate.label))
     ):
         # "Subscriber DOB Jan 7, 1983": the word before the label says whose date it is.
         return False
@@ -52,7 +52,7 @@ def belongs(candidate: Candidate, spec: FieldSpec, ctx: ExtractionContext) -> bo
     )
 
 
-def _word_before(text: str, label: str) -> str:
+def word_before(text: str, label: str) -> str:
     """The word just before `label` in `text`, or ""."""
     at = text.find(label)
     return text[:at].split()[-1] if at > 0 and text[:at].split() else ""
@@ -136,7 +136,9 @@ def _words_and_digits(value: str) -> bool:
 
 #: Words that end a section's heading ("Insurance Information", "Patient Details"): after a label
 #: word they are the rest of the heading, not that label's value.
-_HEADING_TAIL_WORDS = frozenset({"information", "info", "details", "detail", "section", "data", "form"})
+_HEADING_TAIL_WORDS = frozenset(
+    {"information", "info", "details", "detail", "section", "data", "form", "coverage"}
+)
 #: Concepts whose values are references, never dates.
 _IDENTIFIER_CONCEPTS = frozenset(
     {"policy_id", "group_number", "invoice_number", "order_number", "account_number"}

@@ -319,3 +319,23 @@ def test_a_caption_hugging_its_value_in_tightly_packed_rows() -> None:
     doc.elements[2].box = doc.elements[2].lines[0].box = Box(392, 174, 442, 186)
     doc.elements[3].box = doc.elements[3].lines[0].box = Box(390, 187, 420, 196)
     assert values(doc, ["cell_phone"]) == {"cell_phone": "518.927.1438"}
+
+
+def test_digits_read_for_letters_inside_a_label_word() -> None:
+    assert label_tokens("Phone (Cel1)") == ("phone", "cell")
+    assert concept_of("Zip C0de") == "zip"
+
+
+def test_the_word_before_a_doctors_label_says_which_doctor() -> None:
+    doc = lines(
+        [
+            ("Primary Care Provider: O'DOWD, CALLUM MD", 40, 20, 300),
+            ("Referring Provider: ABERNATHY, RAFFERTY MD", 40, 40, 300),
+        ]
+    )
+    assert values(doc, ["provider_last_name"]) == {"provider_last_name": "O'DOWD"}
+
+
+def test_coverage_after_insurance_ends_a_heading() -> None:
+    doc = lines([("Insurance Coverage", 40, 20, 200), ("Insurance Company: Cascade Mutual", 40, 50, 300)])
+    assert values(doc, ["ins_name"]) == {"ins_name": "Cascade Mutual"}
