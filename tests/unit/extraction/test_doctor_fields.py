@@ -339,3 +339,18 @@ def test_the_word_before_a_doctors_label_says_which_doctor() -> None:
 def test_coverage_after_insurance_ends_a_heading() -> None:
     doc = lines([("Insurance Coverage", 40, 20, 200), ("Insurance Company: Cascade Mutual", 40, 50, 300)])
     assert values(doc, ["ins_name"]) == {"ins_name": "Cascade Mutual"}
+
+
+def test_the_next_numbered_caption_along_a_row_is_no_value() -> None:
+    doc = lines(
+        [
+            ("2. PATIENT'S NAME (Last Name, First Name)", 50, 100, 260),
+            ("4. INSURED'S NAME (Last Name, First Name)", 300, 100, 520),
+            ("QUILLFEATHER, WILHELMINA", 60, 114, 220),
+            ("PEMBERTON, VESNA", 310, 114, 420),
+        ]
+    )
+    assert values(doc, ["last_name", "first_name"]) == {
+        "last_name": "QUILLFEATHER",
+        "first_name": "WILHELMINA",
+    }
