@@ -14,7 +14,7 @@ from datetime import date
 from extraction.fields.candidate import Candidate
 from extraction.fields.label_pairs import LABEL_THRESHOLD, PRIORS
 from extraction.fields.normalize import match_label
-from extraction.fields.text_lines import TextUnit
+from extraction.fields.text_lines import TextUnit, below
 
 _PART = r"(MM|DD|YY(?:YY)?)"
 _ORDER_RE = re.compile(rf"\b{_PART}\b[\s/.\-]*\b{_PART}\b[\s/.\-]*\b{_PART}\b", re.IGNORECASE)
@@ -54,9 +54,15 @@ def date_parts_candidates(units: list[TextUnit], name: str) -> Iterator[Candidat
         if score < LABEL_THRESHOLD:
             continue
         numbers = _NUMBERS_RE.search(text, caption.end())
+        value_unit, strategy = unit, "label_inline"
+        if numbers is None:
+            # The caption over its cell, the numbers on the line under it.
+            under = below(unit, units)[:1]
+            numbers = _NUMBERS_RE.match(under[0].text.strip()) if under else None
+            value_unit, strategy = (under[0], "label_below") if under else (unit, strategy)
         if numbers is None:
             continue
         iso = read_parts(list(caption.groups()), (numbers.group(1), numbers.group(2), numbers.group(3)))
         if iso is not None:
-            prior = PRIORS["label_inline"] * score
-            yield Candidate.of(iso, prior, [unit], numbers.group(0), "label_inline", label)
+            prior = PRIORS[strategy] * score
+            yield Candidate.of(iso, prior, [value_unit], numbers.group(0), strategy, label)

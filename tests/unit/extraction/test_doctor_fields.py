@@ -354,3 +354,8 @@ def test_the_next_numbered_caption_along_a_row_is_no_value() -> None:
         "last_name": "QUILLFEATHER",
         "first_name": "WILHELMINA",
     }
+
+
+def test_date_parts_on_the_line_under_their_caption() -> None:
+    doc = lines([("3. PATIENT'S BIRTH DATE MM DD YY", 50, 130, 180), ("05 15 2001", 60, 144, 110)])
+    assert values(doc, ["dob"]) == {"dob": "2001-05-15"}
