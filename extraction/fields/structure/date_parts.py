@@ -19,6 +19,8 @@ from extraction.fields.text_lines import TextUnit, below
 _PART = r"(MM|DD|YY(?:YY)?)"
 _ORDER_RE = re.compile(rf"\b{_PART}\b[\s/.\-]*\b{_PART}\b[\s/.\-]*\b{_PART}\b", re.IGNORECASE)
 _NUMBERS_RE = re.compile(r"(?<![\d/.\-])(\d{1,2})[\s/.\-]+(\d{1,2})[\s/.\-]+(\d{4}|\d{2})(?![\d/.\-])")
+#: How many lines under a caption its numbers are looked for in.
+UNDER_LOOK = 2
 #: A form's item number before its caption ("3. ").
 _NUMBERING_RE = re.compile(r"^\s*\d{1,2}[a-z]?\.\s*")
 
@@ -56,10 +58,12 @@ def date_parts_candidates(units: list[TextUnit], name: str) -> Iterator[Candidat
         numbers = _NUMBERS_RE.search(text, caption.end())
         value_unit, strategy = unit, "label_inline"
         if numbers is None:
-            # The caption over its cell, the numbers on the line under it.
-            under = below(unit, units)[:1]
-            numbers = _NUMBERS_RE.match(under[0].text.strip()) if under else None
-            value_unit, strategy = (under[0], "label_below") if under else (unit, strategy)
+            # The caption over its cell, the numbers on the line under it (beside a cell's boxes).
+            for under in below(unit, units)[:UNDER_LOOK]:
+                numbers = _NUMBERS_RE.match(under.text.strip())
+                if numbers is not None:
+                    value_unit, strategy = under, "label_below"
+                    break
         if numbers is None:
             continue
         iso = read_parts(list(caption.groups()), (numbers.group(1), numbers.group(2), numbers.group(3)))
