@@ -146,8 +146,9 @@ _IDENTIFIER_CONCEPTS = frozenset(
 
 
 def _heading_tail(value: str) -> bool:
-    words = value.lower().split()
-    return bool(words) and all(w.strip(".:") in _HEADING_TAIL_WORDS for w in words)
+    words = [w.strip(".:") for w in value.lower().split()]
+    # "CLAIM FORM" after "HEALTH INSURANCE" is the rest of the page's title.
+    return bool(words) and (all(w in _HEADING_TAIL_WORDS for w in words) or words[-1] == "form")
 
 
 #: Concepts whose values have a shape so definite that a value without it is dropped.
