@@ -791,6 +791,8 @@ _LONG_VOCABULARY = sorted(w for w in _VOCABULARY if len(w) >= OCR_REPAIR_MIN_LEN
 _FOLDED_VOCABULARY = {_ocr_folded(w): w for w in _LONG_VOCABULARY}
 
 
+#: A form's item number before a caption ("1a. INSURED'S I.D. NUMBER").
+_ITEM_NUMBER_RE = re.compile(r"^\s*\d{1,2}[a-z]?\.\s+(?=[A-Za-z])")
 #: A bracketed hint closing a label: a format or the options to choose from.
 _LABEL_HINT_RE = re.compile(r"\s*\([^()]*\)\s*:?\s*$")
 
@@ -799,6 +801,7 @@ def is_label_like(text: str) -> bool:
     """Whether `text` reads as a label rather than a value: every word a label word, and together
     they name a concept ("PATIENT LAST NAME", "Plan Type", "Home"), a closing bracket's hint at
     the format or options aside ("Sex (M/F)", "Date of birth (mm/dd/yyyy)")."""
+    text = _ITEM_NUMBER_RE.sub("", text)
     tokens = label_tokens(_LABEL_HINT_RE.sub("", text) or text)
     return (
         bool(tokens)

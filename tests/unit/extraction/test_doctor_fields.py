@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from extraction.fields.extract import extract_fields
-from extraction.fields.label_pairs import past_alternative
+from extraction.fields.label_pairs import caption_core, past_alternative
 from extraction.fields.layout import cell_units, provider_sections
 from extraction.fields.names import doctor_titled, split_name
 from extraction.fields.normalize import concept_of, is_label_like, label_tokens
@@ -359,3 +359,22 @@ def test_the_next_numbered_caption_along_a_row_is_no_value() -> None:
 def test_date_parts_on_the_line_under_their_caption() -> None:
     doc = lines([("3. PATIENT'S BIRTH DATE MM DD YY", 50, 130, 180), ("05 15 2001", 60, 144, 110)])
     assert values(doc, ["dob"]) == {"dob": "2001-05-15"}
+
+
+def test_a_numbered_caption_with_an_alternative_over_its_value() -> None:
+    assert caption_core("11c. INSURANCE PLAN NAME OR PROGRAM NAME") == "INSURANCE PLAN NAME"
+    assert is_label_like("1a. INSURED'S I.D. NUMBER")
+    doc = lines(
+        [
+            ("1. MEDICARE MEDICAID GROUP HEALTH PLAN", 50, 80, 200),
+            ("1a. INSURED'S I.D. NUMBER", 306, 80, 392),
+            ("11c. INSURANCE PLAN NAME OR PROGRAM NAME", 306, 237, 468),
+            ("HARBORVIEW HEALTH", 311, 251, 425),
+        ]
+    )
+    assert values(doc, ["ins_name"]) == {"ins_name": "HARBORVIEW HEALTH"}
+
+
+def test_the_rest_of_a_forms_title_is_no_value() -> None:
+    doc = lines([("HEALTH INSURANCE CLAIM FORM", 50, 40, 300)])
+    assert values(doc, ["ins_name"]) == {"ins_name": None}
