@@ -8,6 +8,7 @@ from extraction.fields.candidate import Candidate
 from extraction.fields.normalize import (
     SYNONYM_SCORE,
     DateOrder,
+    caption_core,
     concept_of,
     concept_words,
     find_dates,
@@ -196,18 +197,6 @@ _HINT_RE = re.compile(r"^\s*\([^()]*\)[\s:.]*$")
 def is_caption_hint(rest: str) -> bool:
     """Whether what follows a label is only a bracketed hint, so the whole line is the label."""
     return bool(_HINT_RE.match(rest))
-
-
-_ITEM_RE = re.compile(r"^\s*\d{1,2}[a-z]?\.\s+(?=[A-Za-z])")
-_OR_RE = re.compile(r"\s+(?:and/)?or\s+", re.IGNORECASE)
-
-
-def caption_core(text: str) -> str:
-    """A caption without its item number and its alternative ("11c. INSURANCE PLAN NAME OR
-    PROGRAM NAME" is "INSURANCE PLAN NAME"), when what is left is a label."""
-    bare = _ITEM_RE.sub("", text)
-    head = _OR_RE.split(bare, maxsplit=1)[0]
-    return head if head != bare and is_label_like(head) else bare
 
 
 #: Longest alternative a caption offers after "OR", in words ("PLAN NAME OR PROGRAM NAME").

@@ -810,6 +810,17 @@ def is_label_like(text: str) -> bool:
     )
 
 
+_OR_RE = re.compile(r"\s+(?:and/)?or\s+", re.IGNORECASE)
+
+
+def caption_core(text: str) -> str:
+    """A caption without its item number and its alternative ("11c. INSURANCE PLAN NAME OR
+    PROGRAM NAME" is "INSURANCE PLAN NAME"), when what is left is a label."""
+    bare = _ITEM_NUMBER_RE.sub("", text)
+    head = _OR_RE.split(bare, maxsplit=1)[0]
+    return head if head != bare and is_label_like(head) else bare
+
+
 def vocabulary_words() -> frozenset[str]:
     """Every word labels are made of."""
     return _VOCABULARY

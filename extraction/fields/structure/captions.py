@@ -9,7 +9,7 @@ the row before. Which of the two a value belongs to is told by those two gaps.
 from __future__ import annotations
 
 from extraction.fields.layout import is_heading
-from extraction.fields.normalize import is_label_like
+from extraction.fields.normalize import caption_core, is_label_like
 from extraction.fields.text_lines import TextUnit, same_row
 from extraction.fields.vocabulary import read_gender
 
@@ -54,7 +54,7 @@ class CaptionIndex:
 
         def is_label(unit: TextUnit) -> bool:
             if unit.order not in label_like:
-                label_like[unit.order] = is_label_like(unit.text)
+                label_like[unit.order] = is_label_like(caption_core(unit.text))
             return label_like[unit.order]
 
         for value in units:

@@ -7,10 +7,10 @@ from __future__ import annotations
 import pytest
 
 from extraction.fields.extract import extract_fields
-from extraction.fields.label_pairs import caption_core, past_alternative
+from extraction.fields.label_pairs import past_alternative
 from extraction.fields.layout import cell_units, provider_sections
 from extraction.fields.names import doctor_titled, split_name
-from extraction.fields.normalize import concept_of, is_label_like, label_tokens
+from extraction.fields.normalize import caption_core, concept_of, is_label_like, label_tokens
 from extraction.fields.structure.combined import caption_order, split_by_caption
 from extraction.fields.structure.date_parts import full_year, read_parts
 from extraction.fields.structure.whose import other_provider
