@@ -317,7 +317,8 @@ def _repaired(token: str) -> str:
     if folded is not None:
         return folded
     match = process.extractOne(token, _LONG_VOCABULARY, scorer=fuzz.ratio, score_cutoff=OCR_REPAIR_MIN_RATIO)
-    return match[0] if match else token
+    # OCR glues words together (longer tokens) but rarely drops two letters: "Reno" is no "prenom".
+    return match[0] if match and len(match[0]) - len(token) <= 1 else token
 
 
 #: Letter groups OCR reads as one another ("Sumame" for "Surname", "Adc" for "Add"), and digits

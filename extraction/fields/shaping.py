@@ -25,6 +25,7 @@ from extraction.fields.vocabulary import (
     is_prose,
     read_gender,
     street_suffix_mended,
+    valid_state,
     validate,
 )
 
@@ -99,7 +100,8 @@ def shaped(candidate: Candidate | None, spec: FieldSpec, ctx: ExtractionContext)
         elif spec.concept == "street" and candidate.source == "ocr":
             value = street_suffix_mended(value)
     if value is None or (
-        isinstance(value, str) and (is_label_like(value) or is_prose(value) or _heading_tail(value))
+        isinstance(value, str)
+        and ((is_label_like(value) and not _a_state(spec, value)) or is_prose(value) or _heading_tail(value))
     ):
         # "PATIENT LAST NAME" under "FIRST NAME" is the next label, not a value; a clause after
         # "party" in a contract's text is no party.
@@ -128,6 +130,11 @@ def shaped(candidate: Candidate | None, spec: FieldSpec, ctx: ExtractionContext)
 
 def _option(text: str) -> str | None:
     return marked_option(text, GENDER_OPTIONS) or marked_initial(text, GENDER_OPTIONS) or read_gender(text)
+
+
+def _a_state(spec: FieldSpec, value: str) -> bool:
+    """A state's code that is also a label word ("ID" for Idaho) is the state's value."""
+    return spec.concept == "state" and valid_state(value)
 
 
 def _words_and_digits(value: str) -> bool:

@@ -378,3 +378,14 @@ def test_a_numbered_caption_with_an_alternative_over_its_value() -> None:
 def test_the_rest_of_a_forms_title_is_no_value() -> None:
     doc = lines([("HEALTH INSURANCE CLAIM FORM", 50, 40, 300)])
     assert values(doc, ["ins_name"]) == {"ins_name": None}
+
+
+def test_ocr_repair_never_lengthens_a_word_by_two_letters() -> None:
+    assert label_tokens("Reno") == ("reno",)
+    assert label_tokens("TOTAI") == ("total",)
+
+
+def test_a_state_code_that_is_a_label_word_is_the_state() -> None:
+    doc = lines([("City: Boise", 40, 20, 140), ("State: ID", 200, 20, 280), ("City: Reno", 40, 60, 140)])
+    assert values(doc, ["state"]) == {"state": "ID"}
+    assert values(lines([("City: Reno", 40, 60, 140)]), ["city"]) == {"city": "Reno"}
