@@ -18,6 +18,7 @@ from extraction.fields.normalize import (
     match_label,
     related_concepts,
     vocabulary_words,
+    without_item_number,
 )
 from extraction.fields.structure.captions import CaptionIndex
 from extraction.fields.text_lines import TextUnit, below, right_of
@@ -63,7 +64,7 @@ def label_candidates(
         yield from same_line
         if not same_line:
             yield from prefix_label_candidates(unit, name, kind, order)
-        if same_line or _holds_value(unit.text, kind):
+        if same_line or _holds_value(without_item_number(unit.text), kind):
             # "Total: 9.00" is a label with its value, not a label for the line below.
             continue
         if captions is not None and captions.captioned(unit):
@@ -110,13 +111,18 @@ def label_candidates(
                 )
                 # Nor is a line that starts with a number ("18339 Belmont Street" under "Street").
                 shaped = shaped or (reading is not None and neighbour.text.lstrip()[:1].isdigit())
-                if not shaped and (
-                    is_other_label(neighbour.text)
-                    or is_label_like(neighbour.text)
-                    or _labelled_elsewhere(neighbour.text, name)
-                    or (
-                        match_label(name, neighbour.text) >= LABEL_THRESHOLD
-                        and not _names_more(neighbour.text)
+                # A numbered caption ("11c. INSURANCE PLAN NAME") is the next label, its number
+                # no value.
+                if _item_number_only(neighbour.text, reading) or (
+                    not shaped
+                    and (
+                        is_other_label(neighbour.text)
+                        or is_label_like(neighbour.text)
+                        or _labelled_elsewhere(neighbour.text, name)
+                        or (
+                            match_label(name, neighbour.text) >= LABEL_THRESHOLD
+                            and not _names_more(neighbour.text)
+                        )
                     )
                 ):
                     break
@@ -139,6 +145,12 @@ def label_candidates(
             if gap > nearest:
                 candidate.score *= FARTHER_SHARE
             yield candidate
+
+
+def _item_number_only(text: str, reading: Reading | None) -> bool:
+    """Whether `reading` is only the item number that opens a numbered caption."""
+    bare = without_item_number(text)
+    return reading is not None and bare != text and reading.raw not in bare
 
 
 #: Of a value right of a label and one under it, the farther one scores this share.

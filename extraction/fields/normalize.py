@@ -814,12 +814,22 @@ def is_label_like(text: str) -> bool:
 _OR_RE = re.compile(r"\s+(?:and/)?or\s+", re.IGNORECASE)
 
 
+def without_item_number(text: str) -> str:
+    """`text` without a form's item number before its caption ("1a. INSURED'S I.D. NUMBER")."""
+    return _ITEM_NUMBER_RE.sub("", text)
+
+
 def caption_core(text: str) -> str:
     """A caption without its item number and its alternative ("11c. INSURANCE PLAN NAME OR
     PROGRAM NAME" is "INSURANCE PLAN NAME"), when what is left is a label."""
     bare = _ITEM_NUMBER_RE.sub("", text)
-    head = _OR_RE.split(bare, maxsplit=1)[0]
-    return head if head != bare and is_label_like(head) else bare
+    head, *alternative = _OR_RE.split(bare, maxsplit=1)
+    if not alternative or not is_label_like(head):
+        return bare
+    # "POLICY GROUP OR FECA NUMBER": both sides share the alternative's last word ("NUMBER").
+    words = alternative[0].split()
+    shared = len(words) >= 2 and not set(label_tokens(words[-1])) & set(label_tokens(head))
+    return f"{head} {words[-1]}" if shared else head
 
 
 def vocabulary_words() -> frozenset[str]:

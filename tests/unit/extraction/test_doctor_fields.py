@@ -389,3 +389,24 @@ def test_a_state_code_that_is_a_label_word_is_the_state() -> None:
     doc = lines([("City: Boise", 40, 20, 140), ("State: ID", 200, 20, 280), ("City: Reno", 40, 60, 140)])
     assert values(doc, ["state"]) == {"state": "ID"}
     assert values(lines([("City: Reno", 40, 60, 140)]), ["city"]) == {"city": "Reno"}
+
+
+def test_an_alternatives_shared_last_word_stays_with_the_caption() -> None:
+    assert caption_core("11. INSURED'S POLICY GROUP OR FECA NUMBER") == "INSURED'S POLICY GROUP NUMBER"
+    assert caption_core("Phone or Email") == "Phone"
+    assert caption_core("State OR") == "State OR"
+
+
+def test_a_numbered_captions_number_is_no_value_of_the_caption_before() -> None:
+    doc = lines(
+        [
+            ("1a. INSURED'S I.D. NUMBER", 306, 80, 392),
+            ("AEN3090769093", 315, 96, 384),
+            ("11. INSURED'S POLICY GROUP OR FECA NUMBER", 50, 240, 210),
+            ("11c. INSURANCE PLAN NAME OR PROGRAM NAME CASCADE MUTUAL", 306, 240, 520),
+        ]
+    )
+    assert values(doc, ["policy_number", "group_number"]) == {
+        "policy_number": "AEN3090769093",
+        "group_number": None,
+    }
