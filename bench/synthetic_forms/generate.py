@@ -7,7 +7,7 @@ import random
 from pathlib import Path
 from typing import Any
 
-from bench.synthetic_forms import designs, held_out, more_designs
+from bench.synthetic_forms import designs, doctor_designs, held_out, more_designs
 from bench.synthetic_forms.canvas import PAGE_HEIGHT, PAGE_WIDTH, Canvas, Style, pymupdf, scan
 from bench.synthetic_forms.designs import DesignFn
 from bench.synthetic_forms.people import make_patient
@@ -26,6 +26,10 @@ DEV_DESIGNS: dict[str, DesignFn] = {
     "ehr_banner": designs.ehr_banner,
     "right_aligned": more_designs.right_aligned,
     "caption_cells": more_designs.caption_cells,
+    "doctor_sections": doctor_designs.doctor_sections,
+    "doctor_table": doctor_designs.doctor_table,
+    "doctor_variants": doctor_designs.doctor_variants,
+    "leaders_under": doctor_designs.leaders_under,
 }
 HELD_OUT_DESIGNS: dict[str, DesignFn] = {
     "guarantor_first": held_out.guarantor_first,

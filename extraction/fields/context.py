@@ -19,6 +19,8 @@ class ExtractionContext:
     order: DateOrder
     #: (page, box) of the cells inside sections about someone other than the patient.
     other_places: set[tuple[int, Box | None]]
+    #: (page, box) of the cells inside sections about a doctor, with the section's heading.
+    provider_places: dict[tuple[int, Box | None], str]
     #: The labels printed beside or above each form widget (by `id` of its element).
     widget_labels: dict[int, list[str]]
     file_name: str

@@ -30,7 +30,7 @@ from extraction.fields.embedded import embedded_value
 from extraction.fields.form_widgets import from_form_fields
 from extraction.fields.heuristics import heuristic_candidates
 from extraction.fields.label_pairs import PRIORS, label_candidates
-from extraction.fields.layout import cell_units, other_party_units, widget_labels
+from extraction.fields.layout import cell_units, other_party_units, provider_sections, widget_labels
 from extraction.fields.normalize import (
     DateOrder,
     format_amount,
@@ -40,8 +40,11 @@ from extraction.fields.questions import PRIORS as QUESTION_PRIORS
 from extraction.fields.questions import answer as question_answer
 from extraction.fields.questions import is_printed_name, is_question_name
 from extraction.fields.result import FieldResult, absent
-from extraction.fields.shaping import belongs, shaped
+from extraction.fields.shaping import belongs, caption_head, shaped, word_before
 from extraction.fields.structure.captions import CaptionIndex
+from extraction.fields.structure.choice_rows import choice_row_candidates, inline_choice_candidates
+from extraction.fields.structure.combined import names_parts
+from extraction.fields.structure.date_parts import date_parts_candidates
 from extraction.fields.structure.phone_kinds import marked_kind_phones
 from extraction.fields.structure.self_holder import (
     PATIENT_PART_FIELDS,
@@ -85,13 +88,16 @@ def extract_fields(
     """
     lines = text_units(doc)
     units = cell_units(doc)
+    others = other_party_units(units)
+    doctors = provider_sections(units)
     context = ExtractionContext(
         doc=doc,
         lines=lines,
         units=units,
         skews=page_skews(units),
         order=resolve_date_order([u.text for u in lines], date_order),
-        other_places={(u.page, u.box) for u in units if u.order in other_party_units(units)},
+        other_places={(u.page, u.box) for u in units if u.order in others},
+        provider_places={(u.page, u.box): doctors[u.order] for u in units if u.order in doctors},
         widget_labels=widget_labels(doc, units),
         file_name=file_name,
         captions=CaptionIndex(units),
@@ -169,9 +175,10 @@ def _read_one(ctx: ExtractionContext, name: str) -> FieldResult:
         # A name no vocabulary knows is read as the page's printed question, or not at all: a
         # fuzzy label elsewhere is a confident guess.
         return _from_question(ctx, name, kind)
-    # A part of someone else's name (`provider_last_name`) is read from their whole name only.
+    # A part of someone else's name (`provider_last_name`) is read from their whole name, or
+    # after a label naming that part of theirs ("Physician Last Name").
     direct = spec.part is None or spec.owner == "patient"
-    labelled = _labelled_candidates(ctx, name, kind) if direct else iter(())
+    labelled = _labelled_candidates(ctx, name, kind) if direct else _own_part_candidates(ctx, spec, kind)
     candidates = [shaped(c, spec, ctx) for c in labelled]
     if spec.part is not None and spec.whole_name is not None:
         whole = spec.whole_name.replace("_", " ")
@@ -180,11 +187,16 @@ def _read_one(ctx: ExtractionContext, name: str) -> FieldResult:
             candidates.append(shaped(candidate, spec, ctx))
         if spec.patient_owned:
             candidates.extend(shaped(c, spec, ctx) for c in banner_candidates(ctx))
+        else:
+            candidates.extend(_section_part_candidates(ctx, spec))
     if (spec.patient_owned and spec.concept in COMBINED_CONCEPTS) or (spec.part and spec.whole_name):
         candidates.extend(shaped(c, spec, ctx) for c in combined_candidates(ctx, spec))
+    if kind == "date":
+        candidates.extend(shaped(c, spec, ctx) for c in date_parts_candidates(ctx.units, name))
     kept = [c for c in candidates if c is not None and belongs(c, spec, ctx)]
     for candidate in kept:
-        if spec.owner == "provider" and other_provider(candidate.label):
+        before = word_before(candidate.units[0].text, candidate.label) if candidate.label else ""
+        if spec.owner == "provider" and (other_provider(candidate.label) or other_provider(before)):
             # A referring doctor is the patient's provider only where no other is named.
             candidate.score *= OTHER_PROVIDER_SHARE
         heading = row_heading(candidate.units[0], ctx.units)
@@ -193,6 +205,11 @@ def _read_one(ctx: ExtractionContext, name: str) -> FieldResult:
     if not kept and spec.patient_owned and spec.concept in ("city", "state", "zip"):
         # Only where no label names the part: the line under the street is its city line.
         kept = [c for c in (shaped(c, spec, ctx) for c in city_line_candidates(ctx)) if c is not None]
+        kept = [c for c in kept if belongs(c, spec, ctx)]
+    if not kept and spec.patient_owned and spec.concept == "gender":
+        # Only where no label's own cell holds the choice: its options in the cells after it.
+        rows = [*choice_row_candidates(ctx.units, name), *inline_choice_candidates(ctx.units, name)]
+        kept = [c for c in (shaped(c, spec, ctx) for c in rows) if c is not None]
         kept = [c for c in kept if belongs(c, spec, ctx)]
     if not kept and spec.patient_owned and spec.concept in ("mobile", "home_phone", "work_phone"):
         # Only where no label names the kind: a phone whose marked kind says it.
@@ -229,6 +246,41 @@ def _read_one(ctx: ExtractionContext, name: str) -> FieldResult:
         prior=prior,
         signals=signals,
     )
+
+
+def _own_part_candidates(ctx: ExtractionContext, spec: FieldSpec, kind: Kind) -> Iterator[Candidate]:
+    """Values after labels that name the same part of the same person's name as the field
+    ("Doctor's Last Name" for `provider_last_name`)."""
+    for candidate in _labelled_candidates(ctx, spec.name, kind):
+        # The whole caption before a colon ("Physician Last Name:"), not only its matched tail.
+        caption = caption_head(candidate.units[0].text) or candidate.label
+        label = field_spec(caption)
+        if label.owner == spec.owner and label.part == spec.part and not names_parts(caption):
+            yield candidate
+
+
+def _section_part_candidates(ctx: ExtractionContext, spec: FieldSpec) -> Iterator[Candidate]:
+    """A part of a doctor's name read after a plain label ("Last Name", "Name") inside a section
+    about a doctor: the section says whose name it is, and its heading is the label's first part
+    (so a referring doctor's section counts as one)."""
+    if spec.owner != "provider" or spec.part is None or not ctx.provider_places:
+        return
+    part_spec = field_spec(PATIENT_PART_FIELDS[spec.part])
+    # In a doctors' section, "Primary:" labels the patient's own doctor as "Name:" does.
+    for label_spec, whole in (
+        (part_spec, False),
+        (field_spec("full_name"), True),
+        (field_spec("primary"), True),
+    ):
+        for candidate in _labelled_candidates(ctx, label_spec.name, "text"):
+            headings = {ctx.provider_places.get((u.page, u.box)) for u in candidate.units}
+            heading = next(iter(headings), None)
+            if len(headings) != 1 or heading is None:
+                continue
+            candidate.label = f"{heading} {candidate.label}"
+            found = shaped(candidate, spec if whole else part_spec, ctx)
+            if found is not None:
+                yield found
 
 
 def _labelled_candidates(ctx: ExtractionContext, name: str, kind: Kind) -> Iterator[Candidate]:

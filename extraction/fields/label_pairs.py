@@ -8,6 +8,7 @@ from extraction.fields.candidate import Candidate
 from extraction.fields.normalize import (
     SYNONYM_SCORE,
     DateOrder,
+    caption_core,
     concept_of,
     concept_words,
     find_dates,
@@ -17,6 +18,7 @@ from extraction.fields.normalize import (
     match_label,
     related_concepts,
     vocabulary_words,
+    without_item_number,
 )
 from extraction.fields.structure.captions import CaptionIndex
 from extraction.fields.text_lines import TextUnit, below, right_of
@@ -62,13 +64,13 @@ def label_candidates(
         yield from same_line
         if not same_line:
             yield from prefix_label_candidates(unit, name, kind, order)
-        if same_line or _holds_value(unit.text, kind):
+        if same_line or _holds_value(without_item_number(unit.text), kind):
             # "Total: 9.00" is a label with its value, not a label for the line below.
             continue
         if captions is not None and captions.captioned(unit):
             # A value typed over its caption ("ID" over "State") labels nothing.
             continue
-        label_part = COLON_RE.sub(" ", unit.text).strip()
+        label_part = caption_core(COLON_RE.sub(" ", unit.text).strip())
         score = match_label(name, label_part) if label_part else 0.0
         if score < LABEL_THRESHOLD:
             continue
@@ -83,11 +85,17 @@ def label_candidates(
         # The whole line is the label: look beside it and under it; the nearer value is likelier.
         found: list[tuple[float, Candidate]] = []
         under = below(unit, units)
+        right = right_of(unit, units, skews.get(unit.page, 0.0))
         if captions is not None:
             # A value with a caption of its own under it is that caption's, not this label's.
             under = [u for u in under if not captions.captioned(u)]
+            if kind != "amount" and captions.above(unit):
+                # Nor is the next caption along a row of captions ("Date of Birth (MM/DD/YYYY)"
+                # beside "Name (Last, First)"): a caption under its value is no value. (A
+                # receipt's rows of amounts, one over the next, read as captions: not for them.)
+                right = [u for u in right if not captions.above(u)]
         for strategy, neighbours in (
-            ("label_right", right_of(unit, units, skews.get(unit.page, 0.0))),
+            ("label_right", right),
             ("label_below", under),
             ("label_above", captions.above(unit) if captions is not None else []),
         ):
@@ -103,13 +111,18 @@ def label_candidates(
                 )
                 # Nor is a line that starts with a number ("18339 Belmont Street" under "Street").
                 shaped = shaped or (reading is not None and neighbour.text.lstrip()[:1].isdigit())
-                if not shaped and (
-                    is_other_label(neighbour.text)
-                    or is_label_like(neighbour.text)
-                    or _labelled_elsewhere(neighbour.text, name)
-                    or (
-                        match_label(name, neighbour.text) >= LABEL_THRESHOLD
-                        and not _names_more(neighbour.text)
+                # A numbered caption ("11c. INSURANCE PLAN NAME") is the next label, its number
+                # no value.
+                if _item_number_only(neighbour.text, reading) or (
+                    not shaped
+                    and (
+                        is_other_label(neighbour.text)
+                        or is_label_like(neighbour.text)
+                        or _labelled_elsewhere(neighbour.text, name)
+                        or (
+                            match_label(name, neighbour.text) >= LABEL_THRESHOLD
+                            and not _names_more(neighbour.text)
+                        )
                     )
                 ):
                     break
@@ -132,6 +145,12 @@ def label_candidates(
             if gap > nearest:
                 candidate.score *= FARTHER_SHARE
             yield candidate
+
+
+def _item_number_only(text: str, reading: Reading | None) -> bool:
+    """Whether `reading` is only the item number that opens a numbered caption."""
+    bare = without_item_number(text)
+    return reading is not None and bare != text and reading.raw not in bare
 
 
 #: Of a value right of a label and one under it, the farther one scores this share.
@@ -169,7 +188,9 @@ def prefix_label_candidates(unit: TextUnit, name: str, kind: Kind, order: DateOr
         score = match_label(name, label)
         if score < SYNONYM_SCORE or _longer_label_of_other_concept(label, words[n]):
             return
-        rest = " ".join(words[n:])
+        rest = past_alternative(" ".join(words[n:]))
+        if is_caption_hint(rest):
+            return
         if kind == "text" and _NUMBERED_ITEM_RE.match(rest):
             # "SHOP 6, 196 Orchard St": a word and its number open a list of an address's parts
             # (a shop, unit or lot number), not a label and its value.
@@ -180,6 +201,34 @@ def prefix_label_candidates(unit: TextUnit, name: str, kind: Kind, order: DateOr
         if reading is not None and follows(rest, reading.raw) and not _label_words_only(reading.value):
             yield scored_candidate(reading, score, "label_inline", [unit], label)
         return
+
+
+#: A bracket that ends a line: the label's hint at a format or its options ("(mm/dd/yyyy)").
+_HINT_RE = re.compile(r"^\s*\([^()]*\)[\s:.]*$")
+
+
+def is_caption_hint(rest: str) -> bool:
+    """Whether what follows a label is only a bracketed hint, so the whole line is the label."""
+    return bool(_HINT_RE.match(rest))
+
+
+#: Longest alternative a caption offers after "OR", in words ("PLAN NAME OR PROGRAM NAME").
+MAX_ALTERNATIVE_WORDS = 4
+
+
+def past_alternative(rest: str) -> str:
+    """What follows a label once the caption's alternative is skipped: a caption "INSURANCE PLAN
+    NAME OR PROGRAM NAME" names the value twice, and the alternative ends with a label word
+    ("name", "number"). Unchanged when no label word ends an alternative within a few words
+    ("OR" alone may be Oregon)."""
+    words = rest.split()
+    if not words or words[0].lower() not in ("or", "and/or"):
+        return rest
+    known = vocabulary_words()
+    for n in range(1, min(MAX_ALTERNATIVE_WORDS, len(words) - 1) + 1):
+        if words[n].lower().strip(".,:#") in known:
+            return " ".join(words[n + 1 :])
+    return rest
 
 
 def _longer_label_of_other_concept(label: str, next_word: str) -> bool:
@@ -292,6 +341,10 @@ def same_line_candidates(unit: TextUnit, name: str, kind: Kind, order: DateOrder
                 continue
             start = words[i + n].start()
             rest = text[start:]
+            if not colon and is_caption_hint(text[last.end() :]):
+                # "Date of birth (mm/dd/yyyy)", "Sex (M/F)": the label's format or options (after
+                # a colon a bracket is the value: "Subscriber: (self)").
+                continue
             if kind == "text":
                 rest = up_to_next_label(rest)
             reading = read_value(kind, rest, leading=True, order=order)

@@ -13,9 +13,9 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from extraction.fields.normalize import label_tokens
+from extraction.fields.normalize import concept_of, label_tokens
 from extraction.fields.structure.combs import joined_combs
-from extraction.fields.text_lines import TextUnit, text_units
+from extraction.fields.text_lines import TextUnit, same_row, text_units
 from extraction.fields.vocabulary import is_other_party
 from extraction.formats.document import Box, Document, Word
 
@@ -39,6 +39,7 @@ _SECTION_WORDS = frozenset(
         "secondary",
         "physician",
         "provider",
+        "doctor",
         "care",
         "medical",
         "history",
@@ -117,19 +118,52 @@ def is_heading(unit: TextUnit) -> bool:
 
 def other_party_units(units: list[TextUnit]) -> set[int]:
     """Orders of the units inside a section about someone other than the patient (from its
-    heading to the next heading), so their values are never taken for the patient's."""
+    heading to the next heading), so their values are never taken for the patient's. A heading
+    stands alone on its row: "Subscriber Marisol Trevelyan" beside "State NV" is a label and its
+    value in a column of them."""
     inside: set[int] = set()
     current = False
     page = None
     for unit in units:
         if unit.page != page:
             page, current = unit.page, False
-        if is_heading(unit):
+        if is_heading(unit) and _alone_on_row(unit, units):
             current = is_other_party(unit.text)
             continue
         if current:
             inside.add(unit.order)
     return inside
+
+
+def provider_sections(units: list[TextUnit]) -> dict[int, str]:
+    """The heading of each unit inside a section about a doctor ("Primary Care Physician",
+    "Physician Information"), by the unit's order: a plain "Last Name" there is the doctor's,
+    and the heading says which doctor (a referring one, or the patient's own). Such a heading
+    stands alone on its row: a grid cell's caption "PRIMARY CARE PROVIDER" beside "PATIENT
+    E-MAIL" heads its own cell only."""
+    inside: dict[int, str] = {}
+    heading: str | None = None
+    page = None
+    for unit in units:
+        if unit.page != page:
+            page, heading = unit.page, None
+        if is_heading(unit):
+            doctor = concept_of(unit.text) == "provider" and _alone_on_row(unit, units)
+            heading = unit.text if doctor else None
+            continue
+        if heading is not None:
+            inside[unit.order] = heading
+    return inside
+
+
+def _alone_on_row(unit: TextUnit, units: list[TextUnit]) -> bool:
+    if unit.box is None:
+        return False
+    box = unit.box
+    return not any(
+        u.page == unit.page and u.order != unit.order and u.box is not None and same_row(box, u.box)
+        for u in units
+    )
 
 
 #: A label above a widget ends at most this many widget heights over its top.

@@ -279,25 +279,27 @@ def normalize_text(text: str) -> str:
 
 
 _CAMEL_RE = re.compile(r"(?<=[a-z])(?=[A-Z])")
-_NON_WORD_RE = re.compile(r"[^0-9a-z]+")
+_WORD_RE = re.compile(r"[0-9a-z]+")
+_APOSTROPHES = frozenset({"'", "\u2019"})
 
 
 def _raw_tokens(text: str) -> tuple[str, ...]:
     text = unicodedata.normalize("NFKD", text)
     text = "".join(c for c in text if not unicodedata.combining(c))
     text = _CAMEL_RE.sub(" ", text).lower()
-    tokens = [t for t in _NON_WORD_RE.split(text) if t]
     # A letter-spaced heading ("S T A T E", "C O D E") is one word to OCR's spacing: single letters
-    # in a run are joined.
+    # in a run are joined; a possessive "s" ("INSURED'S I.D.") starts no run.
     joined: list[str] = []
     spaced = False
-    for token in tokens:
+    for match in _WORD_RE.finditer(text):
+        token = match.group(0)
         letter = len(token) == 1 and token.isalpha()
+        possessive = token == "s" and text[match.start() - 1 : match.start()] in _APOSTROPHES
         if letter and spaced:
             joined[-1] += token
         else:
             joined.append(token)
-        spaced = letter
+        spaced = letter and not possessive
     return tuple(joined)
 
 
@@ -315,11 +317,13 @@ def _repaired(token: str) -> str:
     if folded is not None:
         return folded
     match = process.extractOne(token, _LONG_VOCABULARY, scorer=fuzz.ratio, score_cutoff=OCR_REPAIR_MIN_RATIO)
-    return match[0] if match else token
+    # OCR glues words together (longer tokens) but rarely drops two letters: "Reno" is no "prenom".
+    return match[0] if match and len(match[0]) - len(token) <= 1 else token
 
 
-#: Letter groups OCR reads as one another ("Sumame" for "Surname", "Adc" for "Add").
-_OCR_LOOKALIKES = (("rn", "m"), ("cl", "d"), ("vv", "w"))
+#: Letter groups OCR reads as one another ("Sumame" for "Surname", "Adc" for "Add"), and digits
+#: it reads for letters inside a word ("Cel1" for "Cell", "C0de" for "Code").
+_OCR_LOOKALIKES = (("rn", "m"), ("cl", "d"), ("vv", "w"), ("1", "l"), ("0", "o"))
 
 
 def _ocr_folded(word: str) -> str:
@@ -527,6 +531,14 @@ CONCEPTS: dict[str, tuple[str, ...]] = {
         "ins name",
         "ins co",
         "ins carrier",
+        # Longer than "company name", so that the company is the insurer.
+        "insurance company name",
+        "insurance plan name",
+        "insurance carrier name",
+        "health plan name",
+        "insurer name",
+        "carrier name",
+        "payer name",
     ),
     "insurer_phone": ("insurance phone", "payer phone", "member services", "customer service"),
     "policy_id": (
@@ -583,6 +595,17 @@ CONCEPTS: dict[str, tuple[str, ...]] = {
         "family doctor",
         "referring physician",
         "attending physician",
+        "family physician",
+        "primary doctor",
+        "primary care doctor",
+        "primary md",
+        "gp",
+        "general practitioner",
+        "practitioner",
+        "nurse practitioner",
+        "pediatrician",
+        "internist",
+        "clinician",
     ),
     "emergency_contact": ("emergency contact", "emergency", "contact name", "in case of emergency"),
     "relationship": ("relationship", "relation", "relationship to patient", "relation to patient"),
@@ -636,15 +659,24 @@ def _best_phrase(tokens: tuple[str, ...], concept: str | None = None) -> tuple[i
     present = set(tokens)
     candidates = {i for t in present for i in _PHRASE_INDEX.get(t, ())}
     best: tuple[int, int, str] | None = None
-    # In index order, so that of two equally long phrases the concept listed first wins.
+    best_span = 0
+    # In index order, so that of two equally long phrases the concept listed first wins, unless
+    # the other's words stand nearer together ("POLICY GROUP OR FECA NUMBER" is a group number).
     for index in sorted(candidates):
         phrase, phrase_concept = _PHRASES[index]
         if (concept is not None and phrase_concept != concept) or not present.issuperset(phrase):
             continue
         coverage = _coverage(tokens, phrase)
-        if coverage and (best is None or (len(phrase), coverage) > best[:2]):
-            best = (len(phrase), coverage, phrase_concept)
+        span = _span(tokens, phrase)
+        if coverage and (best is None or (len(phrase), coverage, -span) > (*best[:2], -best_span)):
+            best, best_span = (len(phrase), coverage, phrase_concept), span
     return best
+
+
+def _span(tokens: tuple[str, ...], phrase: tuple[str, ...]) -> int:
+    """How many words apart the first and last of `phrase`'s words stand in `tokens`."""
+    places = [tokens.index(word) for word in phrase]
+    return max(places) - min(places)
 
 
 _INCLUSIVE_WORDS = frozenset({"incl", "inclusive", "includes", "including", "inc"})
@@ -760,15 +792,44 @@ _LONG_VOCABULARY = sorted(w for w in _VOCABULARY if len(w) >= OCR_REPAIR_MIN_LEN
 _FOLDED_VOCABULARY = {_ocr_folded(w): w for w in _LONG_VOCABULARY}
 
 
+#: A form's item number before a caption ("1a. INSURED'S I.D. NUMBER").
+_ITEM_NUMBER_RE = re.compile(r"^\s*\d{1,2}[a-z]?\.\s+(?=[A-Za-z])")
+#: A bracketed hint closing a label: a format or the options to choose from.
+_LABEL_HINT_RE = re.compile(r"\s*\([^()]*\)\s*:?\s*$")
+
+
 def is_label_like(text: str) -> bool:
     """Whether `text` reads as a label rather than a value: every word a label word, and together
-    they name a concept ("PATIENT LAST NAME", "Plan Type", "Home")."""
-    tokens = label_tokens(text)
+    they name a concept ("PATIENT LAST NAME", "Plan Type", "Home"), a closing bracket's hint at
+    the format or options aside ("Sex (M/F)", "Date of birth (mm/dd/yyyy)")."""
+    text = _ITEM_NUMBER_RE.sub("", text)
+    tokens = label_tokens(_LABEL_HINT_RE.sub("", text) or text)
     return (
         bool(tokens)
         and all(t in _VOCABULARY or t in _FILLER_WORDS for t in tokens)
         and concept_of(text) is not None
     )
+
+
+_OR_RE = re.compile(r"\s+(?:and/)?or\s+", re.IGNORECASE)
+
+
+def without_item_number(text: str) -> str:
+    """`text` without a form's item number before its caption ("1a. INSURED'S I.D. NUMBER")."""
+    return _ITEM_NUMBER_RE.sub("", text)
+
+
+def caption_core(text: str) -> str:
+    """A caption without its item number and its alternative ("11c. INSURANCE PLAN NAME OR
+    PROGRAM NAME" is "INSURANCE PLAN NAME"), when what is left is a label."""
+    bare = _ITEM_NUMBER_RE.sub("", text)
+    head, *alternative = _OR_RE.split(bare, maxsplit=1)
+    if not alternative or not is_label_like(head):
+        return bare
+    # "POLICY GROUP OR FECA NUMBER": both sides share the alternative's last word ("NUMBER").
+    words = alternative[0].split()
+    shared = len(words) >= 2 and not set(label_tokens(words[-1])) & set(label_tokens(head))
+    return f"{head} {words[-1]}" if shared else head
 
 
 def vocabulary_words() -> frozenset[str]:

@@ -42,6 +42,14 @@ def _combines(label: str, spec: FieldSpec) -> bool:
     return whose == spec.whole_name
 
 
+#: A form's item number before a caption ("4. ", "11c. ").
+_NUMBERING_RE = re.compile(r"^\s*\d{1,2}[a-z]?\.\s*")
+
+
+def _is_caption(text: str) -> bool:
+    return is_label_like(_NUMBERING_RE.sub("", text)) or is_other_label(text)
+
+
 def combined_candidates(ctx: ExtractionContext, spec: FieldSpec) -> Iterator[Candidate]:
     """Values of captions that combine several parts ("Name (Last, First MI)", "City, State
     ZIP"), whatever the caption scores against the field's own labels: `shaped` takes the part."""
@@ -51,8 +59,16 @@ def combined_candidates(ctx: ExtractionContext, spec: FieldSpec) -> Iterator[Can
             value = up_to_next_label(rest.strip())
             yield Candidate.of(value, PRIORS["label_colon"], [unit], value, "whole_name", label)
         elif not colon and _combines(unit.text, spec):
-            found = [("label_right", u) for u in right_of(unit, ctx.units, ctx.skews.get(unit.page, 0.0))][:1]
-            found += [("label_above", u) for u in ctx.captions.above(unit)]
+            right = right_of(unit, ctx.units, ctx.skews.get(unit.page, 0.0))
+            above = ctx.captions.above(unit)
+            if above:
+                # A caption's neighbour along a row of captions is the next caption, no value.
+                right = [u for u in right if not ctx.captions.above(u)]
+            # The next caption along the row ("4. INSURED'S NAME (Last Name, ...)") is no value.
+            right = [u for u in right if not _is_caption(u.text)]
+            found = [("label_right", u) for u in right][:1]
+            # A caption under its value captions that value first.
+            found[:0] = [("label_above", u) for u in above]
             found += [("label_below", u) for u in below(unit, ctx.units) if not ctx.captions.captioned(u)][:1]
             found = [(s, u) for s, u in found if not (is_label_like(u.text) or is_other_label(u.text))]
             for strategy, value_unit in found[:1]:

@@ -55,7 +55,9 @@ def table_candidates(doc: Document, name: str, kind: Kind, order: DateOrder) -> 
                     (
                         (k, reading)
                         for k, text in enumerate(reach, c + 1)
-                        if text and (reading := read_value(kind, text, order=order))
+                        if text
+                        and not _NUMBERED_CAPTION_RE.match(text)
+                        and (reading := read_value(kind, text, order=order))
                     ),
                     None,
                 )
@@ -98,6 +100,9 @@ def _cell_caption_candidates(
         return
 
 
+#: A cell opening with its item number and caption ("11c. INSURANCE PLAN NAME"): another field's
+#: cell, whose number is no value of the cell before it.
+_NUMBERED_CAPTION_RE = re.compile(r"^\s*\d{1,2}[a-z]?\.\s+[A-Za-z]")
 #: A form's item number before a caption ("2. ", "11c. ").
 _NUMBERING_RE = re.compile(r"^\s*\d{1,2}[a-z]?\.\s*")
 

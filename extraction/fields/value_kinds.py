@@ -301,6 +301,9 @@ def read_value(
         identifier = _identifier(text)
         return Reading(identifier, text) if identifier else None
     value = _strip(text)
+    if _unbalanced(value) and not _unbalanced(text):
+        # A bracket closing the value's own words ("Ana Ruiz (MD)") stays with them.
+        value = text.strip(_EDGE.replace("(", "").replace(")", ""))
     if not value or text.rstrip().endswith(":") or not any(c.isalnum() for c in value):
         return None
     if len(value.split()) > MAX_TEXT_WORDS or _unbalanced(value):

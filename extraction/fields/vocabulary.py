@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from datetime import date
 from functools import lru_cache
 
-from extraction.fields.names import NamePart, split_name
+from extraction.fields.names import NamePart, family_word, split_name
 from extraction.fields.normalize import concept_of, label_tokens
 from extraction.fields.parties import looks_like_party
 
@@ -118,9 +118,11 @@ def field_spec(name: str) -> FieldSpec:
     """The vocabulary's reading of a caller's field name."""
     tokens = label_tokens(name)
     concept = concept_of(name)
-    parts = [_PART_WORDS[t] for t in tokens if t in _PART_WORDS]
+    # "Family" names a part only as "family name": a "Family doctor" is a whole doctor.
+    named = [t for i, t in enumerate(tokens) if t in _PART_WORDS and not family_word(tokens, i)]
+    parts = [_PART_WORDS[t] for t in named]
     if parts:
-        rest = [t for t in tokens if t not in _PART_WORDS and t not in _NAME_WORDS]
+        rest = [t for t in tokens if t not in named and t not in _NAME_WORDS]
         holder = concept_of(" ".join(rest)) if rest else None
         if not rest:
             return FieldSpec(name, concept, "patient", parts[0], "full_name")

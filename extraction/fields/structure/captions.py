@@ -9,8 +9,9 @@ the row before. Which of the two a value belongs to is told by those two gaps.
 from __future__ import annotations
 
 from extraction.fields.layout import is_heading
-from extraction.fields.normalize import is_label_like
+from extraction.fields.normalize import caption_core, is_label_like
 from extraction.fields.text_lines import TextUnit, same_row
+from extraction.fields.vocabulary import read_gender
 
 #: A value is its caption's when the gap down to the caption is at most this share of the gap up
 #: to whatever is above the value (a value with nothing near above it qualifies on its own).
@@ -18,6 +19,10 @@ NEARER_SHARE = 0.6
 #: ...and at least this many of the value's heights smaller: rows packed tight with equal gaps
 #: tell nothing.
 MIN_GAP_DIFFERENCE = 0.4
+#: ...unless the gap down is at most this share of the gap up (rows packed tight, but a caption
+#: still hugs its value), and this many heights smaller.
+CLEAR_SHARE = 0.3
+MIN_CLEAR_DIFFERENCE = 0.2
 #: Farthest a caption sits under its value, in the value's heights.
 MAX_CAPTION_GAP_HEIGHTS = 1.2
 #: How far up, in the value's heights, something above the value is looked for.
@@ -66,7 +71,7 @@ class CaptionIndex:
 
         def is_label(unit: TextUnit) -> bool:
             if unit.order not in label_like:
-                label_like[unit.order] = is_label_like(unit.text)
+                label_like[unit.order] = is_label_like(caption_core(unit.text))
             return label_like[unit.order]
 
         for value in units:
@@ -84,6 +89,8 @@ class CaptionIndex:
                 and c.box.y1 - c.box.y0 <= MAX_CAPTION_SIZE * height
                 # "Middle Initial:" introduces a value beside or under it; it captions nothing.
                 and not c.text.rstrip().endswith(":")
+                # A choice's option ("Female" under a date) is the next row's value, no caption.
+                and read_gender(c.text) is None
             ]
             row = [u for u in units if u.box is not None and same_row(value.box, u.box)]
             captions = [(gap, c) for gap, c in captions if not _labels_a_number(c, units, row)]
@@ -103,7 +110,8 @@ class CaptionIndex:
             ]
             gap_up = min((g for g in up if g <= LOOK_UP_HEIGHTS * height), default=float("inf"))
             for gap, caption in captions:
-                if gap <= NEARER_SHARE * gap_up and gap_up - gap >= MIN_GAP_DIFFERENCE * height:
+                clearer = gap <= CLEAR_SHARE * gap_up and gap_up - gap >= MIN_CLEAR_DIFFERENCE * height
+                if gap <= NEARER_SHARE * gap_up and (gap_up - gap >= MIN_GAP_DIFFERENCE * height or clearer):
                     known = self._value_of.get(caption.order)
                     if known is None or (known.box is not None and known.box.y1 < value.box.y1):
                         self._value_of[caption.order] = value

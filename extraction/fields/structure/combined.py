@@ -7,7 +7,7 @@ caption does.
 
 from __future__ import annotations
 
-from extraction.fields.names import NamePart, PersonName, split_name
+from extraction.fields.names import NamePart, PersonName, family_word, split_name
 from extraction.fields.normalize import label_tokens
 
 _PART_WORDS: dict[str, NamePart] = {
@@ -25,8 +25,9 @@ _PART_WORDS: dict[str, NamePart] = {
 def caption_order(label: str) -> list[NamePart]:
     """The name parts a caption lists, in its order (each once)."""
     order: list[NamePart] = []
-    for token in label_tokens(label):
-        part = _PART_WORDS.get(token)
+    tokens = label_tokens(label)
+    for index, token in enumerate(tokens):
+        part = None if family_word(tokens, index) else _PART_WORDS.get(token)
         if part is not None and part not in order:
             order.append(part)
     return order
@@ -41,6 +42,15 @@ def split_by_caption(label: str, value: str) -> PersonName | None:
     """`value` split in the order `label` lists the parts; as `names.split_name` when the label
     lists none, or the value's own comma says the order."""
     order = caption_order(label)
+    if len(order) == 1:
+        # "Physician First Name": the value is that one part, whatever its words.
+        part = " ".join(value.split()) if split_name(value) is not None else None
+        only = order[0]
+        return PersonName(
+            part if only == "first" else None,
+            part if only == "middle" else None,
+            part if only == "last" else None,
+        )
     if "," in value or len(order) < 2 or order[0] != "last":
         return split_name(value)
     words = value.replace(",", " ").split()

@@ -12,8 +12,15 @@ import re
 
 from extraction.fields.text_lines import TextUnit, same_row
 
-#: Words of a label that name a doctor other than the one who cares for the patient.
-OTHER_PROVIDER_WORDS = frozenset({"referring", "referred", "referral", "ordering", "pharmacy", "pharmacist"})
+#: Words of a label that name a doctor other than the one who cares for the patient: one who
+#: referred or ordered, a former one, a specialist or a dentist beside the primary one.
+OTHER_PROVIDER_WORDS = frozenset(
+    {
+        "referring", "referred", "referral", "ordering", "pharmacy", "pharmacist", "specialist",
+        "consulting", "previous", "former", "prior", "dentist", "dental", "surgeon", "optometrist",
+        "ophthalmologist", "chiropractor", "therapist", "psychiatrist", "cardiologist", "gynecologist",
+    }
+)  # fmt: skip
 #: A value labelled as a referring doctor's scores this share for the patient's provider.
 OTHER_PROVIDER_SHARE = 0.7
 #: Words of a row heading that name a coverage after the first.

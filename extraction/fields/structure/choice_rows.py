@@ -1,0 +1,70 @@
+"""A choice whose options stand apart from its label: "Sex: ☐", "Male", "X Female".
+
+A text layer gives each box with an X typed in it, and each option word, where they are printed:
+the label's cell holds an empty box or nothing, and the options follow as cells of their own on
+the same row. The options' text, read together up to the next label, says which one is marked.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from extraction.fields.candidate import Candidate
+from extraction.fields.label_pairs import COLON_RE, LABEL_THRESHOLD, PRIORS
+from extraction.fields.normalize import SYNONYM_SCORE, match_label
+from extraction.fields.text_lines import TextUnit, same_row
+
+
+def row_after(unit: TextUnit, units: list[TextUnit]) -> list[TextUnit]:
+    """The cells right of `unit` on its row, left to right, up to the next one holding a label."""
+    if unit.box is None:
+        return []
+    box = unit.box
+    right = sorted(
+        (
+            u
+            for u in units
+            if u is not unit
+            and u.page == unit.page
+            and u.box is not None
+            and u.box.x0 >= box.x1 - 1
+            and same_row(box, u.box)
+        ),
+        key=lambda u: u.box.x0 if u.box else 0.0,
+    )
+    row: list[TextUnit] = []
+    for u in right:
+        if COLON_RE.search(u.text):
+            break
+        row.append(u)
+    return row
+
+
+def choice_row_candidates(units: list[TextUnit], name: str) -> Iterator[Candidate]:
+    """The options after each label of the field whose own cell holds no option word: what the
+    label's cell holds after it (an empty box) and the cells after it, as one value."""
+    for unit in units:
+        head, colon, rest = unit.text.partition(":")
+        if not colon or any(c.isalpha() for c in rest):
+            continue
+        score = match_label(name, head)
+        if score < LABEL_THRESHOLD:
+            continue
+        row = row_after(unit, units)
+        if not row:
+            continue
+        value = " ".join([rest.strip(), *(u.text for u in row)]).strip()
+        yield Candidate.of(value, PRIORS["label_colon"] * score, [unit, *row], value, "label_colon", head)
+
+
+def inline_choice_candidates(units: list[TextUnit], name: str) -> Iterator[Candidate]:
+    """The options after a one-word label of the field inside a cell that starts with another
+    caption ("BIRTH DATE MM DD YY SEX 08 20 1960 ☐ M ☒ F"): the text after that word."""
+    for unit in units:
+        words = unit.text.split()
+        for i, word in enumerate(words[1:-1], 1):
+            if match_label(name, word.strip(":")) < SYNONYM_SCORE:
+                continue
+            rest = " ".join(words[i + 1 :])
+            yield Candidate.of(rest, PRIORS["label_inline"], [unit], rest, "label_inline", word)
+            break
