@@ -21,6 +21,7 @@ from collections.abc import Iterator
 from dataclasses import replace
 from decimal import Decimal
 
+from extraction.fields.amounts import format_amount
 from extraction.fields.calibration import LOW_TEXT_CONFIDENCE, Signals, calibrated_confidence, evidence_key
 from extraction.fields.candidate import HEURISTIC_PRIOR, Candidate
 from extraction.fields.citations import units_citations
@@ -33,7 +34,6 @@ from extraction.fields.label_pairs import PRIORS, label_candidates
 from extraction.fields.layout import cell_units, other_party_units, provider_sections, widget_labels
 from extraction.fields.normalize import (
     DateOrder,
-    format_amount,
     total_rank,
 )
 from extraction.fields.questions import PRIORS as QUESTION_PRIORS

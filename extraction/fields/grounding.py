@@ -19,12 +19,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from extraction.fields import FieldResult
+from extraction.fields.amounts import find_amounts, normalize_amount
 from extraction.fields.citations import Citation, dedupe, element_citation, unit_citation, units_citations
 from extraction.fields.normalize import (
-    find_amounts,
     find_dates,
     match_label,
-    normalize_amount,
     parse_checkbox,
     parse_date,
 )

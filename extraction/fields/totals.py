@@ -4,11 +4,11 @@ the subtotal, its tax and its rounding where the amount paid agrees with that su
 import re
 from decimal import Decimal
 
+from extraction.fields.amounts import format_amount
 from extraction.fields.candidate import Candidate
 from extraction.fields.context import ExtractionContext
 from extraction.fields.normalize import (
     concept_of,
-    format_amount,
     total_rank,
 )
 from extraction.fields.text_lines import TextUnit

@@ -11,11 +11,11 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
+from extraction.fields.amounts import find_amounts
 from extraction.fields.normalize import (
     DEFAULT_DATE_ORDER,
     DateOrder,
     concept_of,
-    find_amounts,
     find_dates,
     label_tokens,
 )

@@ -2,13 +2,12 @@ from __future__ import annotations
 
 import pytest
 
+from extraction.fields.amounts import find_amounts, normalize_amount
 from extraction.fields.normalize import (
     concept_of,
     document_date_order,
-    find_amounts,
     find_dates,
     match_label,
-    normalize_amount,
     normalize_text,
     parse_checkbox,
     parse_date,
