@@ -252,6 +252,30 @@ def test_a_secondary_coverage_row_ranks_below_the_primary() -> None:
     }
 
 
+def _boxed(pieces: list[str], pitch: float = 30.0, width: float = 20.0) -> list[Word]:
+    """Characters read from boxes at `pitch`; a piece of several characters spans as many boxes."""
+    out, x = [], 0.0
+    for t in pieces:
+        out.append(Word(t, Box(x, 0, x + (len(t) - 1) * pitch + width, 20)))
+        x += len(t) * pitch
+    return out
+
+
+def test_a_word_read_across_several_boxes_joins_its_comb() -> None:
+    assert [w.text for w in joined_combs(_boxed(["R", "A", "FFER", "T", "Y"]))] == ["RAFFERTY"]
+    assert [w.text for w in joined_combs(_boxed(["W", "OR", "T", "H"]))] == ["WORTH"]
+    # A typed word after spaced initials is far narrower than boxes would be.
+    typed = [Word("J", Box(0, 0, 6, 10)), Word("R", Box(9, 0, 15, 10)), Word("SMITH", Box(18, 0, 48, 10))]
+    assert [w.text for w in joined_combs(typed)] == ["J", "R", "SMITH"]
+
+
+def test_a_scanned_date_comb_with_uneven_gaps_is_one_value() -> None:
+    pieces = [("0", 0), ("4", 29), ("/", 63), ("2", 86), ("5", 114), ("/", 149), ("1", 171), ("9", 206)]
+    pieces += [("8", 234), ("5", 268)]
+    words = [Word(t, Box(x, 0, x + 24, 30)) for t, x in pieces]
+    assert [w.text for w in joined_combs(words)] == ["04/25/19" + "85"]
+
+
 def test_row_heading_is_the_leftmost_unit_of_the_row() -> None:
     b = DocBuilder()
     word_line(b, 100, [("Secondary", 50), ("Harborview", 200), ("XPP460027161", 350)])
