@@ -115,19 +115,38 @@ def is_heading(unit: TextUnit) -> bool:
     return bool(set(tokens) & _SECTION_WORDS)
 
 
+def column_start(heading: TextUnit, units: list[TextUnit]) -> float | None:
+    """Where the column of a heading that shares its row with cells left of it starts (the right
+    edge of those cells); None for a heading with nothing left of it on its row."""
+    box = heading.box
+    if box is None:
+        return None
+    middle = (box.y0 + box.y1) / 2
+    left = [
+        u.box.x1
+        for u in units
+        if u.page == heading.page and u.box is not None and u.box.y0 <= middle <= u.box.y1 and u.box.x1 <= box.x0
+    ]
+    return max(left) if left else None
+
+
 def other_party_units(units: list[TextUnit]) -> set[int]:
     """Orders of the units inside a section about someone other than the patient (from its
-    heading to the next heading), so their values are never taken for the patient's."""
+    heading to the next heading), so their values are never taken for the patient's. A heading
+    in a column of its own (cells left of it on its row) holds only what stands in that column:
+    the column beside it goes on with its own facts."""
     inside: set[int] = set()
     current = False
+    start: float | None = None
     page = None
     for unit in units:
         if unit.page != page:
             page, current = unit.page, False
         if is_heading(unit):
             current = is_other_party(unit.text)
+            start = column_start(unit, units) if current else None
             continue
-        if current:
+        if current and (start is None or unit.box is None or unit.box.x0 >= start):
             inside.add(unit.order)
     return inside
 

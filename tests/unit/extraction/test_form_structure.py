@@ -455,3 +455,15 @@ def test_a_phone_is_told_by_the_kind_marked_beside_it() -> None:
     assert got["cell_phone"].value is not None and "618-2150" in got["cell_phone"].value
     assert got["home_phone"].value is not None and "387-1726" in got["home_phone"].value
     assert got["work_phone"].value is None
+
+
+def test_a_heading_in_the_right_column_holds_only_its_column() -> None:
+    b = DocBuilder()
+    word_line(b, 100, [("State", 50), ("AZ", 100), ("Subscriber", 400), ("Self", 470)])
+    word_line(b, 130, [("Zip", 50), ("Code", 75), ("85719", 110), ("Relationship", 400), ("Self", 480)])
+    assert values(b.doc, ["zip"]) == {"zip": "85719"}
+    # A heading alone on its row still holds everything under it.
+    alone = DocBuilder()
+    word_line(alone, 100, [("Subscriber", 200)])
+    word_line(alone, 130, [("Zip", 50), ("Code", 75), ("85719", 110)])
+    assert values(alone.doc, ["zip"]) == {"zip": None}
