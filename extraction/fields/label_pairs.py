@@ -222,10 +222,19 @@ def _holds_value(text: str, kind: Kind) -> bool:
 
 def _labelled_elsewhere(text: str, name: str) -> bool:
     """Whether `text` is `Label: value` for a label of another concept ("DOB: 02/19/1964" under
-    an empty "Middle:"): another field's value, not this one's."""
+    an empty "Middle:"), or `Label value` where the value holds a digit or an "@" ("Work Phone
+    541-920-0361" beside an empty "Middle Name"): another field's value, not this one's."""
     head, colon, _ = text.partition(":")
-    other = concept_of(head) if colon and head.strip() else None
-    return other is not None and not related_concepts(other, concept_of(name))
+    heads = [head] if colon and head.strip() else []
+    if not colon and any(c.isdigit() or c == "@" for c in text):
+        words = text.split()
+        heads = [" ".join(words[:n]) for n in range(min(MAX_PREFIX_LABEL_WORDS, len(words) - 1), 0, -1)]
+        heads = [h for h in heads if not any(c.isdigit() for c in h)]
+    for label in heads:
+        other = concept_of(label) if is_label_like(label) else None
+        if other is not None:
+            return not related_concepts(other, concept_of(name))
+    return False
 
 
 def is_other_label(text: str) -> bool:

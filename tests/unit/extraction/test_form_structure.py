@@ -467,3 +467,10 @@ def test_a_heading_in_the_right_column_holds_only_its_column() -> None:
     word_line(alone, 100, [("Subscriber", 200)])
     word_line(alone, 130, [("Zip", 50), ("Code", 75), ("85719", 110)])
     assert values(alone.doc, ["zip"]) == {"zip": None}
+
+
+def test_an_empty_label_takes_no_other_labels_value_beside_it() -> None:
+    b = DocBuilder()
+    word_line(b, 100, [("Middle", 50), ("Name", 92), ("Work", 400), ("Phone", 430), ("541-920-0361", 470)])
+    word_line(b, 130, [("Last", 50), ("Name", 80), ("Quillon", 130)])
+    assert values(b.doc, ["middle_name"]) == {"middle_name": None}
