@@ -95,6 +95,14 @@ def label_candidates(
                 # A label with its value beside it captions nothing above it.
                 continue
             for neighbour in neighbours:
+                if (
+                    strategy == "label_right"
+                    and captions is not None
+                    and captions.above(unit)
+                    and captions.above(neighbour)
+                ):
+                    # Beside a caption under its value stands the next caption, not a value.
+                    break
                 reading = read_value(kind, neighbour.text, order=order)
                 # A value of a distinctive shape standing alone is no label, even where its words
                 # look like one ("gmail" is one letter away from "email").

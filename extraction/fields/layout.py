@@ -125,7 +125,10 @@ def column_start(heading: TextUnit, units: list[TextUnit]) -> float | None:
     left = [
         u.box.x1
         for u in units
-        if u.page == heading.page and u.box is not None and u.box.y0 <= middle <= u.box.y1 and u.box.x1 <= box.x0
+        if u.page == heading.page
+        and u.box is not None
+        and u.box.y0 <= middle <= u.box.y1
+        and u.box.x1 <= box.x0
     ]
     return max(left) if left else None
 

@@ -87,7 +87,9 @@ def _pitch(words: list[Word]) -> tuple[float, float] | None:
 
 def _mergeable(word: Word) -> bool:
     text = word.text
-    return 2 <= len(text) <= MAX_MERGED_CHARS and all(c.isupper() or c.isdigit() or c in SEPARATORS for c in text)
+    return 2 <= len(text) <= MAX_MERGED_CHARS and all(
+        c.isupper() or c.isdigit() or c in SEPARATORS for c in text
+    )
 
 
 def split_merged_boxes(words: list[Word]) -> list[Word]:

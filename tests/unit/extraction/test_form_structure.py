@@ -474,3 +474,12 @@ def test_an_empty_label_takes_no_other_labels_value_beside_it() -> None:
     word_line(b, 100, [("Middle", 50), ("Name", 92), ("Work", 400), ("Phone", 430), ("541-920-0361", 470)])
     word_line(b, 130, [("Last", 50), ("Name", 80), ("Quillon", 130)])
     assert values(b.doc, ["middle_name"]) == {"middle_name": None}
+
+
+def test_beside_a_caption_stands_the_next_caption_not_a_value() -> None:
+    b = DocBuilder()
+    word_line(b, 100, [("PEMBERTON", 50), ("ROSALIND", 300), ("K", 550)])
+    word_line(b, 113, [("Last", 50), ("First", 300), ("XQ", 550)])
+    b.line("Sex: F", 50, 200)
+    got = values(b.doc, ["first_name", "last_name"])
+    assert got == {"first_name": "ROSALIND", "last_name": "PEMBERTON"}
