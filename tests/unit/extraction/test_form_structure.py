@@ -223,12 +223,12 @@ def test_a_banner_name_over_a_birth_date_is_the_patient() -> None:
     assert values(b.doc, ["first_name", "last_name"]) == {"first_name": "COSIMA", "last_name": "RAVENSWORTH"}
 
 
-
 def test_a_banner_name_read_without_the_space_after_its_comma() -> None:
     b = DocBuilder()
     b.line("HOLLINGSBY,FENWICK", 50, 80)
     b.line("DOB:12/04/1975   Sex: M", 50, 100)
     assert values(b.doc, ["first_name", "last_name"]) == {"first_name": "FENWICK", "last_name": "HOLLINGSBY"}
+
 
 # -- whose value ---------------------------------------------------------------------------------
 
