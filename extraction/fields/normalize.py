@@ -305,6 +305,8 @@ def _raw_tokens(text: str) -> tuple[str, ...]:
 #: one wrong letter in five ("Tota1", "Rourding", "Salos").
 OCR_REPAIR_MIN_LENGTH = 4
 OCR_REPAIR_MIN_RATIO = 80
+#: A word's length may differ from the label word's by one letter in this many (one at least).
+OCR_REPAIR_LENGTH_SHARE = 3
 
 
 @lru_cache(maxsize=65536)
@@ -314,7 +316,11 @@ def _repaired(token: str) -> str:
     folded = _FOLDED_VOCABULARY.get(_ocr_folded(token))
     if folded is not None:
         return folded
-    match = process.extractOne(token, _LONG_VOCABULARY, scorer=fuzz.ratio, score_cutoff=OCR_REPAIR_MIN_RATIO)
+    # A slip changes a short word's length by one letter at most ("Reno" is no "prenom"); a long
+    # one may hold a label run into the next word ("TAXINVOICE").
+    slack = max(1, len(token) // OCR_REPAIR_LENGTH_SHARE)
+    near = [w for w in _LONG_VOCABULARY if abs(len(w) - len(token)) <= slack]
+    match = process.extractOne(token, near, scorer=fuzz.ratio, score_cutoff=OCR_REPAIR_MIN_RATIO)
     return match[0] if match else token
 
 
