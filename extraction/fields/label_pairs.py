@@ -21,6 +21,7 @@ from extraction.fields.normalize import (
 from extraction.fields.structure.captions import CaptionIndex
 from extraction.fields.text_lines import TextUnit, below, right_of
 from extraction.fields.value_kinds import Kind, Reading, read_value
+from extraction.fields.vocabulary import code_like_label, field_spec
 
 #: A label must score at least this against the field name (normalize.match_label) to be used.
 LABEL_THRESHOLD = 0.75
@@ -185,7 +186,7 @@ def prefix_label_candidates(unit: TextUnit, name: str, kind: Kind, order: DateOr
         if kind == "text":
             rest = up_to_next_label(rest)
         reading = read_value(kind, rest, leading=True, order=order)
-        if reading is not None and follows(rest, reading.raw) and not _label_words_only(reading.value):
+        if reading is not None and follows(rest, reading.raw) and not _label_words_only(reading.value, name):
             yield scored_candidate(reading, score, "label_inline", [unit], label)
         return
 
@@ -213,10 +214,12 @@ def _names_more(text: str) -> bool:
     )
 
 
-def _label_words_only(value: str) -> bool:
+def _label_words_only(value: str, name: str | None = None) -> bool:
     """Whether a value is made of label words alone ("Name", "Home Phone"): the next label, not a
     value. A name that only appears inside longer labels ("Medicare", of "Medicare ID") counts
-    as a value."""
+    as a value, and so does a state's code after a label of the state ("State ID")."""
+    if name is not None and code_like_label(field_spec(name).concept, value):
+        return False
     tokens = set(label_tokens(value))
     return tokens <= vocabulary_words() and (len(tokens) > 1 or concept_of(value) is not None)
 

@@ -14,6 +14,7 @@ from extraction.fields.vocabulary import (
     GENDER_OPTIONS,
     FieldSpec,
     address_part,
+    code_like_label,
     is_other_party,
     is_prose,
     read_gender,
@@ -61,7 +62,12 @@ def shaped(candidate: Candidate | None, spec: FieldSpec, ctx: ExtractionContext)
         elif spec.concept == "street" and candidate.source == "ocr":
             value = street_suffix_mended(value)
     if value is None or (
-        isinstance(value, str) and (is_label_like(value) or is_prose(value) or _heading_tail(value))
+        isinstance(value, str)
+        and (
+            (is_label_like(value) and not code_like_label(spec.concept, value))
+            or is_prose(value)
+            or _heading_tail(value)
+        )
     ):
         # "PATIENT LAST NAME" under "FIRST NAME" is the next label, not a value; a clause after
         # "party" in a contract's text is no party.

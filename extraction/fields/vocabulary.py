@@ -157,6 +157,12 @@ def valid_state(value: str) -> bool:
     return text.upper() in US_STATES or text.lower() in _STATE_NAMES
 
 
+def code_like_label(concept: str | None, value: str) -> bool:
+    """Whether a value that reads as a label word is still the field's value: a state's code
+    that is also a label word ("ID", "OR") beside a label of the state."""
+    return concept == "state" and len(value.strip()) == 2 and valid_state(value)
+
+
 def valid_birth_date(iso: str, today: date | None = None) -> bool:
     """A birth date is a real past date, after `MIN_BIRTH_YEAR` and not today."""
     try:

@@ -490,3 +490,11 @@ def test_beside_a_caption_stands_the_next_caption_not_a_value() -> None:
     b.line("Sex: F", 50, 200)
     got = values(b.doc, ["first_name", "last_name"])
     assert got == {"first_name": "ROSALIND", "last_name": "PEMBERTON"}
+
+
+def test_a_state_code_that_is_also_a_label_word_is_the_state() -> None:
+    b = DocBuilder()
+    word_line(
+        b, 100, [("City", 50), ("BOISE", 100), ("State", 300), ("ID", 340), ("ZIP", 420), ("83702", 450)]
+    )
+    assert values(b.doc, ["state", "zip"]) == {"state": "ID", "zip": "83702"}
