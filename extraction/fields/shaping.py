@@ -17,6 +17,7 @@ from extraction.fields.vocabulary import (
     code_like_label,
     is_other_party,
     is_prose,
+    name_letters_mended,
     read_gender,
     street_suffix_mended,
     validate,
@@ -61,6 +62,8 @@ def shaped(candidate: Candidate | None, spec: FieldSpec, ctx: ExtractionContext)
             value = address_part(value, spec.concept) or value
         elif spec.concept == "street" and candidate.source == "ocr":
             value = street_suffix_mended(value)
+        elif spec.part is not None and candidate.source == "ocr":
+            value = name_letters_mended(value)
     if value is None or (
         isinstance(value, str)
         and (

@@ -219,6 +219,19 @@ def street_suffix_mended(street: str) -> str:
     return f"{head} {mended}{last[len(bare) :]}"
 
 
+#: Digits OCR reads for the capitals they look like ("1" for "I" in a middle initial).
+_OCR_AS_CAPITAL = str.maketrans({"1": "I", "0": "O", "5": "S", "8": "B"})
+
+
+def name_letters_mended(name: str) -> str:
+    """A part of a name read by OCR with digits for the capitals they look like, in letters: a
+    name holds no digits, so a name whose only non-letters are such digits is mended."""
+    if not any(c.isdigit() for c in name):
+        return name
+    mended = name.translate(_OCR_AS_CAPITAL)
+    return mended if all(c.isalpha() or c in " .'-" for c in mended) else name
+
+
 def valid_phone(value: str) -> bool:
     digits = [c for c in value if c.isdigit()]
     return len(digits) == 10 or (len(digits) == 11 and digits[0] == "1")

@@ -240,3 +240,13 @@ def test_ocr_repair_keeps_a_short_word_near_its_length() -> None:
     assert label_tokens("Sumame") == ("surname",)
     assert label_tokens("Tota1") == ("total",)
     assert "prenom" not in label_tokens("Reno, NV 89501")
+
+
+def test_a_name_read_with_lookalike_digits_is_mended() -> None:
+    from extraction.fields.vocabulary import name_letters_mended
+
+    assert name_letters_mended("1") == "I"
+    assert name_letters_mended("R0SA") == "ROSA"
+    # Anything else with a digit is no misread name; a name without digits is left alone.
+    assert name_letters_mended("Unit 4") == "Unit 4"
+    assert name_letters_mended("Ivy") == "Ivy"
