@@ -81,9 +81,7 @@ def find_rings(image: Image.Image, line_height: float) -> list[Box]:
 
     gray = np.asarray(image.convert("L"))
     _, ink = cv2.threshold(gray, 0, 255, cv2.THRESH_BINARY_INV + cv2.THRESH_OTSU)
-    count, labels, stats, _ = cv2.connectedComponentsWithStats(
-        without_rules(ink, line_height), connectivity=8
-    )
+    count, labels, stats, _ = cv2.connectedComponentsWithStats(without_rules(ink, line_height), connectivity=8)
     rings: list[Box] = []
     for label in range(1, count):
         x, y, w, h, area = (int(v) for v in stats[label])
