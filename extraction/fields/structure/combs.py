@@ -70,19 +70,29 @@ def _joined(run: list[Word]) -> list[Word]:
 
 
 #: A word that OCR read across several boxes ("OR" of "W O R T H") is at most this long ...
-MAX_MERGED_CHARS = 6
+MAX_MERGED_CHARS = 12
 #: ... and as wide as that many boxes of its comb, give or take this share of the boxes' pitch.
-MERGED_WIDTH_PITCHES = 0.5
+MERGED_WIDTH_PITCHES = 0.3
+
+
+#: Boxes of a comb stand at least this many of their line's heights apart, left edge to left
+#: edge: a typed letter and the next word are closer.
+MIN_PITCH_HEIGHTS = 0.8
 
 
 def _pitch(words: list[Word]) -> tuple[float, float] | None:
     """The step between the left edges of neighbouring boxed characters and the width of one,
-    from pairs of single-character words side by side (None without such a pair)."""
-    steps = [b.box.x0 - a.box.x0 for a, b in itertools.pairwise(words) if _single(a) and _single(b)]
+    from each single-character word and the word after it (None without such a pair, or when
+    the step is a typed one)."""
+    steps = [b.box.x0 - a.box.x0 for a, b in itertools.pairwise(words) if _single(a) and a.text.isalnum()]
     widths = [w.box.x1 - w.box.x0 for w in words if _single(w) and w.text.isalnum()]
     if not steps or not widths:
         return None
-    return sorted(steps)[len(steps) // 2], sorted(widths)[len(widths) // 2]
+    pitch = sorted(steps)[len(steps) // 2]
+    height = sorted(w.box.y1 - w.box.y0 for w in words)[len(words) // 2]
+    if pitch < MIN_PITCH_HEIGHTS * height:
+        return None
+    return pitch, sorted(widths)[len(widths) // 2]
 
 
 def _mergeable(word: Word) -> bool:

@@ -271,6 +271,16 @@ def _boxed(pieces: list[str], pitch: float = 30.0, width: float = 20.0) -> list[
 def test_a_word_read_across_several_boxes_joins_its_comb() -> None:
     assert [w.text for w in joined_combs(_boxed(["R", "A", "FFER", "T", "Y"]))] == ["RAFFERTY"]
     assert [w.text for w in joined_combs(_boxed(["W", "OR", "T", "H"]))] == ["WORTH"]
+    # No two boxed characters read alone side by side: the pitch is read from a character and
+    # the word after it.
+    assert [w.text for w in joined_combs(_boxed(["E", "LL", "INGSWORT", "H"]))] == ["ELLINGSWORTH"]
+    # A house number before a typed initial is no comb.
+    typed_number = [
+        Word("98", Box(0, 0, 10, 11)),
+        Word("S", Box(13, 0, 18, 11)),
+        Word("Forest", Box(22, 0, 46, 11)),
+    ]
+    assert [w.text for w in joined_combs(typed_number)] == ["98", "S", "Forest"]
     # A typed word after spaced initials is far narrower than boxes would be.
     typed = [Word("J", Box(0, 0, 6, 10)), Word("R", Box(9, 0, 15, 10)), Word("SMITH", Box(18, 0, 48, 10))]
     assert [w.text for w in joined_combs(typed)] == ["J", "R", "SMITH"]
