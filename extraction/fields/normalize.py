@@ -316,6 +316,11 @@ def _repaired(token: str) -> str:
     folded = _FOLDED_VOCABULARY.get(_ocr_folded(token))
     if folded is not None:
         return folded
+    if not token.isalpha():
+        # Digits read for the letters they look like ("Cel1" for "Cell").
+        lettered = token.translate(_DIGITS_AS_LETTERS)
+        if lettered in _VOCABULARY:
+            return lettered
     # A slip changes a short word's length by one letter at most ("Reno" is no "prenom"); a long
     # one may hold a label run into the next word ("TAXINVOICE").
     slack = max(1, len(token) // OCR_REPAIR_LENGTH_SHARE)
@@ -324,6 +329,8 @@ def _repaired(token: str) -> str:
     return match[0] if match else token
 
 
+#: Digits OCR reads for lower-case letters of a word.
+_DIGITS_AS_LETTERS = str.maketrans({"1": "l", "0": "o", "5": "s"})
 #: Letter groups OCR reads as one another ("Sumame" for "Surname", "Adc" for "Add").
 _OCR_LOOKALIKES = (("rn", "m"), ("cl", "d"), ("vv", "w"))
 

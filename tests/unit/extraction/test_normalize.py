@@ -240,6 +240,8 @@ def test_ocr_repair_keeps_a_short_word_near_its_length() -> None:
     assert label_tokens("Sumame") == ("surname",)
     assert label_tokens("Tota1") == ("total",)
     assert "prenom" not in label_tokens("Reno, NV 89501")
+    # Digits read for the letters they look like.
+    assert label_tokens("Phone (Cel1)") == ("phone", "cell")
 
 
 def test_a_name_read_with_lookalike_digits_is_mended() -> None:
