@@ -11,6 +11,7 @@ option's word, so it is never erased.
 
 from __future__ import annotations
 
+import itertools
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -49,6 +50,31 @@ def _outlines(labels: np.ndarray, stats: np.ndarray) -> list[tuple[int, int, int
     return out
 
 
+#: A joined comb (one outline parted by dividers) holds at least this many cells, each about
+#: square (its width this share of the outline's height, least and most).
+MIN_JOINED_CELLS, CELL_ASPECT = 3, (0.6, 1.6)
+#: A divider inks this share of the outline's height at least.
+DIVIDER_SHARE = 0.8
+
+
+def _joined_comb(labels: np.ndarray, stats: np.ndarray, index: int) -> bool:
+    """Whether piece `index` is a comb drawn as one outline parted by evenly spaced dividers."""
+    x, y, w, h, area = (int(v) for v in stats[index])
+    if not MIN_SIDE <= h <= MAX_SIDE or w < MIN_JOINED_CELLS * CELL_ASPECT[0] * h or area > MAX_FILL * w * h:
+        return False
+    mask = labels[y : y + h, x : x + w] == index
+    rows = mask.sum(axis=1) >= DIVIDER_SHARE * w
+    if not (rows[: max(2, h // 8)].any() and rows[-max(2, h // 8) :].any()):
+        # Ruled along its top and its bottom: underlined words touching their rule are no comb.
+        return False
+    columns = mask.sum(axis=0) >= DIVIDER_SHARE * h
+    edges = [i for i in range(w) if columns[i] and (i == 0 or not columns[i - 1])]
+    cells = [b - a for a, b in itertools.pairwise(edges)]
+    return len(cells) >= MIN_JOINED_CELLS and all(
+        CELL_ASPECT[0] * h <= c <= CELL_ASPECT[1] * h for c in cells
+    )
+
+
 def _side_by_side(a: tuple[int, int, int, int, int], b: tuple[int, int, int, int, int]) -> bool:
     ax, ay, aw, ah, _ = a
     bx, by, _, bh, _ = b
@@ -69,7 +95,7 @@ def without_comb_boxes(image: Image.Image) -> Image.Image:
     ink = (gray < INK_LEVEL).astype(np.uint8)
     _, labels, stats, _ = cv2.connectedComponentsWithStats(ink, connectivity=8)
     boxes = sorted(_outlines(labels, stats))
-    comb: set[int] = set()
+    comb = {i for i in range(1, len(stats)) if _joined_comb(labels, stats, i)}
     for i, a in enumerate(boxes):
         for b in boxes[i + 1 :]:
             if b[0] > a[0] + a[2] * (1 + GAP_SHARE):

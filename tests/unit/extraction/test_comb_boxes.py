@@ -32,3 +32,26 @@ def test_a_page_without_combs_is_the_same_picture() -> None:
     image = Image.new("RGB", (300, 100), "white")
     ImageDraw.Draw(image).rectangle((20, 20, 120, 30), fill="black")
     assert without_comb_boxes(image) is image
+
+
+def test_a_comb_drawn_as_one_outline_with_dividers_is_erased() -> None:
+    image = Image.new("RGB", (500, 100), "white")
+    draw = ImageDraw.Draw(image)
+    draw.rectangle((40, 20, 40 + 5 * 32, 52), outline="black", width=2)
+    for i in range(1, 5):
+        draw.line((40 + 32 * i, 20, 40 + 32 * i, 52), fill="black", width=2)
+    draw.rectangle((50, 28, 60, 44), fill="black")  # a letter in the first cell
+    draw.rectangle((40, 70, 400, 72), fill="black")  # a rule under the row stays
+    cleaned = without_comb_boxes(image)
+    assert _ink(cleaned, (38, 18, 205, 23)) == 0
+    assert _ink(cleaned, (50, 28, 61, 45)) == _ink(image, (50, 28, 61, 45)) > 0
+    assert _ink(cleaned, (40, 69, 400, 73)) == _ink(image, (40, 69, 400, 73))
+
+
+def test_tall_letters_touching_their_underline_are_no_comb() -> None:
+    image = Image.new("RGB", (500, 100), "white")
+    draw = ImageDraw.Draw(image)
+    for i in range(6):  # evenly spaced strokes standing on one rule, nothing along their top
+        draw.line((40 + 32 * i, 20, 40 + 32 * i, 52), fill="black", width=2)
+    draw.rectangle((40, 50, 40 + 5 * 32, 52), fill="black")
+    assert without_comb_boxes(image) is image
