@@ -23,6 +23,7 @@ from extraction.fields.normalize import (
 from extraction.fields.structure.captions import CaptionIndex
 from extraction.fields.text_lines import TextUnit, below, right_of
 from extraction.fields.value_kinds import Kind, Reading, read_value
+from extraction.fields.vocabulary import code_like_label, field_spec
 
 #: A label must score at least this against the field name (normalize.match_label) to be used.
 LABEL_THRESHOLD = 0.75
@@ -103,6 +104,14 @@ def label_candidates(
                 # A label with its value beside it captions nothing above it.
                 continue
             for neighbour in neighbours:
+                if (
+                    strategy == "label_right"
+                    and captions is not None
+                    and captions.above(unit)
+                    and captions.above(neighbour)
+                ):
+                    # Beside a caption under its value stands the next caption, not a value.
+                    break
                 reading = read_value(kind, neighbour.text, order=order)
                 # A value of a distinctive shape standing alone is no label, even where its words
                 # look like one ("gmail" is one letter away from "email").
@@ -198,7 +207,7 @@ def prefix_label_candidates(unit: TextUnit, name: str, kind: Kind, order: DateOr
         if kind == "text":
             rest = up_to_next_label(rest)
         reading = read_value(kind, rest, leading=True, order=order)
-        if reading is not None and follows(rest, reading.raw) and not _label_words_only(reading.value):
+        if reading is not None and follows(rest, reading.raw) and not _label_words_only(reading.value, name):
             yield scored_candidate(reading, score, "label_inline", [unit], label)
         return
 
@@ -254,10 +263,12 @@ def _names_more(text: str) -> bool:
     )
 
 
-def _label_words_only(value: str) -> bool:
+def _label_words_only(value: str, name: str | None = None) -> bool:
     """Whether a value is made of label words alone ("Name", "Home Phone"): the next label, not a
     value. A name that only appears inside longer labels ("Medicare", of "Medicare ID") counts
-    as a value."""
+    as a value, and so does a state's code after a label of the state ("State ID")."""
+    if name is not None and code_like_label(field_spec(name).concept, value):
+        return False
     tokens = set(label_tokens(value))
     return tokens <= vocabulary_words() and (len(tokens) > 1 or concept_of(value) is not None)
 
@@ -271,10 +282,19 @@ def _holds_value(text: str, kind: Kind) -> bool:
 
 def _labelled_elsewhere(text: str, name: str) -> bool:
     """Whether `text` is `Label: value` for a label of another concept ("DOB: 02/19/1964" under
-    an empty "Middle:"): another field's value, not this one's."""
+    an empty "Middle:"), or `Label value` where the value holds a digit or an "@" ("Work Phone
+    541-920-0361" beside an empty "Middle Name"): another field's value, not this one's."""
     head, colon, _ = text.partition(":")
-    other = concept_of(head) if colon and head.strip() else None
-    return other is not None and not related_concepts(other, concept_of(name))
+    heads = [head] if colon and head.strip() else []
+    if not colon and any(c.isdigit() or c == "@" for c in text):
+        words = text.split()
+        heads = [" ".join(words[:n]) for n in range(min(MAX_PREFIX_LABEL_WORDS, len(words) - 1), 0, -1)]
+        heads = [h for h in heads if not any(c.isdigit() for c in h)]
+    for label in heads:
+        other = concept_of(label) if is_label_like(label) else None
+        if other is not None:
+            return not related_concepts(other, concept_of(name))
+    return False
 
 
 def is_other_label(text: str) -> bool:

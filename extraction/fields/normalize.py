@@ -241,6 +241,8 @@ def _raw_tokens(text: str) -> tuple[str, ...]:
 #: one wrong letter in five ("Tota1", "Rourding", "Salos").
 OCR_REPAIR_MIN_LENGTH = 4
 OCR_REPAIR_MIN_RATIO = 80
+#: A word's length may differ from the label word's by one letter in this many (one at least).
+OCR_REPAIR_LENGTH_SHARE = 3
 
 
 @lru_cache(maxsize=65536)
@@ -250,14 +252,23 @@ def _repaired(token: str) -> str:
     folded = _FOLDED_VOCABULARY.get(_ocr_folded(token))
     if folded is not None:
         return folded
-    match = process.extractOne(token, _LONG_VOCABULARY, scorer=fuzz.ratio, score_cutoff=OCR_REPAIR_MIN_RATIO)
-    # OCR glues words together (longer tokens) but rarely drops two letters: "Reno" is no "prenom".
-    return match[0] if match and len(match[0]) - len(token) <= 1 else token
+    if not token.isalpha():
+        # Digits read for the letters they look like ("Cel1" for "Cell").
+        lettered = token.translate(_DIGITS_AS_LETTERS)
+        if lettered in _VOCABULARY:
+            return lettered
+    # A slip changes a short word's length by one letter at most ("Reno" is no "prenom"); a long
+    # one may hold a label run into the next word ("TAXINVOICE").
+    slack = max(1, len(token) // OCR_REPAIR_LENGTH_SHARE)
+    near = [w for w in _LONG_VOCABULARY if abs(len(w) - len(token)) <= slack]
+    match = process.extractOne(token, near, scorer=fuzz.ratio, score_cutoff=OCR_REPAIR_MIN_RATIO)
+    return match[0] if match else token
 
 
-#: Letter groups OCR reads as one another ("Sumame" for "Surname", "Adc" for "Add"), and digits
-#: it reads for letters inside a word ("Cel1" for "Cell", "C0de" for "Code").
-_OCR_LOOKALIKES = (("rn", "m"), ("cl", "d"), ("vv", "w"), ("1", "l"), ("0", "o"))
+#: Digits OCR reads for lower-case letters of a word.
+_DIGITS_AS_LETTERS = str.maketrans({"1": "l", "0": "o", "5": "s"})
+#: Letter groups OCR reads as one another ("Sumame" for "Surname", "Adc" for "Add").
+_OCR_LOOKALIKES = (("rn", "m"), ("cl", "d"), ("vv", "w"))
 
 
 def _ocr_folded(word: str) -> str:

@@ -20,12 +20,13 @@ from extraction.fields.vocabulary import (
     GENDER_OPTIONS,
     FieldSpec,
     address_part,
+    code_like_label,
     field_spec,
     is_other_party,
     is_prose,
+    name_letters_mended,
     read_gender,
     street_suffix_mended,
-    valid_state,
     validate,
 )
 
@@ -99,9 +100,15 @@ def shaped(candidate: Candidate | None, spec: FieldSpec, ctx: ExtractionContext)
             value = address_part(value, spec.concept) or value
         elif spec.concept == "street" and candidate.source == "ocr":
             value = street_suffix_mended(value)
+        elif spec.part is not None and candidate.source == "ocr":
+            value = name_letters_mended(value)
     if value is None or (
         isinstance(value, str)
-        and ((is_label_like(value) and not _a_state(spec, value)) or is_prose(value) or _heading_tail(value))
+        and (
+            (is_label_like(value) and not code_like_label(spec.concept, value))
+            or is_prose(value)
+            or _heading_tail(value)
+        )
     ):
         # "PATIENT LAST NAME" under "FIRST NAME" is the next label, not a value; a clause after
         # "party" in a contract's text is no party.
@@ -130,11 +137,6 @@ def shaped(candidate: Candidate | None, spec: FieldSpec, ctx: ExtractionContext)
 
 def _option(text: str) -> str | None:
     return marked_option(text, GENDER_OPTIONS) or marked_initial(text, GENDER_OPTIONS) or read_gender(text)
-
-
-def _a_state(spec: FieldSpec, value: str) -> bool:
-    """A state's code that is also a label word ("ID" for Idaho) is the state's value."""
-    return spec.concept == "state" and valid_state(value)
 
 
 def _words_and_digits(value: str) -> bool:

@@ -159,6 +159,12 @@ def valid_state(value: str) -> bool:
     return text.upper() in US_STATES or text.lower() in _STATE_NAMES
 
 
+def code_like_label(concept: str | None, value: str) -> bool:
+    """Whether a value that reads as a label word is still the field's value: a state's code
+    that is also a label word ("ID", "OR") beside a label of the state."""
+    return concept == "state" and len(value.strip()) == 2 and valid_state(value)
+
+
 def valid_birth_date(iso: str, today: date | None = None) -> bool:
     """A birth date is a real past date, after `MIN_BIRTH_YEAR` and not today."""
     try:
@@ -213,6 +219,19 @@ def street_suffix_mended(street: str) -> str:
     if mended.lower() not in _STREET_SUFFIXES:
         return street
     return f"{head} {mended}{last[len(bare) :]}"
+
+
+#: Digits OCR reads for the capitals they look like ("1" for "I" in a middle initial).
+_OCR_AS_CAPITAL = str.maketrans({"1": "I", "0": "O", "5": "S", "8": "B"})
+
+
+def name_letters_mended(name: str) -> str:
+    """A part of a name read by OCR with digits for the capitals they look like, in letters: a
+    name holds no digits, so a name whose only non-letters are such digits is mended."""
+    if not any(c.isdigit() for c in name):
+        return name
+    mended = name.translate(_OCR_AS_CAPITAL)
+    return mended if all(c.isalpha() or c in " .'-" for c in mended) else name
 
 
 def valid_phone(value: str) -> bool:

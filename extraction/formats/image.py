@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from extraction.formats.checkboxes import with_checkboxes
 from extraction.formats.circled import with_circled
+from extraction.formats.comb_boxes import without_comb_boxes
 from extraction.formats.confidence import weighted_confidence
 from extraction.formats.deskew import deskewed
 from extraction.formats.document import Document, Element, Page, assign_ids
@@ -71,7 +72,8 @@ def upright_frame(image: Image.Image, index: int, max_pixels: int = MAX_IMAGE_PI
 
 
 def _ocr_page(image: Image.Image, number: int) -> tuple[Page, list[Element]]:
-    elements = ocr_elements(with_circled(image, with_checkboxes(image, ocr_image(image))), number)
+    lines = ocr_image(without_comb_boxes(image))
+    elements = ocr_elements(with_circled(image, with_checkboxes(image, lines)), number)
     assign_ids(elements)
     page = Page(
         page=number,

@@ -15,6 +15,7 @@ from typing import Any
 
 from extraction.formats.checkboxes import with_checkboxes
 from extraction.formats.circled import with_circled
+from extraction.formats.comb_boxes import without_comb_boxes
 from extraction.formats.confidence import weighted_confidence
 from extraction.formats.deskew import deskewed, turned_back
 from extraction.formats.document import (
@@ -328,7 +329,7 @@ def _ocr_page(page: PdfPage, number: int) -> list[Element]:
     # Read level, placed back as the page is drawn: a PDF page's citations are drawn on the page
     # as it is (page_images.py), so its boxes stay in its own geometry.
     level, angle = deskewed(image)
-    marked = with_circled(level, with_checkboxes(level, ocr_image(level)))
+    marked = with_circled(level, with_checkboxes(level, ocr_image(without_comb_boxes(level))))
     lines = turned_back(marked, angle, image.width, image.height)
     return ocr_elements(lines, number, scale=zoom)
 

@@ -15,8 +15,9 @@ from extraction.fields.normalize import concept_of
 from extraction.fields.text_lines import TextUnit
 
 _LABEL_RE = re.compile(r"([A-Za-z][A-Za-z .#/]{0,24}?)\s*:")
+#: `LAST, FIRST M`; OCR may drop the space after the comma ("HOLLINGSBY,FENWICK").
 _COMMA_NAME_RE = re.compile(
-    r"^[A-Za-z][A-Za-z'\-]+(?: [A-Za-z][A-Za-z'\-]+)*, [A-Za-z][A-Za-z'\-]*(?: [A-Za-z]\.?)*$"
+    r"^[A-Za-z][A-Za-z'\-]+(?: [A-Za-z][A-Za-z'\-]+)*, ?[A-Za-z][A-Za-z'\-]*(?: [A-Za-z]\.?)*$"
 )
 #: How many lines after the banner may carry the date-of-birth label.
 LINES_AFTER = 2

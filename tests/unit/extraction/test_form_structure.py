@@ -223,6 +223,13 @@ def test_a_banner_name_over_a_birth_date_is_the_patient() -> None:
     assert values(b.doc, ["first_name", "last_name"]) == {"first_name": "COSIMA", "last_name": "RAVENSWORTH"}
 
 
+def test_a_banner_name_read_without_the_space_after_its_comma() -> None:
+    b = DocBuilder()
+    b.line("HOLLINGSBY,FENWICK", 50, 80)
+    b.line("DOB:12/04/1975   Sex: M", 50, 100)
+    assert values(b.doc, ["first_name", "last_name"]) == {"first_name": "FENWICK", "last_name": "HOLLINGSBY"}
+
+
 # -- whose value ---------------------------------------------------------------------------------
 
 
@@ -250,6 +257,40 @@ def test_a_secondary_coverage_row_ranks_below_the_primary() -> None:
         "ins_name": "Prairie Shield",
         "policy_number": "NWS73967177",
     }
+
+
+def _boxed(pieces: list[str], pitch: float = 30.0, width: float = 20.0) -> list[Word]:
+    """Characters read from boxes at `pitch`; a piece of several characters spans as many boxes."""
+    out, x = [], 0.0
+    for t in pieces:
+        out.append(Word(t, Box(x, 0, x + (len(t) - 1) * pitch + width, 20)))
+        x += len(t) * pitch
+    return out
+
+
+def test_a_word_read_across_several_boxes_joins_its_comb() -> None:
+    assert [w.text for w in joined_combs(_boxed(["R", "A", "FFER", "T", "Y"]))] == ["RAFFERTY"]
+    assert [w.text for w in joined_combs(_boxed(["W", "OR", "T", "H"]))] == ["WORTH"]
+    # No two boxed characters read alone side by side: the pitch is read from a character and
+    # the word after it.
+    assert [w.text for w in joined_combs(_boxed(["E", "LL", "INGSWORT", "H"]))] == ["ELLINGSWORTH"]
+    # A house number before a typed initial is no comb.
+    typed_number = [
+        Word("98", Box(0, 0, 10, 11)),
+        Word("S", Box(13, 0, 18, 11)),
+        Word("Forest", Box(22, 0, 46, 11)),
+    ]
+    assert [w.text for w in joined_combs(typed_number)] == ["98", "S", "Forest"]
+    # A typed word after spaced initials is far narrower than boxes would be.
+    typed = [Word("J", Box(0, 0, 6, 10)), Word("R", Box(9, 0, 15, 10)), Word("SMITH", Box(18, 0, 48, 10))]
+    assert [w.text for w in joined_combs(typed)] == ["J", "R", "SMITH"]
+
+
+def test_a_scanned_date_comb_with_uneven_gaps_is_one_value() -> None:
+    pieces = [("0", 0), ("4", 29), ("/", 63), ("2", 86), ("5", 114), ("/", 149), ("1", 171), ("9", 206)]
+    pieces += [("8", 234), ("5", 268)]
+    words = [Word(t, Box(x, 0, x + 24, 30)) for t, x in pieces]
+    assert [w.text for w in joined_combs(words)] == ["04/25/19" + "85"]
 
 
 def test_row_heading_is_the_leftmost_unit_of_the_row() -> None:
@@ -431,3 +472,40 @@ def test_a_phone_is_told_by_the_kind_marked_beside_it() -> None:
     assert got["cell_phone"].value is not None and "618-2150" in got["cell_phone"].value
     assert got["home_phone"].value is not None and "387-1726" in got["home_phone"].value
     assert got["work_phone"].value is None
+
+
+def test_a_heading_word_in_a_row_of_cells_opens_no_section() -> None:
+    b = DocBuilder()
+    # "Subscriber Self" in the right column is a label and its value, not a section's heading.
+    word_line(b, 100, [("State", 50), ("AZ", 100), ("Subscriber", 400), ("Self", 470)])
+    word_line(b, 130, [("Zip", 50), ("Code", 75), ("85719", 110), ("Relationship", 400), ("Self", 480)])
+    assert values(b.doc, ["zip"]) == {"zip": "85719"}
+    # A heading alone on its row still holds everything under it.
+    alone = DocBuilder()
+    word_line(alone, 100, [("Subscriber", 200)])
+    word_line(alone, 130, [("Zip", 50), ("Code", 75), ("85719", 110)])
+    assert values(alone.doc, ["zip"]) == {"zip": None}
+
+
+def test_an_empty_label_takes_no_other_labels_value_beside_it() -> None:
+    b = DocBuilder()
+    word_line(b, 100, [("Middle", 50), ("Name", 92), ("Work", 400), ("Phone", 430), ("541-920-0361", 470)])
+    word_line(b, 130, [("Last", 50), ("Name", 80), ("Quillon", 130)])
+    assert values(b.doc, ["middle_name"]) == {"middle_name": None}
+
+
+def test_beside_a_caption_stands_the_next_caption_not_a_value() -> None:
+    b = DocBuilder()
+    word_line(b, 100, [("PEMBERTON", 50), ("ROSALIND", 300), ("K", 550)])
+    word_line(b, 113, [("Last", 50), ("First", 300), ("XQ", 550)])
+    b.line("Sex: F", 50, 200)
+    got = values(b.doc, ["first_name", "last_name"])
+    assert got == {"first_name": "ROSALIND", "last_name": "PEMBERTON"}
+
+
+def test_a_state_code_that_is_also_a_label_word_is_the_state() -> None:
+    b = DocBuilder()
+    word_line(
+        b, 100, [("City", 50), ("BOISE", 100), ("State", 300), ("ID", 340), ("ZIP", 420), ("83702", 450)]
+    )
+    assert values(b.doc, ["state", "zip"]) == {"state": "ID", "zip": "83702"}

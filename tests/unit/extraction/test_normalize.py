@@ -230,3 +230,24 @@ def test_ocr_label_slips_letter_spacing_and_look_alike_letters() -> None:
     assert concept_of("Sumame") == "last_name"
     # Single letters apart from others stay apart: a middle initial is no label.
     assert label_tokens("John Q Public") == ("john", "q", "public")
+
+
+def test_ocr_repair_keeps_a_short_word_near_its_length() -> None:
+    from extraction.fields.normalize import label_tokens
+
+    # One slip in a label word is repaired; a short word two letters off a longer label is not.
+    assert label_tokens("Sumame") == ("surname",)
+    assert label_tokens("Tota1") == ("total",)
+    assert "prenom" not in label_tokens("Reno, NV 89501")
+    # Digits read for the letters they look like.
+    assert label_tokens("Phone (Cel1)") == ("phone", "cell")
+
+
+def test_a_name_read_with_lookalike_digits_is_mended() -> None:
+    from extraction.fields.vocabulary import name_letters_mended
+
+    assert name_letters_mended("1") == "I"
+    assert name_letters_mended("R0SA") == "ROSA"
+    # Anything else with a digit is no misread name; a name without digits is left alone.
+    assert name_letters_mended("Unit 4") == "Unit 4"
+    assert name_letters_mended("Ivy") == "Ivy"
