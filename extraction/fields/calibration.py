@@ -141,9 +141,9 @@ def features(figure: Figure, key: str, signals: Signals) -> dict[str, float]:
     return {
         "table_logit": logit(figure.share),
         "log_support": math.log1p(figure.support),
-        # Evidence few designs showed says little of the next design.
+        # Evidence few designs showed says little of the next design; evidence none showed
+        # (support and groups 0) has no term of its own that a fit could turn into trust.
         "log_groups": math.log1p(figure.groups),
-        "unseen": 1.0 if figure.support == 0 else 0.0,
         "weak_match": 1.0 - min(max(signals.match, 0.0), 1.0),
         "contested": 1.0 if signals.contested else 0.0,
         "unknown_field": 0.0 if signals.known_field else 1.0,

@@ -117,8 +117,9 @@ def test_disagreeing_signals_lower_the_confidence_of_the_same_evidence() -> None
 def test_features_mark_evidence_the_table_never_saw() -> None:
     seen = features(Figure(0.9, 40, 3), "ocr|label_right|valid", AGREEING)
     unseen = features(Figure(0.9), "text_layer|label_right|unchecked", Signals(match=0.8, known_field=False))
-    assert seen["unseen"] == 0.0 and unseen["unseen"] == 1.0
-    assert seen["log_groups"] > unseen["log_groups"] == 0.0
+    assert seen["log_groups"] > unseen["log_groups"] == 0.0 == unseen["log_support"]
+    # No feature of its own marks unseen evidence: a fit could weigh it up into trust.
+    assert "unseen" not in unseen
     assert seen["validated"] == 1.0 and unseen["validated"] == 0.0
     assert unseen["weak_match"] == pytest.approx(0.2) and unseen["unknown_field"] == 1.0
     assert seen["ocr"] == 1.0 and unseen["ocr"] == 0.0
