@@ -55,6 +55,9 @@ FULL_PLACEMENT = 1.0
 #: "INITIATED").
 MAX_LABEL_TAIL_WORDS = 2
 
+#: What OCR reads for what (case-folded, in this order): "rn" for "m", "cl" for "d", a digit
+#: for the letter it looks like ("T0TAL", "Ce1l", "5IZE").
+_OCR_ALIKE = (("rn", "m"), ("cl", "d"), ("vv", "w"), ("0", "o"), ("1", "l"), ("i", "l"), ("5", "s"))
 #: Words: runs of letters or of digits ("1993DEPARTMENT" is a date glued to the next question),
 #: and a run of capitals ends before a capitalised word glued to it ("DATEMay 27": a question
 #: glued to its answer).
@@ -127,13 +130,25 @@ def _compact(text: str) -> str:
 
 def similarity(question: str, printed: str) -> float:
     """How alike two texts are, 0..1, over their letters and digits run together (OCR splits
-    and glues words); questions of up to `EXACT_UP_TO_CHARS` must be the same."""
+    and glues words), letters OCR reads for one another taken as one (`_OCR_ALIKE`); questions
+    of up to `EXACT_UP_TO_CHARS` must be the same."""
     a, b = _compact(question), _compact(printed)
     if not a or not b:
         return 0.0
-    if min(len(a), len(b)) <= EXACT_UP_TO_CHARS:
-        return 1.0 if a == b else 0.0
-    return fuzz.ratio(a, b) / 100.0
+    alike_a, alike_b = _ocr_alike(a), _ocr_alike(b)
+    if len(a) <= EXACT_UP_TO_CHARS:
+        return 1.0 if alike_a == alike_b else 0.0
+    # A longer question may lose a letter at its edge ("OB NO" for "JOB NO"): its length, not
+    # the printed text's, says whether one slip is another word. Made alike, the texts are
+    # shorter ("cl" is one letter), so each other slip weighs more: the better of both.
+    return max(fuzz.ratio(a, b), fuzz.ratio(alike_a, alike_b)) / 100.0
+
+
+def _ocr_alike(text: str) -> str:
+    """`text` (case-folded) with the letters and digits OCR reads for one another made one."""
+    for seen, meant in _OCR_ALIKE:
+        text = text.replace(seen, meant)
+    return text
 
 
 def occurrences(question: str, units: list[TextUnit]) -> list[Occurrence]:
