@@ -71,6 +71,8 @@ _LABEL_TAIL_RE = re.compile(
 _PLURAL_RE = re.compile(r"\((?:s|es)\)", re.IGNORECASE)
 #: A printed label that asks for a number or for several: "LOT NO.", "Account #", "DATE(s)".
 _NUMBER_LABEL_RE = re.compile(r"[^\W\d_]\s*(?:\bno\.)?\s*(?:\bno\.|#|\((?:s|es)\))\s*$", re.IGNORECASE)
+#: An item number before a question: "(9)", "4.", "b)".
+_ITEM_RE = re.compile(r"^\s*(?:\(?\d{1,2}\)|\d{1,2}\.|\(?[a-z]\))\s*$", re.IGNORECASE)
 _LEADING_RE = re.compile(r"^[\s:;.,_]+")
 _BLANK_RE = re.compile(r"^[\s_.:\-]*$")
 #: What OCR reads a tick or a cross in a box as.
@@ -210,7 +212,7 @@ def _best_in(question: str, trailing: str, unit: TextUnit, text: str, shift: int
             score = similarity(question, text[start:end])
             if score < MIN_SIMILARITY:
                 continue
-            place = _placement(text, start, end)
+            place = _placement(text, start, end, trailing)
             if best is None or (score, place) > (best.similarity, best.placement):
                 best = Occurrence(unit, max(start - shift, 0), end - shift, score, place, trailing)
     return best
@@ -233,11 +235,14 @@ def _next_lines(unit: TextUnit, units: list[TextUnit]) -> list[TextUnit]:
     ]
 
 
-def _placement(text: str, start: int, end: int) -> float:
-    """0..1: a question at the start of its cell (0.5) and followed by a colon or nothing (0.5;
-    0.4 when words of its own come first, "INITIATED BY:" for "INITIATED")."""
-    at_start = not _TOKEN_RE.search(text[:start]) or is_mark(text[:start])
-    after = text[end:].lstrip(" .?)#")
+def _placement(text: str, start: int, end: int, trailing: str = "") -> float:
+    """0..1: a question at the start of its cell, after its item number at most (0.5), and
+    followed by a colon or nothing (0.5; 0.4 when words of its own come first, "INITIATED BY:"
+    for "INITIATED"). `trailing`: the question's own marks after its last word (`"` of
+    `"TAR"`), which come before its colon."""
+    before = text[:start]
+    at_start = not _TOKEN_RE.search(before) or is_mark(before) or bool(_ITEM_RE.match(before))
+    after = text[end:].lstrip(" .?)#" + trailing)
     closed = 0.5 if not after or after.startswith(":") else 0.4 * bool(_LABEL_TAIL_RE.match(text[end:]))
     return 0.5 * at_start + closed
 
