@@ -7,8 +7,6 @@ from __future__ import annotations
 from extraction.fields.text_lines import TextUnit, same_row
 from extraction.formats.document import Box
 
-#: Least vertical overlap (share of the lower box) of an answer set higher than its question.
-RAISED_OVERLAP = 0.15
 #: An answer under its question starts at most this many question heights under it ...
 BELOW_MAX_GAP_HEIGHTS = 2.2
 #: ... and at most this many question heights right of its end (an answer indented under it).
@@ -134,15 +132,15 @@ def cells_right(unit: TextUnit, units: list[TextUnit], skew: float) -> list[Text
 def on_row(question: Box, other: Box, shift: float, *, low: bool = False) -> bool:
     """Whether `other` (moved down by `shift`, the page's slant) is on the question's row. A
     typed answer sits on the rule the question stands by, often higher than the question's own
-    text: one raised by up to most of a line counts. `low`: so does one that starts above the
+    text: one raised by up to a whole line counts. `low`: so does one that starts above the
     question's foot (typed under the rule of a question printed high in its box)."""
     if same_row(question, other, shift):
         return True
-    lower = min(question.y1 - question.y0, other.y1 - other.y0)
     top, bottom = other.y0 - shift, other.y1 - shift
     if low and question.y0 < top < question.y1:
         return True
-    return top < question.y0 and bottom - question.y0 >= RAISED_OVERLAP * lower
+    # A typewriter's line may sit a whole line high: its foot on the question's top.
+    return top < question.y0 and bottom >= question.y0
 
 
 def lines_under(unit: TextUnit, units: list[TextUnit]) -> list[TextUnit]:
