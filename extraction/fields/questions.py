@@ -219,7 +219,8 @@ def _best_in(question: str, trailing: str, unit: TextUnit, text: str, shift: int
 
 
 def _next_lines(unit: TextUnit, units: list[TextUnit]) -> list[TextUnit]:
-    """Lines that start under `unit`'s start, just under it: where its text may run on."""
+    """Lines just under `unit` that start under its start or are centred under it (a
+    question printed in two centred lines): where its text may run on."""
     box = unit.box
     if box is None:
         return []
@@ -231,7 +232,10 @@ def _next_lines(unit: TextUnit, units: list[TextUnit]) -> list[TextUnit]:
         and u.page == unit.page
         and u is not unit
         and box.y0 + 0.5 * height < u.box.y0 <= box.y1 + CONTINUE_MAX_GAP_HEIGHTS * height
-        and abs(u.box.x0 - box.x0) <= height
+        and (
+            abs(u.box.x0 - box.x0) <= height
+            or abs((u.box.x0 + u.box.x1) / 2 - (box.x0 + box.x1) / 2) <= height
+        )
     ]
 
 
@@ -291,7 +295,6 @@ def answer(
     ]
     if not placed:
         return None
-    where = placed[0]
     # Each other question ends an answer where it is printed: at its best place (a form prints a
     # question once; its words elsewhere are text).
     stops: dict[int, list[int]] = {}
@@ -299,7 +302,15 @@ def answer(
         best = next((o for o in found if o.placement > 0), None)
         if best is not None:
             stops.setdefault(id(best.unit), []).append(best.start)
-    return _answer_at(where, units, stops, skew)
+    first = _answer_at(placed[0], units, stops, skew)
+    if first.value is not None:
+        return first
+    # Left unanswered where it is printed best (a list of copies' names at the foot of the
+    # page), the question may be answered where it is printed again.
+    return next(
+        (a for a in (_answer_at(o, units, stops, skew) for o in placed[1:]) if a.value is not None),
+        first,
+    )
 
 
 def _stop(unit: TextUnit, stops: dict[int, list[int]], after: int = 0) -> int:
