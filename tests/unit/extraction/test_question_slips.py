@@ -1,0 +1,79 @@
+"""Printed questions found through OCR's slips and a scan's odd placements
+(`extraction/fields/questions.py`, `answer_places.py`), on made pages."""
+
+from __future__ import annotations
+
+import pytest
+
+from extraction.fields import extract_fields
+from extraction.fields.questions import MIN_SIMILARITY, similarity
+from tests.unit.extraction.doc_builders import DocBuilder
+
+pytestmark = pytest.mark.unit
+
+
+def values(builder: DocBuilder, names: list[str]) -> dict[str, object]:
+    results = extract_fields(builder.doc, names, file_name="form.png")
+    return {name: result.value for name, result in results.items()}
+
+
+def test_letters_ocr_reads_for_one_another_are_one() -> None:
+    # A short question must be printed exactly, up to a digit read for a letter.
+    assert similarity("Cell", "Ce1l") == 1.0
+    assert similarity("Form", "Forn") == 0.0
+    # "rn" for "m" and "cl" for "d" are one slip less.
+    assert similarity("Summary", "Surnrnary") == 1.0
+    assert similarity("Bid Date", "Bicl Date") == 1.0
+
+
+def test_longer_question_that_lost_a_letter_at_its_edge() -> None:
+    assert similarity("JOB NO.", "OB NO") >= MIN_SIMILARITY
+    page = DocBuilder(source="ocr")
+    page.line("OB NO", 57, 116, 126, 136, confidence=0.77)
+    page.line("7848", 140, 116, 178, 135)
+    assert values(page, ["JOB NO."]) == {"JOB NO.": "7848"}
+
+
+def test_question_after_its_item_number_and_in_quotes() -> None:
+    page = DocBuilder(source="ocr")
+    page.line('(9) "TAR": 16 mg', 60, 300, 240, 318)
+    page.line("(10) Filter: cellulose acetate", 60, 330, 330, 348)
+    assert values(page, ['"TAR"', "Filter"]) == {'"TAR"': "16 mg", "Filter": "cellulose acetate"}
+
+
+def test_answer_typed_a_whole_line_high_belongs_to_the_question_under_it() -> None:
+    page = DocBuilder(source="ocr")
+    page.line("Client: Acme Tool Co.", 69, 329, 314, 358)
+    page.line("Blue Widgets", 135, 374, 307, 395)
+    page.line("Product:", 71, 395, 127, 412)
+    got = values(page, ["Client", "Products"])
+    assert got == {"Client": "Acme Tool Co.", "Products": "Blue Widgets"}
+
+
+def test_question_in_two_centred_lines_answered_though_printed_again_unanswered() -> None:
+    page = DocBuilder(source="ocr")
+    page.line("STAFF LEADER", 115, 347, 225, 363)
+    page.line("J. F. Smith", 276, 345, 370, 363)
+    page.line("OTHER STAFF", 112, 550, 234, 567)
+    page.line("ASSIGNED", 132, 564, 193, 578)
+    page.line("E. P. Jones", 278, 560, 368, 580)
+    # The copies list at the foot prints the question alone, with nothing to answer it.
+    page.line("Staff Leader", 150, 796, 264, 814)
+    page.line("Other Staff Assigned", 151, 810, 340, 827)
+    assert values(page, ["OTHER STAFF ASSIGNED"]) == {"OTHER STAFF ASSIGNED": "E. P. Jones"}
+
+
+def test_question_in_two_centred_lines() -> None:
+    page = DocBuilder(source="ocr")
+    page.line("OTHER STAFF", 112, 550, 234, 567)
+    page.line("ASSIGNED", 132, 564, 193, 578)
+    page.line("E. P. Jones", 278, 560, 368, 580)
+    assert values(page, ["OTHER STAFF ASSIGNED"]) == {"OTHER STAFF ASSIGNED": "E. P. Jones"}
+
+
+def test_question_unanswered_where_printed_best_is_answered_where_printed_again() -> None:
+    page = DocBuilder(source="ocr")
+    page.line("Reviewer J. Doe", 60, 300, 220, 318)
+    page.line("Copies:", 60, 780, 110, 798)
+    page.line("Reviewer", 150, 800, 230, 818)
+    assert values(page, ["Reviewer"]) == {"Reviewer": "J. Doe"}
