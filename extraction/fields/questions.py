@@ -378,7 +378,7 @@ def _finished(
     last = first
     for _ in range(MAX_ANSWER_LINES - 1):
         right = max((u.box.x1 for u in taken if u.box is not None), default=left)
-        following = _continuation(last, left, right, units, stops, question)
+        following = _continuation(last, left, right, units, stops, question, apart=first is not question)
         if following is None:
             break
         parts.append(following.text.strip())
@@ -413,11 +413,14 @@ def _continuation(
     units: list[TextUnit],
     stops: dict[int, list[int]],
     question: TextUnit,
+    *,
+    apart: bool,
 ) -> TextUnit | None:
     """The line an answer runs on to: just under its last line, starting near its left edge, and
     no question of its own; not a row of cells across the answer's width (a table's header under
     a one-line answer). `right`: the answer's right edge so far. The answer's own `question`
-    beside a line set low is no other row's question."""
+    beside a line set low is no other row's question. `apart`: the answer starts in a cell of
+    its own, not on its question's line."""
     box = last.box
     if box is None:
         return None
@@ -443,9 +446,18 @@ def _continuation(
         or _LABEL_RE.search(nearest.text)
         or has_left_neighbour(nearest, [u for u in units if u is not question])
         or has_right_neighbour(nearest, units, right)
+        or (apart and _under_question(nearest, left, height, question))
     ):
         return None
     return nearest
+
+
+def _under_question(line: TextUnit, left: float, height: float, question: TextUnit) -> bool:
+    """Whether `line`, under an answer set apart from its question, starts left of the answer
+    and under the question: the next row of the questions' column (initials written under
+    "cc:"), not a line of the answer."""
+    box, asked = line.box, question.box
+    return box is not None and asked is not None and box.x0 < left - height and box.x0 < asked.x1
 
 
 def _beside(row: list[TextUnit], stops: dict[int, list[int]]) -> list[TextUnit]:

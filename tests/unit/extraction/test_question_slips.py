@@ -77,3 +77,11 @@ def test_question_unanswered_where_printed_best_is_answered_where_printed_again(
     page.line("Copies:", 60, 780, 110, 798)
     page.line("Reviewer", 150, 800, 230, 818)
     assert values(page, ["Reviewer"]) == {"Reviewer": "J. Doe"}
+
+
+def test_line_under_the_question_is_no_line_of_the_answer_beside_it() -> None:
+    page = DocBuilder(source="ocr")
+    page.line("cc:", 79, 842, 96, 858)
+    page.line("H. Smith", 132, 838, 194, 858)
+    page.line("KLM", 82, 859, 112, 876)
+    assert values(page, ["cc"]) == {"cc": "H. Smith"}
