@@ -38,7 +38,7 @@ from extraction.fields.normalize import (
 )
 from extraction.fields.questions import PRIORS as QUESTION_PRIORS
 from extraction.fields.questions import answer as question_answer
-from extraction.fields.questions import is_printed_name, is_question_name
+from extraction.fields.questions import compact_words, is_printed_name, is_question_name
 from extraction.fields.result import FieldResult, absent
 from extraction.fields.shaping import belongs, caption_head, shaped, word_before
 from extraction.fields.structure.captions import CaptionIndex
@@ -193,7 +193,11 @@ def _read_one(ctx: ExtractionContext, name: str) -> FieldResult:
         candidates.extend(shaped(c, spec, ctx) for c in combined_candidates(ctx, spec))
     if kind == "date":
         candidates.extend(shaped(c, spec, ctx) for c in date_parts_candidates(ctx.units, name))
-    kept = [c for c in candidates if c is not None and belongs(c, spec, ctx)]
+    kept = [
+        c
+        for c in candidates
+        if c is not None and belongs(c, spec, ctx) and not _label_of_other(c, name, ctx.field_names)
+    ]
     for candidate in kept:
         before = word_before(candidate.units[0].text, candidate.label) if candidate.label else ""
         if spec.owner == "provider" and (other_provider(candidate.label) or other_provider(before)):
@@ -281,6 +285,26 @@ def _section_part_candidates(ctx: ExtractionContext, spec: FieldSpec) -> Iterato
             found = shaped(candidate, spec if whole else part_spec, ctx)
             if found is not None:
                 yield found
+
+
+def _label_of_other(candidate: Candidate, name: str, asked: list[str]) -> bool:
+    """Whether the candidate's label is the end of another asked field's printed name ("Date"
+    of "Drop Date: 10/03/96" where "Drop Date" is asked too): that field's value, not this one's."""
+    if not candidate.label or not candidate.units:
+        return False
+    text = candidate.units[0].text
+    at = text.casefold().find(candidate.label.casefold())
+    if at < 0:
+        return False
+    printed = compact_words(text[: at + len(candidate.label)])
+    own = compact_words(name)
+    return any(
+        len(other_words := compact_words(other)) > len(own)
+        and other_words.endswith(own)
+        and printed.endswith(other_words)
+        for other in asked
+        if other != name
+    )
 
 
 def _labelled_candidates(ctx: ExtractionContext, name: str, kind: Kind) -> Iterator[Candidate]:

@@ -126,7 +126,8 @@ def is_mark(text: str) -> bool:
     return bool(core) and set(core) <= _MARK_CHARS
 
 
-def _compact(text: str) -> str:
+def compact_words(text: str) -> str:
+    """`text`'s letters and digits run together, case-folded: how questions are compared."""
     return "".join(t.casefold() for t in _TOKEN_RE.findall(text))
 
 
@@ -134,7 +135,7 @@ def similarity(question: str, printed: str) -> float:
     """How alike two texts are, 0..1, over their letters and digits run together (OCR splits
     and glues words), letters OCR reads for one another taken as one (`_OCR_ALIKE`); questions
     of up to `EXACT_UP_TO_CHARS` must be the same."""
-    a, b = _compact(question), _compact(printed)
+    a, b = compact_words(question), compact_words(printed)
     if not a or not b:
         return 0.0
     alike_a, alike_b = _ocr_alike(a), _ocr_alike(b)
@@ -196,7 +197,7 @@ def _best_in(question: str, trailing: str, unit: TextUnit, text: str, shift: int
     tokens = list(_TOKEN_RE.finditer(text))
     # Runs of words are taken by their letters and digits, not by their count: OCR splits a word
     # at a misread letter ("L0g" is three runs) or glues two.
-    size = len(_compact(question))
+    size = len(compact_words(question))
     longest = size * (2 / MIN_SIMILARITY - 1)
     best: Occurrence | None = None
     for i in range(len(tokens)):

@@ -85,3 +85,11 @@ def test_line_under_the_question_is_no_line_of_the_answer_beside_it() -> None:
     page.line("H. Smith", 132, 838, 194, 858)
     page.line("KLM", 82, 859, 112, 876)
     assert values(page, ["cc"]) == {"cc": "H. Smith"}
+
+
+def test_known_label_at_the_end_of_another_asked_question_is_that_questions() -> None:
+    page = DocBuilder(source="ocr")
+    page.line("Date: September 10, 1996", 170, 257, 330, 282)
+    page.line("Distribution Drop Date: 10/03/96", 72, 577, 253, 600)
+    got = values(page, ["Date", "Distribution Drop Date"])
+    assert got == {"Date": "1996-09-10", "Distribution Drop Date": "1996-10-03"}
