@@ -293,7 +293,9 @@ def _label_of_other(candidate: Candidate, name: str, asked: list[str]) -> bool:
     if not candidate.label or not candidate.units:
         return False
     text = candidate.units[0].text
-    at = text.casefold().find(candidate.label.casefold())
+    # The label printed last before the value ("Total" of "Sub Total 12.00 Total 15.00").
+    value_at = text.find(candidate.raw) if candidate.raw else -1
+    at = text.casefold().rfind(candidate.label.casefold(), 0, value_at if value_at >= 0 else len(text))
     if at < 0:
         return False
     printed = compact_words(text[: at + len(candidate.label)])
