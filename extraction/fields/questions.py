@@ -140,7 +140,9 @@ def similarity(question: str, printed: str) -> float:
         return 0.0
     alike_a, alike_b = _ocr_alike(a), _ocr_alike(b)
     if len(a) <= EXACT_UP_TO_CHARS:
-        return 1.0 if alike_a == alike_b else 0.0
+        # A colon may be read as a stroke glued to the question ("T01" for "TO:").
+        colon = b.endswith("1") and a[-1].isalpha() and alike_b[:-1] == alike_a
+        return 1.0 if alike_a == alike_b or colon else 0.0
     # A longer question may lose a letter at its edge ("OB NO" for "JOB NO"): its length, not
     # the printed text's, says whether one slip is another word. Made alike, the texts are
     # shorter ("cl" is one letter), so each other slip weighs more: the better of both.
@@ -198,7 +200,7 @@ def _best_in(question: str, trailing: str, unit: TextUnit, text: str, shift: int
     # Runs of words are taken by their letters and digits, not by their count: OCR splits a word
     # at a misread letter ("L0g" is three runs) or glues two.
     size = len(compact_words(question))
-    longest = size * (2 / MIN_SIMILARITY - 1)
+    longest = size * (2 / MIN_SIMILARITY - 1) + 1  # + a colon read as a letter
     best: Occurrence | None = None
     for i in range(len(tokens)):
         chars = 0

@@ -93,3 +93,14 @@ def test_known_label_at_the_end_of_another_asked_question_is_that_questions() ->
     page.line("Distribution Drop Date: 10/03/96", 72, 577, 253, 600)
     got = values(page, ["Date", "Distribution Drop Date"])
     assert got == {"Date": "1996-09-10", "Distribution Drop Date": "1996-10-03"}
+
+
+def test_short_question_whose_colon_is_read_as_a_stroke() -> None:
+    assert similarity("TO", "T01") == 1.0
+    assert similarity("TO", "T02") == 0.0
+    page = DocBuilder(source="ocr")
+    page.line("T01", 94, 115, 119, 135)
+    page.line("R. B. JONES", 182, 117, 256, 134)
+    page.line("FROM:", 93, 144, 139, 162)
+    page.line("A. SMITH", 182, 144, 250, 162)
+    assert values(page, ["TO"]) == {"TO": "R. B. JONES"}
