@@ -23,6 +23,9 @@ UPRIGHT_RATIO = 1.5
 #: A cell right of a question starting within `NEAR_RIGHT_HEIGHTS` question heights of its end
 #: comes before one more level with it starting past `FAR_RIGHT_HEIGHTS`.
 NEAR_RIGHT_HEIGHTS = 3.0
+#: A cell right of a question ends at least this many question heights past the question's end
+#: (OCR pads the question's box over the start of a short answer typed close to it: "II").
+PAST_END_HEIGHTS = 0.5
 FAR_RIGHT_HEIGHTS = 6.0
 
 
@@ -112,7 +115,7 @@ def cells_right(unit: TextUnit, units: list[TextUnit], skew: float) -> list[Text
         and u.box is not None
         and u.page == unit.page
         and u.box.x0 >= (box.x0 + box.x1) / 2
-        and u.box.x1 > box.x1 + height
+        and u.box.x1 > box.x1 + PAST_END_HEIGHTS * height
         and on_row(box, u.box, skew * ((u.box.x0 + u.box.x1) / 2 - middle_x), low=True)
     ]
     ranked = sorted(found, key=key)

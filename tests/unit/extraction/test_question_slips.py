@@ -104,3 +104,11 @@ def test_short_question_whose_colon_is_read_as_a_stroke() -> None:
     page.line("FROM:", 93, 144, 139, 162)
     page.line("A. SMITH", 182, 144, 250, 162)
     assert values(page, ["TO"]) == {"TO": "R. B. JONES"}
+
+
+def test_short_answer_typed_close_after_its_question() -> None:
+    page = DocBuilder(source="ocr")
+    page.line("Batch Number:", 138, 185, 266, 208)
+    page.line("II", 257, 185, 288, 206)
+    page.line("Weight: 300 gm", 137, 213, 300, 239)
+    assert values(page, ["Batch Number"]) == {"Batch Number": "II"}
