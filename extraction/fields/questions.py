@@ -167,20 +167,15 @@ def occurrences(question: str, units: list[TextUnit]) -> list[Occurrence]:
     for unit in units:
         best = _best_in(question, trailing, unit, unit.text, 0)
         if best is None and wanted > 1:
-            # A question printed over two lines ("Quantity, Cartons / of 200 each"): matched
-            # across both, it ends, and its answer is looked for, on the second.
+            # A question printed over two lines ("Quantity, Cartons / of 200 each"), or three
+            # ("NUMBER OF / SAMPLING / PERSONNEL:"): matched across them, it ends, and its
+            # answer is looked for, on the last.
             best = next(
                 (
                     o
                     for o in (
-                        _best_in(
-                            question,
-                            trailing,
-                            second,
-                            f"{unit.text} {second.text}",
-                            len(unit.text) + 1,
-                        )
-                        for second in _next_lines(unit, units)
+                        _best_in(question, trailing, lines[-1], text, len(text) - len(lines[-1].text))
+                        for lines, text in _runs_of_lines(unit, units, wanted)
                     )
                     if o is not None
                 ),
@@ -219,6 +214,21 @@ def _best_in(question: str, trailing: str, unit: TextUnit, text: str, shift: int
             if best is None or (score, place) > (best.similarity, best.placement):
                 best = Occurrence(unit, max(start - shift, 0), end - shift, score, place, trailing)
     return best
+
+
+def _runs_of_lines(unit: TextUnit, units: list[TextUnit], wanted: int) -> list[tuple[list[TextUnit], str]]:
+    """`unit` with the line under it, then (for a question of three words or more) with the
+    two under it, and their texts joined."""
+    runs: list[tuple[list[TextUnit], str]] = []
+    for second in _next_lines(unit, units):
+        runs.append(([unit, second], f"{unit.text} {second.text}"))
+    if wanted > 2:
+        runs += [
+            ([*lines, third], f"{text} {third.text}")
+            for lines, text in list(runs)
+            for third in _next_lines(lines[-1], units)
+        ]
+    return runs
 
 
 def _next_lines(unit: TextUnit, units: list[TextUnit]) -> list[TextUnit]:

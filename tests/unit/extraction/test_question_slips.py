@@ -112,3 +112,12 @@ def test_short_answer_typed_close_after_its_question() -> None:
     page.line("II", 257, 185, 288, 206)
     page.line("Weight: 300 gm", 137, 213, 300, 239)
     assert values(page, ["Batch Number"]) == {"Batch Number": "II"}
+
+
+def test_question_printed_over_three_lines() -> None:
+    page = DocBuilder(source="ocr")
+    page.line("NUMBER OF", 71, 497, 145, 511)
+    page.line("WORKING", 70, 509, 141, 526)
+    page.line("STAFF:", 72, 523, 154, 540)
+    page.line("24 per day", 217, 520, 282, 537)
+    assert values(page, ["NUMBER OF WORKING STAFF"]) == {"NUMBER OF WORKING STAFF": "24 per day"}
