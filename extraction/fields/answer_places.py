@@ -11,6 +11,8 @@ from extraction.formats.document import Box
 BELOW_MAX_GAP_HEIGHTS = 2.2
 #: ... and at most this many question heights right of its end (an answer indented under it).
 UNDER_INDENT_HEIGHTS = 3.0
+#: The next line of a running answer starts at most this many line heights under the last.
+CONTINUE_MAX_GAP_HEIGHTS = 0.8
 #: The next line of a running answer has its middle at least this many line heights under the
 #: last one's.
 CONTINUE_MIN_STEP_HEIGHTS = 0.4
@@ -170,3 +172,39 @@ def lines_under(unit: TextUnit, units: list[TextUnit]) -> list[TextUnit]:
         return round((u.box.y0 - box.y1) / height), max(u.box.x0 - box.x1, box.x0 - u.box.x1, 0.0)
 
     return sorted(found, key=key)
+
+
+def runs_of_lines(unit: TextUnit, units: list[TextUnit], wanted: int) -> list[tuple[list[TextUnit], str]]:
+    """`unit` with the line under it, then (for a question of three words or more) with the
+    two under it, and their texts joined."""
+    runs: list[tuple[list[TextUnit], str]] = []
+    for second in next_lines(unit, units):
+        runs.append(([unit, second], f"{unit.text} {second.text}"))
+    if wanted > 2:
+        runs += [
+            ([*lines, third], f"{text} {third.text}")
+            for lines, text in list(runs)
+            for third in next_lines(lines[-1], units)
+        ]
+    return runs
+
+
+def next_lines(unit: TextUnit, units: list[TextUnit]) -> list[TextUnit]:
+    """Lines just under `unit` that start under its start or are centred under it (a
+    question printed in two centred lines): where its text may run on."""
+    box = unit.box
+    if box is None:
+        return []
+    height = max(box.y1 - box.y0, 1e-6)
+    return [
+        u
+        for u in units
+        if u.box is not None
+        and u.page == unit.page
+        and u is not unit
+        and box.y0 + 0.5 * height < u.box.y0 <= box.y1 + CONTINUE_MAX_GAP_HEIGHTS * height
+        and (
+            abs(u.box.x0 - box.x0) <= height
+            or abs((u.box.x0 + u.box.x1) / 2 - (box.x0 + box.x1) / 2) <= height
+        )
+    ]

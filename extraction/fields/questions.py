@@ -19,12 +19,14 @@ from dataclasses import dataclass
 from rapidfuzz import fuzz
 
 from extraction.fields.answer_places import (
+    CONTINUE_MAX_GAP_HEIGHTS,
     CONTINUE_MIN_STEP_HEIGHTS,
     cells_right,
     has_left_neighbour,
     has_right_neighbour,
     is_upright,
     lines_under,
+    runs_of_lines,
     skips_line,
 )
 from extraction.fields.normalize import is_label
@@ -43,8 +45,6 @@ FREE_CHARS = 8
 CHAR_RIGHT = 0.985
 #: An answer of more letters and digits than this is a long one, told apart in its evidence.
 LONG_ANSWER_CHARS = 20
-#: The next line of a running answer starts at most this many line heights under the last.
-CONTINUE_MAX_GAP_HEIGHTS = 0.8
 #: ... and its left edge at most this many line heights from the answer's left edge.
 CONTINUE_MAX_SHIFT_HEIGHTS = 2.5
 #: Longest answer, in lines.
@@ -175,7 +175,7 @@ def occurrences(question: str, units: list[TextUnit]) -> list[Occurrence]:
                     o
                     for o in (
                         _best_in(question, trailing, lines[-1], text, len(text) - len(lines[-1].text))
-                        for lines, text in _runs_of_lines(unit, units, wanted)
+                        for lines, text in runs_of_lines(unit, units, wanted)
                     )
                     if o is not None
                 ),
@@ -214,42 +214,6 @@ def _best_in(question: str, trailing: str, unit: TextUnit, text: str, shift: int
             if best is None or (score, place) > (best.similarity, best.placement):
                 best = Occurrence(unit, max(start - shift, 0), end - shift, score, place, trailing)
     return best
-
-
-def _runs_of_lines(unit: TextUnit, units: list[TextUnit], wanted: int) -> list[tuple[list[TextUnit], str]]:
-    """`unit` with the line under it, then (for a question of three words or more) with the
-    two under it, and their texts joined."""
-    runs: list[tuple[list[TextUnit], str]] = []
-    for second in _next_lines(unit, units):
-        runs.append(([unit, second], f"{unit.text} {second.text}"))
-    if wanted > 2:
-        runs += [
-            ([*lines, third], f"{text} {third.text}")
-            for lines, text in list(runs)
-            for third in _next_lines(lines[-1], units)
-        ]
-    return runs
-
-
-def _next_lines(unit: TextUnit, units: list[TextUnit]) -> list[TextUnit]:
-    """Lines just under `unit` that start under its start or are centred under it (a
-    question printed in two centred lines): where its text may run on."""
-    box = unit.box
-    if box is None:
-        return []
-    height = max(box.y1 - box.y0, 1e-6)
-    return [
-        u
-        for u in units
-        if u.box is not None
-        and u.page == unit.page
-        and u is not unit
-        and box.y0 + 0.5 * height < u.box.y0 <= box.y1 + CONTINUE_MAX_GAP_HEIGHTS * height
-        and (
-            abs(u.box.x0 - box.x0) <= height
-            or abs((u.box.x0 + u.box.x1) / 2 - (box.x0 + box.x1) / 2) <= height
-        )
-    ]
 
 
 def _placement(text: str, start: int, end: int, trailing: str = "") -> float:
