@@ -323,7 +323,12 @@ def _answer_at(where: Occurrence, units: list[TextUnit], stops: dict[int, list[i
         ("question_below", lines_under(unit, units)[:1]),
     ):
         for neighbour in neighbours:
-            if _is_question(neighbour, stops) or is_upright(neighbour):
+            if (
+                _is_question(neighbour, stops)
+                or is_upright(neighbour)
+                or compact_words(neighbour.text) == compact_words(unit.text)
+            ):
+                # The question's own words again are the next column's header ("(Mg/Cigt)").
                 continue
             value = _up_to_label(neighbour.text, _stop(neighbour, stops))
             if _BLANK_RE.match(value):

@@ -121,3 +121,14 @@ def test_question_printed_over_three_lines() -> None:
     page.line("STAFF:", 72, 523, 154, 540)
     page.line("24 per day", 217, 520, 282, 537)
     assert values(page, ["NUMBER OF WORKING STAFF"]) == {"NUMBER OF WORKING STAFF": "24 per day"}
+
+
+def test_question_words_again_right_of_it_are_the_next_columns_header() -> None:
+    page = DocBuilder(source="ocr")
+    page.line("Weight", 269, 323, 348, 344)
+    page.line("Height", 546, 323, 618, 344)
+    page.line("(cm/unit)", 271, 350, 346, 371)
+    page.line("(cm/unit)", 548, 349, 626, 372)
+    page.line("0.3", 289, 386, 308, 405)
+    page.line("0.2", 569, 382, 592, 405)
+    assert values(page, ["Weight (cm/unit)"]) == {"Weight (cm/unit)": "0.3"}
