@@ -230,14 +230,18 @@ def _placement(text: str, start: int, end: int, trailing: str = "") -> float:
 
 def _inside_other(occurrence: Occurrence, others: dict[str, list[Occurrence]]) -> bool:
     """Whether the words are part of another asked question printed there ("Sample" in "Sample
-    Description"): that longer question owns them."""
+    Description"), or are another asked question printed more alike ("TELEX" read for the
+    question "TELEFAX"): that question owns them."""
     for found in others.values():
         for other in found:
             if (
                 other.unit is occurrence.unit
                 and other.start <= occurrence.start
                 and occurrence.end <= other.end
-                and (other.end - other.start) > (occurrence.end - occurrence.start)
+                and (
+                    (other.end - other.start) > (occurrence.end - occurrence.start)
+                    or other.similarity > occurrence.similarity
+                )
             ):
                 return True
     return False

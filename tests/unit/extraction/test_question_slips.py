@@ -132,3 +132,11 @@ def test_question_words_again_right_of_it_are_the_next_columns_header() -> None:
     page.line("0.3", 289, 386, 308, 405)
     page.line("0.2", 569, 382, 592, 405)
     assert values(page, ["Weight (cm/unit)"]) == {"Weight (cm/unit)": "0.3"}
+
+
+def test_another_asked_question_printed_exactly_is_not_this_ones_near_match() -> None:
+    page = DocBuilder(source="ocr")
+    page.line("TELEX: 89-593 (ACME)", 314, 267, 444, 283)
+    page.line("CABLE: ACME", 338, 282, 419, 296)
+    got = values(page, ["TELEFAX", "TELEX"])
+    assert got == {"TELEFAX": None, "TELEX": "89-593 (ACME)"}
