@@ -51,6 +51,8 @@ CONTINUE_MAX_SHIFT_HEIGHTS = 2.5
 MAX_ANSWER_LINES = 6
 #: Placement (`_placement`) of a question that stands alone as a label.
 FULL_PLACEMENT = 1.0
+#: Placement of a question in capitals inside a line, neither at its start nor before a colon.
+MID_LINE_PLACEMENT = 0.1
 #: Words between a question and its colon that still belong to it ("INITIATED BY:" for
 #: "INITIATED").
 MAX_LABEL_TAIL_WORDS = 2
@@ -220,12 +222,20 @@ def _placement(text: str, start: int, end: int, trailing: str = "") -> float:
     """0..1: a question at the start of its cell, after its item number at most (0.5), and
     followed by a colon or nothing (0.5; 0.4 when words of its own come first, "INITIATED BY:"
     for "INITIATED"). `trailing`: the question's own marks after its last word (`"` of
-    `"TAR"`), which come before its colon."""
+    `"TAR"`), which come before its colon. Neither: `MID_LINE_PLACEMENT` for a question in
+    capitals followed by a space or a mark, else 0."""
     before = text[:start]
     at_start = not _TOKEN_RE.search(before) or is_mark(before) or bool(_ITEM_RE.match(before))
     after = text[end:].lstrip(" .?)#" + trailing)
     closed = 0.5 if not after or after.startswith(":") else 0.4 * bool(_LABEL_TAIL_RE.match(text[end:]))
-    return 0.5 * at_start + closed
+    printed = text[start:end]
+    # A label in capitals inside a row of them ("DATE ISSUED ... PROJECT SHEET NO. 4").
+    capitals = (
+        printed.isupper()
+        and len(compact_words(printed)) > EXACT_UP_TO_CHARS
+        and text[end : end + 1] in " .:#"
+    )
+    return 0.5 * at_start + closed or MID_LINE_PLACEMENT * capitals
 
 
 def _inside_other(occurrence: Occurrence, others: dict[str, list[Occurrence]]) -> bool:

@@ -140,3 +140,10 @@ def test_another_asked_question_printed_exactly_is_not_this_ones_near_match() ->
     page.line("CABLE: ACME", 338, 282, 419, 296)
     got = values(page, ["TELEFAX", "TELEX"])
     assert got == {"TELEFAX": None, "TELEX": "89-593 (ACME)"}
+
+
+def test_question_in_capitals_inside_a_row_of_labels() -> None:
+    page = DocBuilder(source="ocr")
+    page.line("DATE ISSUED December 13, 1983 PROJECT SHEET NO. 4", 45, 122, 399, 147)
+    page.line("Please note the project sheet number in every letter.", 45, 160, 420, 178)
+    assert values(page, ["PROJECT SHEET NO"]) == {"PROJECT SHEET NO": "4"}
