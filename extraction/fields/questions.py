@@ -30,6 +30,7 @@ from extraction.fields.answer_places import (
     skips_line,
 )
 from extraction.fields.normalize import is_label
+from extraction.fields.ocr_reads import is_mark, ocr_alike
 from extraction.fields.text_lines import TextUnit
 
 #: Least similarity (0..1, over the words run together) of printed text to the question.
@@ -57,9 +58,6 @@ MID_LINE_PLACEMENT = 0.1
 #: "INITIATED").
 MAX_LABEL_TAIL_WORDS = 2
 
-#: What OCR reads for what (case-folded, in this order): "rn" for "m", "cl" for "d", a digit
-#: for the letter it looks like ("T0TAL", "Ce1l", "5IZE").
-_OCR_ALIKE = (("rn", "m"), ("cl", "d"), ("vv", "w"), ("0", "o"), ("1", "l"), ("i", "l"), ("5", "s"))
 #: Words: runs of letters or of digits ("1993DEPARTMENT" is a date glued to the next question),
 #: and a run of capitals ends before a capitalised word glued to it ("DATEMay 27": a question
 #: glued to its answer).
@@ -77,11 +75,6 @@ _NUMBER_LABEL_RE = re.compile(r"[^\W\d_]\s*(?:\bno\.)?\s*(?:\bno\.|#|\((?:s|es)\
 _ITEM_RE = re.compile(r"^\s*(?:\(?\d{1,2}\)|\d{1,2}\.|\(?[a-z]\))\s*$", re.IGNORECASE)
 _LEADING_RE = re.compile(r"^[\s:;.,_]+")
 _BLANK_RE = re.compile(r"^[\s_.:\-]*$")
-#: What OCR reads a tick or a cross in a box as.
-#: (The recogniser, which also reads Chinese, reads a crossed box as 冈 or 区.)
-_MARK_CHARS = frozenset("x✓√✔✗✘☑☒冈区⊠")
-#: What OCR reads around a mark: the box's sides, dots of a leader.
-_MARK_FRAME = ".()[]|"
 
 
 @dataclass(frozen=True)
@@ -122,12 +115,6 @@ def is_printed_name(name: str) -> bool:
     return bool(_TOKEN_RE.search(name)) and not ("_" in name and " " not in name.strip())
 
 
-def is_mark(text: str) -> bool:
-    """Whether `text` is a tick or a cross (in its box's sides), nothing else."""
-    core = text.strip().strip(_MARK_FRAME).casefold()
-    return bool(core) and set(core) <= _MARK_CHARS
-
-
 def compact_words(text: str) -> str:
     """`text`'s letters and digits run together, case-folded: how questions are compared."""
     return "".join(t.casefold() for t in _TOKEN_RE.findall(text))
@@ -135,12 +122,12 @@ def compact_words(text: str) -> str:
 
 def similarity(question: str, printed: str) -> float:
     """How alike two texts are, 0..1, over their letters and digits run together (OCR splits
-    and glues words), letters OCR reads for one another taken as one (`_OCR_ALIKE`); questions
+    and glues words), letters OCR reads for one another taken as one (`ocr_alike`); questions
     of up to `EXACT_UP_TO_CHARS` must be the same."""
     a, b = compact_words(question), compact_words(printed)
     if not a or not b:
         return 0.0
-    alike_a, alike_b = _ocr_alike(a), _ocr_alike(b)
+    alike_a, alike_b = ocr_alike(a), ocr_alike(b)
     if len(a) <= EXACT_UP_TO_CHARS:
         # A colon may be read as a stroke glued to the question ("T01" for "TO:").
         colon = b.endswith("1") and a[-1].isalpha() and alike_b[:-1] == alike_a
@@ -149,13 +136,6 @@ def similarity(question: str, printed: str) -> float:
     # the printed text's, says whether one slip is another word. Made alike, the texts are
     # shorter ("cl" is one letter), so each other slip weighs more: the better of both.
     return max(fuzz.ratio(a, b), fuzz.ratio(alike_a, alike_b)) / 100.0
-
-
-def _ocr_alike(text: str) -> str:
-    """`text` (case-folded) with the letters and digits OCR reads for one another made one."""
-    for seen, meant in _OCR_ALIKE:
-        text = text.replace(seen, meant)
-    return text
 
 
 def occurrences(question: str, units: list[TextUnit]) -> list[Occurrence]:
@@ -296,12 +276,32 @@ def answer(
     first = _answer_at(placed[0], units, stops, skew)
     if first.value is not None:
         return first
+    glued = _next_question(placed[0], other_found)
+    if glued is not None:
+        # "ANALYTICAL REQUIREMENTS:" asked as both words: one label, answered once, for both.
+        joint = _answer_at(glued, units, stops, skew)
+        if joint.value is not None:
+            return joint
     # Left unanswered where it is printed best (a list of copies' names at the foot of the
     # page), the question may be answered where it is printed again.
     return next(
         (a for a in (_answer_at(o, units, stops, skew) for o in placed[1:]) if a.value is not None),
         first,
     )
+
+
+def _next_question(where: Occurrence, others: dict[str, list[Occurrence]]) -> Occurrence | None:
+    """Another asked question printed (at its best place) right after this one, nothing between."""
+    for found in others.values():
+        best = next((o for o in found if o.placement > 0), None)
+        if (
+            best is not None
+            and best.unit is where.unit
+            and best.start >= where.end
+            and not where.unit.text[where.end : best.start].strip()
+        ):
+            return best
+    return None
 
 
 def _stop(unit: TextUnit, stops: dict[int, list[int]], after: int = 0) -> int:

@@ -147,3 +147,10 @@ def test_question_in_capitals_inside_a_row_of_labels() -> None:
     page.line("DATE ISSUED December 13, 1983 PROJECT SHEET NO. 4", 45, 122, 399, 147)
     page.line("Please note the project sheet number in every letter.", 45, 160, 420, 178)
     assert values(page, ["PROJECT SHEET NO"]) == {"PROJECT SHEET NO": "4"}
+
+
+def test_two_asked_questions_printed_as_one_label_share_its_answer() -> None:
+    page = DocBuilder(source="ocr")
+    page.line("ANALYTICAL REQUIREMENTS: Break out by packing", 60, 300, 420, 318)
+    got = values(page, ["ANALYTICAL", "REQUIREMENTS"])
+    assert got == {"ANALYTICAL": "Break out by packing", "REQUIREMENTS": "Break out by packing"}
