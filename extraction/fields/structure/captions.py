@@ -8,6 +8,8 @@ the row before. Which of the two a value belongs to is told by those two gaps.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from extraction.fields.layout import is_heading
 from extraction.fields.normalize import caption_core, is_label_like
 from extraction.fields.text_lines import TextUnit, same_row
@@ -52,6 +54,35 @@ def _labels_a_number(caption: TextUnit, units: list[TextUnit], value_row: list[T
     )
 
 
+def _labels_above(units: list[TextUnit], is_label: Callable[[TextUnit], bool]) -> bool:
+    """The page's vote on which way its labels go. A value with a label over it and nothing under
+    it (the last row of a form that sets labels above values) votes above; a value with a label
+    under it and nothing but a heading over it (the first row of a form that prints captions under
+    its lines) votes under. Rows between two rows of labels tell nothing."""
+    above = under = 0
+    for value in units:
+        box = value.box
+        if box is None or is_label(value) or is_heading(value) or box.y1 <= box.y0:
+            continue
+        height = box.y1 - box.y0
+        over = [
+            u for u in units
+            if u is not value and u.box is not None and _overlap(u, value)
+            and box.y0 - LOOK_UP_HEIGHTS * height <= u.box.y1 <= box.y0 + 0.3 * height
+            and not is_heading(u)
+        ]  # fmt: skip
+        below = [
+            u for u in units
+            if u is not value and u.box is not None and _overlap(u, value)
+            and box.y1 - 0.3 * height <= u.box.y0 <= box.y1 + MAX_CAPTION_GAP_HEIGHTS * height
+        ]  # fmt: skip
+        if over and not below and all(is_label(u) for u in over):
+            above += 1
+        elif below and not over and all(is_label(u) for u in below):
+            under += 1
+    return above > under
+
+
 class CaptionIndex:
     """Which unit captions which value on a document's pages (computed once per document)."""
 
@@ -74,6 +105,7 @@ class CaptionIndex:
                 label_like[unit.order] = is_label_like(caption_core(unit.text))
             return label_like[unit.order]
 
+        labels_above = _labels_above(units, is_label)
         for value in units:
             assert value.box is not None
             height = value.box.y1 - value.box.y0
@@ -110,7 +142,12 @@ class CaptionIndex:
             ]
             gap_up = min((g for g in up if g <= LOOK_UP_HEIGHTS * height), default=float("inf"))
             for gap, caption in captions:
-                clearer = gap <= CLEAR_SHARE * gap_up and gap_up - gap >= MIN_CLEAR_DIFFERENCE * height
+                # On a page that sets labels above values, rows packed tight are read that way.
+                clearer = (
+                    not labels_above
+                    and gap <= CLEAR_SHARE * gap_up
+                    and gap_up - gap >= MIN_CLEAR_DIFFERENCE * height
+                )
                 if gap <= NEARER_SHARE * gap_up and (gap_up - gap >= MIN_GAP_DIFFERENCE * height or clearer):
                     known = self._value_of.get(caption.order)
                     if known is None or (known.box is not None and known.box.y1 < value.box.y1):
