@@ -23,7 +23,7 @@ from extraction.fields.normalize import (
 from extraction.fields.structure.captions import CaptionIndex
 from extraction.fields.text_lines import TextUnit, below, right_of
 from extraction.fields.value_kinds import Kind, Reading, read_value
-from extraction.fields.vocabulary import code_like_label, field_spec
+from extraction.fields.vocabulary import code_like_label, field_spec, valid_state, valid_zip
 
 #: A label must score at least this against the field name (normalize.match_label) to be used.
 LABEL_THRESHOLD = 0.75
@@ -322,6 +322,16 @@ def follows(rest: str, raw: str) -> bool:
     return position >= 0 and _LEADING_NOISE_RE.sub("", rest[:position]) == ""
 
 
+def _word_at(words: list[re.Match[str]], index: int) -> str:
+    return words[index].group(0) if index < len(words) else ""
+
+
+def _state_of_address(before: str, label: str, after: str) -> bool:
+    """Whether a label word is a state's code between a town and its ZIP code ("Boise, ID 83702"):
+    an address, not the label "ID" and its value."""
+    return before.endswith(",") and label.isupper() and valid_state(label) and valid_zip(after)
+
+
 def same_line_candidates(unit: TextUnit, name: str, kind: Kind, order: DateOrder) -> Iterator[Candidate]:
     """`Label: value` and, for shaped values, `Label value`, anywhere in one line: the best label.
 
@@ -347,6 +357,13 @@ def same_line_candidates(unit: TextUnit, name: str, kind: Kind, order: DateOrder
             if not label or (strategy == "label_inline" and kind not in _INLINE_KINDS):
                 continue
             if i > 0 and ((kind == "text" and not colon) or _extends(text, words[i - 1], last, concept)):
+                continue
+            if (
+                not colon
+                and i > 0
+                and n == 1
+                and _state_of_address(words[i - 1].group(0), label, _word_at(words, i + 1))
+            ):
                 continue
             score = match_label(name, label)
             tail = label_tokens(label)[-1:]
