@@ -51,6 +51,10 @@ _INLINE_KINDS: frozenset[Kind] = frozenset(
 COLON_RE = re.compile("\\s*[:\uff1a]\\s*")
 
 
+#: A line that opens with a tick mark, then words: an option marked on a scan ("X GROUP", "☒ Self").
+_MARKED_OPTION_RE = re.compile(r"\s*[xX\u2612\u2713\u2714]\s+[^\W\d_]")
+
+
 def label_candidates(
     units: list[TextUnit],
     skews: dict[int, float],
@@ -70,6 +74,9 @@ def label_candidates(
             continue
         if captions is not None and captions.captioned(unit):
             # A value typed over its caption ("ID" over "State") labels nothing.
+            continue
+        if _MARKED_OPTION_RE.match(unit.text):
+            # "X GROUP": a ticked option is the answer of a choice, not a label of what is beside it.
             continue
         label_part = caption_core(COLON_RE.sub(" ", unit.text).strip())
         score = match_label(name, label_part) if label_part else 0.0
