@@ -53,6 +53,8 @@ COLON_RE = re.compile("\\s*[:\uff1a]\\s*")
 
 #: A line that opens with a tick mark, then words: an option marked on a scan ("X GROUP", "☒ Self").
 _MARKED_OPTION_RE = re.compile(r"\s*[xX\u2612\u2713\u2714]\s+[^\W\d_]")
+#: A check box, ticked or not, among a line's words.
+_BOX_MARK_RE = re.compile("[\u2610\u2611\u2612\u2713\u2714]")
 
 
 def label_candidates(
@@ -75,8 +77,9 @@ def label_candidates(
         if captions is not None and captions.captioned(unit):
             # A value typed over its caption ("ID" over "State") labels nothing.
             continue
-        if _MARKED_OPTION_RE.match(unit.text):
-            # "X GROUP": a ticked option is the answer of a choice, not a label of what is beside it.
+        if _MARKED_OPTION_RE.match(unit.text) or _BOX_MARK_RE.search(unit.text):
+            # "X GROUP", "Home ☒ Cell Work": options of a choice, which the line answers itself; no
+            # label of what is beside or under it.
             continue
         label_part = caption_core(COLON_RE.sub(" ", unit.text).strip())
         score = match_label(name, label_part) if label_part else 0.0

@@ -105,7 +105,9 @@ class CaptionIndex:
                 label_like[unit.order] = is_label_like(caption_core(unit.text))
             return label_like[unit.order]
 
-        labels_above = _labels_above(units, is_label)
+        if _labels_above(units, is_label):
+            # A page that sets labels above values prints no captions under them.
+            return
         for value in units:
             assert value.box is not None
             height = value.box.y1 - value.box.y0
@@ -142,12 +144,7 @@ class CaptionIndex:
             ]
             gap_up = min((g for g in up if g <= LOOK_UP_HEIGHTS * height), default=float("inf"))
             for gap, caption in captions:
-                # On a page that sets labels above values, rows packed tight are read that way.
-                clearer = (
-                    not labels_above
-                    and gap <= CLEAR_SHARE * gap_up
-                    and gap_up - gap >= MIN_CLEAR_DIFFERENCE * height
-                )
+                clearer = gap <= CLEAR_SHARE * gap_up and gap_up - gap >= MIN_CLEAR_DIFFERENCE * height
                 if gap <= NEARER_SHARE * gap_up and (gap_up - gap >= MIN_GAP_DIFFERENCE * height or clearer):
                     known = self._value_of.get(caption.order)
                     if known is None or (known.box is not None and known.box.y1 < value.box.y1):

@@ -20,3 +20,14 @@ def test_a_ticked_option_is_no_label_of_the_value_beside_it() -> None:
     b.line("4725292", 60, 214, 120, 226)
     result = extract_fields(b.doc, ["group_number"], file_name="doc.pdf")
     assert result["group_number"].value == "4725292"
+
+
+def test_a_row_of_options_is_no_label_of_the_number_beside_it() -> None:
+    b = DocBuilder(612, 792)
+    b.line("Phone", 50, 100, 90, 110)
+    b.line("Other phone", 300, 100, 370, 110)
+    b.line("912.812.8564", 60, 114, 140, 126)
+    b.line("Home \u2612 Cell Work", 150, 114, 260, 126)
+    b.line("912.609.8515", 300, 114, 380, 126)
+    result = extract_fields(b.doc, ["cell_phone"], file_name="doc.pdf")
+    assert result["cell_phone"].value != "912.609.8515"
