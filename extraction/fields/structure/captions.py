@@ -3,7 +3,8 @@
 A form that types its values on ruled lines prints each value's caption just under its part of
 the line. The value then sits above its label, closer to it than to anything above the value: a
 form that sets labels above values puts each label closer to its own value than to the value of
-the row before. Which of the two a value belongs to is told by those two gaps.
+the row before. Which of the two a value belongs to is told by those two gaps, unless the page's
+ends (its first and last rows) vote that it sets labels above values: then it prints no captions.
 """
 
 from __future__ import annotations
@@ -55,31 +56,38 @@ def _labels_a_number(caption: TextUnit, units: list[TextUnit], value_row: list[T
 
 
 def _labels_above(units: list[TextUnit], is_label: Callable[[TextUnit], bool]) -> bool:
-    """The page's vote on which way its labels go. A value with a label over it and nothing under
-    it (the last row of a form that sets labels above values) votes above; a value with a label
-    under it and nothing but a heading over it (the first row of a form that prints captions under
-    its lines) votes under. Rows between two rows of labels tell nothing."""
+    """The page's vote on which way its labels go, from the ends of its columns, where the two
+    ways differ. A label with a value under it and nothing over it (the first row of a form that
+    sets labels above values), or a value with a label over it and nothing under it (the last
+    row), votes above; the mirror images (a caption under the last line, a value typed over the
+    first caption) vote under. Rows between two rows of the other kind tell nothing."""
     above = under = 0
-    for value in units:
-        box = value.box
-        if box is None or is_label(value) or is_heading(value) or box.y1 <= box.y0:
+    for unit in units:
+        box = unit.box
+        if box is None or is_heading(unit) or box.y1 <= box.y0:
             continue
-        height = box.y1 - box.y0
+        reach = MAX_CAPTION_GAP_HEIGHTS * (box.y1 - box.y0)
+        near = [
+            u
+            for u in units
+            if u is not unit and u.box is not None and _overlap(u, unit) and not is_heading(u)
+        ]
         over = [
-            u for u in units
-            if u is not value and u.box is not None and _overlap(u, value)
-            and box.y0 - LOOK_UP_HEIGHTS * height <= u.box.y1 <= box.y0 + 0.3 * height
-            and not is_heading(u)
-        ]  # fmt: skip
-        below = [
-            u for u in units
-            if u is not value and u.box is not None and _overlap(u, value)
-            and box.y1 - 0.3 * height <= u.box.y0 <= box.y1 + MAX_CAPTION_GAP_HEIGHTS * height
-        ]  # fmt: skip
-        if over and not below and all(is_label(u) for u in over):
-            above += 1
-        elif below and not over and all(is_label(u) for u in below):
-            under += 1
+            u
+            for u in near
+            if u.box is not None and box.y0 - reach <= u.box.y1 <= box.y0 + 0.3 * (box.y1 - box.y0)
+        ]
+        under_it = [
+            u
+            for u in near
+            if u.box is not None and box.y1 - 0.3 * (box.y1 - box.y0) <= u.box.y0 <= box.y1 + reach
+        ]
+        label = is_label(unit)
+        # What the unit pairs with: values for a label, labels for a value.
+        if over and not under_it and all(is_label(u) != label for u in over):
+            above, under = (above, under + 1) if label else (above + 1, under)
+        elif under_it and not over and all(is_label(u) != label for u in under_it):
+            above, under = (above + 1, under) if label else (above, under + 1)
     return above > under
 
 

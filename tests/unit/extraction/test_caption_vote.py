@@ -39,3 +39,19 @@ def test_a_page_that_prints_captions_under_keeps_reading_them_under() -> None:
     result = extract_fields(b.doc, ["last_name", "first_name"], file_name="doc.pdf")
     assert result["last_name"].value == "Hartwell"
     assert result["first_name"].value == "Quillon"
+
+
+def test_the_first_row_of_labels_votes_for_labels_above() -> None:
+    # A grid whose cells set a caption at the top and the value at the bottom: each value sits
+    # nearer the next row's caption than its own. Only the first caption, with nothing over
+    # it, and the last value, with nothing under it, tell the way.
+    b = DocBuilder(612, 792)
+    b.line("1. MEMBER NUMBER", 50, 100, 200, 110)
+    b.line("TMZ4486617", 60, 118, 160, 130)
+    b.line("11c. INSURANCE PLAN NAME", 50, 132, 250, 142)
+    b.line("KEYSTONE TRUST", 60, 150, 200, 162)
+    b.line("17b. NPI", 50, 164, 110, 174)
+    b.line("1962755096", 60, 182, 160, 194)
+    result = extract_fields(b.doc, ["ins_name", "policy_number"], file_name="doc.pdf")
+    assert result["ins_name"].value == "KEYSTONE TRUST"
+    assert result["policy_number"].value == "TMZ4486617"
