@@ -57,6 +57,18 @@ _MARKED_OPTION_RE = re.compile(r"\s*[xX\u2612\u2713\u2714]\s+[^\W\d_]")
 _BOX_MARK_RE = re.compile("[\u2610\u2611\u2612\u2713\u2714]")
 
 
+def _state_under_its_label(unit: TextUnit, units: list[TextUnit]) -> bool:
+    """Whether `unit` is a state's code that is also a label word ("ID", "OR"), standing under a
+    label of the state: the value of that label."""
+    if not code_like_label("state", unit.text):
+        return False
+    return any(
+        concept_of(other.text) == "state" and unit in below(other, units)[:1]
+        for other in units
+        if other.page == unit.page and other is not unit
+    )
+
+
 def label_candidates(
     units: list[TextUnit],
     skews: dict[int, float],
@@ -76,6 +88,9 @@ def label_candidates(
             continue
         if captions is not None and captions.captioned(unit):
             # A value typed over its caption ("ID" over "State") labels nothing.
+            continue
+        if _state_under_its_label(unit, units):
+            # "ID" under "State": the state's value, no label of the ZIP code beside it.
             continue
         if _MARKED_OPTION_RE.match(unit.text) or _BOX_MARK_RE.search(unit.text):
             # "X GROUP", "Home ☒ Cell Work": options of a choice, which the line answers itself; no
@@ -130,6 +145,10 @@ def label_candidates(
                 )
                 # Nor is a line that starts with a number ("18339 Belmont Street" under "Street").
                 shaped = shaped or (reading is not None and neighbour.text.lstrip()[:1].isdigit())
+                # Nor is a state's code under a label of the state ("ID" under "State").
+                shaped = shaped or (
+                    strategy == "label_below" and code_like_label(concept_of(name), neighbour.text)
+                )
                 # A numbered caption ("11c. INSURANCE PLAN NAME") is the next label, its number
                 # no value.
                 if _item_number_only(neighbour.text, reading) or (
