@@ -59,5 +59,14 @@ def marked_initial(text: str, options: Iterable[str]) -> str | None:
     initials = {o[0].upper(): o for o in options}
     if len(initials) < len(options):
         return None
+    # OCR reads initials set close together as one word ("☒ MF"): each is an option of its own.
+    letters = "".join(initials)
+    text = re.sub(rf"\b[{letters}]{{2,{len(letters)}}}\b", _spread_initials, text, flags=re.IGNORECASE)
     chosen = marked_option(text, list(initials))
     return initials[chosen.upper()] if chosen is not None and re.search(_MARK, text) else None
+
+
+def _spread_initials(glued: re.Match[str]) -> str:
+    """ "MF" as "M F", when each letter is another option's initial ("MM" stays a word)."""
+    word = glued.group(0)
+    return " ".join(word) if len(set(word.upper())) == len(word) else word
