@@ -196,7 +196,7 @@ def _read_one(ctx: ExtractionContext, name: str) -> FieldResult:
     if (spec.patient_owned and spec.concept in COMBINED_CONCEPTS) or (spec.part and spec.whole_name):
         candidates.extend(shaped(c, spec, ctx) for c in combined_candidates(ctx, spec))
     if kind == "date":
-        candidates.extend(shaped(c, spec, ctx) for c in date_parts_candidates(ctx.units, name))
+        candidates.extend(shaped(c, spec, ctx) for c in date_parts_candidates(ctx.units, name, ctx.order))
     kept = [c for c in candidates if c is not None and belongs(c, spec, ctx)]
     for candidate in kept:
         before = word_before(candidate.units[0].text, candidate.label) if candidate.label else ""
