@@ -10,7 +10,11 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-_MARK = "(?:\\[\\s*[xX\u2713\u2714\u2715\u2717\u2718]\\s*\\]|\\(\\s*[xX\u2713\u2714\u2715\u2717\u2718]\\s*\\)|[xX\u2713\u2714\u2715\u2717\u2718\u2612\u2611\u25a0\u25cf\u25c9\u22a0\u25a3])"
+#: A tick: an X or check mark, bracketed or not, or a ticked box; OCR reads a crossed box as the
+#: ideograph it looks like ("\u5188").
+_MARK = "(?:\\[\\s*[xX\u2713\u2714\u2715\u2717\u2718]\\s*\\]|\\(\\s*[xX\u2713\u2714\u2715\u2717\u2718]\\s*\\)|[xX\u2713\u2714\u2715\u2717\u2718\u2612\u2611\u25a0\u25cf\u25c9\u22a0\u25a3\u5188])"
+#: Every character a box is written with, ticked or not, as text layers and OCR give them.
+BOX_MARKS = "\u2610\u2611\u2612\u25a1\u22a0\u25a3\u5188"
 _EMPTY = "(?:\\[\\s*\\]|\\(\\s*\\)|[\u2610\u25a1\u25cb\u274f\u25a2])"
 
 

@@ -46,7 +46,11 @@ from extraction.fields.questions import is_printed_name, is_question_name
 from extraction.fields.result import FieldResult, absent
 from extraction.fields.shaping import belongs, caption_head, shaped, word_before
 from extraction.fields.structure.captions import CaptionIndex
-from extraction.fields.structure.choice_rows import choice_row_candidates, inline_choice_candidates
+from extraction.fields.structure.choice_rows import (
+    choice_row_candidates,
+    inline_choice_candidates,
+    options_under_candidates,
+)
 from extraction.fields.structure.combined import names_parts
 from extraction.fields.structure.date_parts import date_parts_candidates
 from extraction.fields.structure.phone_kinds import marked_kind_phones, offers_kinds
@@ -212,7 +216,11 @@ def _read_one(ctx: ExtractionContext, name: str) -> FieldResult:
         kept = [c for c in kept if belongs(c, spec, ctx)]
     if not kept and spec.patient_owned and spec.concept == "gender":
         # Only where no label's own cell holds the choice: its options in the cells after it.
-        rows = [*choice_row_candidates(ctx.units, name), *inline_choice_candidates(ctx.units, name)]
+        rows = [
+            *choice_row_candidates(ctx.units, name),
+            *inline_choice_candidates(ctx.units, name),
+            *options_under_candidates(ctx.units, name),
+        ]
         kept = [c for c in (shaped(c, spec, ctx) for c in rows) if c is not None]
         kept = [c for c in kept if belongs(c, spec, ctx)]
     if not kept and spec.patient_owned and spec.concept in ("mobile", "home_phone", "work_phone"):
