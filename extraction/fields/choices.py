@@ -10,7 +10,11 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-_MARK = "(?:\\[\\s*[xX\u2713\u2714\u2715\u2717\u2718]\\s*\\]|\\(\\s*[xX\u2713\u2714\u2715\u2717\u2718]\\s*\\)|[xX\u2713\u2714\u2715\u2717\u2718\u2612\u2611\u25a0\u25cf\u25c9\u22a0\u25a3])"
+#: A tick: an X or check mark, bracketed or not, or a ticked box; OCR reads a crossed box as the
+#: ideograph it looks like ("\u5188").
+_MARK = "(?:\\[\\s*[xX\u2713\u2714\u2715\u2717\u2718]\\s*\\]|\\(\\s*[xX\u2713\u2714\u2715\u2717\u2718]\\s*\\)|[xX\u2713\u2714\u2715\u2717\u2718\u2612\u2611\u25a0\u25cf\u25c9\u22a0\u25a3\u5188])"
+#: Every character a box is written with, ticked or not, as text layers and OCR give them.
+BOX_MARKS = "\u2610\u2611\u2612\u25a1\u22a0\u25a3\u5188"
 _EMPTY = "(?:\\[\\s*\\]|\\(\\s*\\)|[\u2610\u25a1\u25cb\u274f\u25a2])"
 
 
@@ -59,5 +63,14 @@ def marked_initial(text: str, options: Iterable[str]) -> str | None:
     initials = {o[0].upper(): o for o in options}
     if len(initials) < len(options):
         return None
+    # OCR reads initials set close together as one word ("☒ MF"): each is an option of its own.
+    letters = "".join(initials)
+    text = re.sub(rf"\b[{letters}]{{2,{len(letters)}}}\b", _spread_initials, text, flags=re.IGNORECASE)
     chosen = marked_option(text, list(initials))
     return initials[chosen.upper()] if chosen is not None and re.search(_MARK, text) else None
+
+
+def _spread_initials(glued: re.Match[str]) -> str:
+    """ "MF" as "M F", when each letter is another option's initial ("MM" stays a word)."""
+    word = glued.group(0)
+    return " ".join(word) if len(set(word.upper())) == len(word) else word

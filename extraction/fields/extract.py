@@ -25,6 +25,7 @@ from extraction.fields.amounts import format_amount
 from extraction.fields.calibration import LOW_TEXT_CONFIDENCE, Signals, calibrated_confidence, evidence_key
 from extraction.fields.candidate import HEURISTIC_PRIOR, Candidate
 from extraction.fields.citations import units_citations
+from extraction.fields.concepts import CONCEPTS
 from extraction.fields.context import ExtractionContext
 from extraction.fields.date_locale import resolve_date_order
 from extraction.fields.embedded import embedded_value
@@ -34,6 +35,9 @@ from extraction.fields.label_pairs import PRIORS, label_candidates
 from extraction.fields.layout import cell_units, other_party_units, provider_sections, widget_labels
 from extraction.fields.normalize import (
     DateOrder,
+    caption_core,
+    concept_of,
+    label_tokens,
     total_rank,
 )
 from extraction.fields.questions import PRIORS as QUESTION_PRIORS
@@ -42,10 +46,14 @@ from extraction.fields.questions import compact_words, is_printed_name, is_quest
 from extraction.fields.result import FieldResult, absent
 from extraction.fields.shaping import belongs, caption_head, shaped, word_before
 from extraction.fields.structure.captions import CaptionIndex
-from extraction.fields.structure.choice_rows import choice_row_candidates, inline_choice_candidates
+from extraction.fields.structure.choice_rows import (
+    choice_row_candidates,
+    inline_choice_candidates,
+    options_under_candidates,
+)
 from extraction.fields.structure.combined import names_parts
 from extraction.fields.structure.date_parts import date_parts_candidates
-from extraction.fields.structure.phone_kinds import marked_kind_phones
+from extraction.fields.structure.phone_kinds import marked_kind_phones, offers_kinds
 from extraction.fields.structure.self_holder import (
     PATIENT_PART_FIELDS,
     asks_for_holder_name,
@@ -192,7 +200,7 @@ def _read_one(ctx: ExtractionContext, name: str) -> FieldResult:
     if (spec.patient_owned and spec.concept in COMBINED_CONCEPTS) or (spec.part and spec.whole_name):
         candidates.extend(shaped(c, spec, ctx) for c in combined_candidates(ctx, spec))
     if kind == "date":
-        candidates.extend(shaped(c, spec, ctx) for c in date_parts_candidates(ctx.units, name))
+        candidates.extend(shaped(c, spec, ctx) for c in date_parts_candidates(ctx.units, name, ctx.order))
     kept = [
         c
         for c in candidates
@@ -212,7 +220,11 @@ def _read_one(ctx: ExtractionContext, name: str) -> FieldResult:
         kept = [c for c in kept if belongs(c, spec, ctx)]
     if not kept and spec.patient_owned and spec.concept == "gender":
         # Only where no label's own cell holds the choice: its options in the cells after it.
-        rows = [*choice_row_candidates(ctx.units, name), *inline_choice_candidates(ctx.units, name)]
+        rows = [
+            *choice_row_candidates(ctx.units, name),
+            *inline_choice_candidates(ctx.units, name),
+            *options_under_candidates(ctx.units, name),
+        ]
         kept = [c for c in (shaped(c, spec, ctx) for c in rows) if c is not None]
         kept = [c for c in kept if belongs(c, spec, ctx)]
     if not kept and spec.patient_owned and spec.concept in ("mobile", "home_phone", "work_phone"):
@@ -221,6 +233,8 @@ def _read_one(ctx: ExtractionContext, name: str) -> FieldResult:
             reading = read_value(kind, phone, leading=True)
             if reading is not None:
                 kept.append(Candidate.of(reading.value, PRIORS["phone_kind"], row, phone, "phone_kind", ""))
+    if not kept and spec.patient_owned and spec.concept == "mobile":
+        kept = _plain_phone_candidates(ctx, spec, kind)
     if not kept and not spec.patient_owned and spec.part is None:
         kept = list(heuristic_candidates(ctx.lines, name, kind, ctx.order))
     if not kept and spec.concept == "subtotal" and kind == "amount":
@@ -250,6 +264,42 @@ def _read_one(ctx: ExtractionContext, name: str) -> FieldResult:
         prior=prior,
         signals=signals,
     )
+
+
+#: A phone under a plain "Telephone" label answers a cell phone field at this share of its score:
+#: where the form names no kind, its telephone is the number to reach the patient at.
+PLAIN_PHONE_SHARE = 0.9
+
+
+def _plain_phone_candidates(ctx: ExtractionContext, spec: FieldSpec, kind: Kind) -> list[Candidate]:
+    """The patient's phone under a label that names no kind ("TELEPHONE (Include Area Code)"),
+    read only where no label or mark names a cell phone: the first on the page, as a form asks
+    for the patient's own before anyone else's (an insured's, an employer's)."""
+    found = []
+    for labelled in _labelled_candidates(ctx, "phone", kind):
+        candidate = shaped(labelled, spec, ctx)
+        if candidate is None or not belongs(candidate, spec, ctx):
+            continue
+        if any(set(label_tokens(u.text)) & _FAX_WORDS for u in candidate.units):
+            # "Tel ... Fax ..." is an office's contact line (a letterhead's), not a patient's.
+            continue
+        if offers_kinds(candidate.units[0], ctx.units):
+            # Kinds to mark beside it, none read as marked: whose number it is stays unknown.
+            continue
+        found.append(candidate)
+    # A phone above every label of the patient's name or birth date is the office's (a
+    # letterhead's "Phone"), not one the form asks the patient for.
+    asked = [u for u in ctx.units if concept_of(caption_core(u.text)) in _PERSON_CONCEPTS]
+    found = [c for c in found if any(u.page == c.units[0].page and u.order < c.units[0].order for u in asked)]
+    if not found:
+        return []
+    first = min(found, key=lambda c: c.units[0].order)
+    first.score *= PLAIN_PHONE_SHARE
+    return [first]
+
+
+_PERSON_CONCEPTS = frozenset({"first_name", "last_name", "full_name", "date_of_birth"})
+_FAX_WORDS = frozenset(t for phrase in CONCEPTS["fax"] for t in label_tokens(phrase))
 
 
 def _own_part_candidates(ctx: ExtractionContext, spec: FieldSpec, kind: Kind) -> Iterator[Candidate]:

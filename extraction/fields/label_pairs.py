@@ -23,7 +23,7 @@ from extraction.fields.normalize import (
 from extraction.fields.structure.captions import CaptionIndex
 from extraction.fields.text_lines import TextUnit, below, right_of
 from extraction.fields.value_kinds import Kind, Reading, read_value
-from extraction.fields.vocabulary import code_like_label, field_spec
+from extraction.fields.vocabulary import code_like_label, field_spec, valid_state, valid_zip
 
 #: A label must score at least this against the field name (normalize.match_label) to be used.
 LABEL_THRESHOLD = 0.75
@@ -51,6 +51,24 @@ _INLINE_KINDS: frozenset[Kind] = frozenset(
 COLON_RE = re.compile("\\s*[:\uff1a]\\s*")
 
 
+#: A line that opens with a tick mark, then words: an option marked on a scan ("X GROUP", "☒ Self").
+_MARKED_OPTION_RE = re.compile(r"\s*[xX\u2612\u2713\u2714]\s+[^\W\d_]")
+#: A check box, ticked or not, among a line's words.
+_BOX_MARK_RE = re.compile("[\u2610\u2611\u2612\u2713\u2714]")
+
+
+def _state_under_its_label(unit: TextUnit, units: list[TextUnit]) -> bool:
+    """Whether `unit` is a state's code that is also a label word ("ID", "OR"), standing under a
+    label of the state: the value of that label."""
+    if not code_like_label("state", unit.text):
+        return False
+    return any(
+        concept_of(other.text) == "state" and unit in below(other, units)[:1]
+        for other in units
+        if other.page == unit.page and other is not unit
+    )
+
+
 def label_candidates(
     units: list[TextUnit],
     skews: dict[int, float],
@@ -70,6 +88,13 @@ def label_candidates(
             continue
         if captions is not None and captions.captioned(unit):
             # A value typed over its caption ("ID" over "State") labels nothing.
+            continue
+        if _state_under_its_label(unit, units):
+            # "ID" under "State": the state's value, no label of the ZIP code beside it.
+            continue
+        if _MARKED_OPTION_RE.match(unit.text) or _BOX_MARK_RE.search(unit.text):
+            # "X GROUP", "Home ☒ Cell Work": options of a choice, which the line answers itself; no
+            # label of what is beside or under it.
             continue
         label_part = caption_core(COLON_RE.sub(" ", unit.text).strip())
         score = match_label(name, label_part) if label_part else 0.0
@@ -120,6 +145,10 @@ def label_candidates(
                 )
                 # Nor is a line that starts with a number ("18339 Belmont Street" under "Street").
                 shaped = shaped or (reading is not None and neighbour.text.lstrip()[:1].isdigit())
+                # Nor is a state's code under a label of the state ("ID" under "State").
+                shaped = shaped or (
+                    strategy == "label_below" and code_like_label(concept_of(name), neighbour.text)
+                )
                 # A numbered caption ("11c. INSURANCE PLAN NAME") is the next label, its number
                 # no value.
                 if _item_number_only(neighbour.text, reading) or (
@@ -322,6 +351,16 @@ def follows(rest: str, raw: str) -> bool:
     return position >= 0 and _LEADING_NOISE_RE.sub("", rest[:position]) == ""
 
 
+def _word_at(words: list[re.Match[str]], index: int) -> str:
+    return words[index].group(0) if index < len(words) else ""
+
+
+def _state_of_address(before: str, label: str, after: str) -> bool:
+    """Whether a label word is a state's code between a town and its ZIP code ("Boise, ID 83702"):
+    an address, not the label "ID" and its value."""
+    return before.endswith(",") and label.isupper() and valid_state(label) and valid_zip(after)
+
+
 def same_line_candidates(unit: TextUnit, name: str, kind: Kind, order: DateOrder) -> Iterator[Candidate]:
     """`Label: value` and, for shaped values, `Label value`, anywhere in one line: the best label.
 
@@ -347,6 +386,13 @@ def same_line_candidates(unit: TextUnit, name: str, kind: Kind, order: DateOrder
             if not label or (strategy == "label_inline" and kind not in _INLINE_KINDS):
                 continue
             if i > 0 and ((kind == "text" and not colon) or _extends(text, words[i - 1], last, concept)):
+                continue
+            if (
+                not colon
+                and i > 0
+                and n == 1
+                and _state_of_address(words[i - 1].group(0), label, _word_at(words, i + 1))
+            ):
                 continue
             score = match_label(name, label)
             tail = label_tokens(label)[-1:]

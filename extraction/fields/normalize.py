@@ -457,8 +457,8 @@ _LONG_VOCABULARY = sorted(w for w in _VOCABULARY if len(w) >= OCR_REPAIR_MIN_LEN
 _FOLDED_VOCABULARY = {_ocr_folded(w): w for w in _LONG_VOCABULARY}
 
 
-#: A form's item number before a caption ("1a. INSURED'S I.D. NUMBER").
-_ITEM_NUMBER_RE = re.compile(r"^\s*\d{1,2}[a-z]?\.\s+(?=[A-Za-z])")
+#: An item number opening a caption ("11c. ", "11C. "), or one whose "1" OCR read as a letter ("la. ").
+_ITEM_NUMBER_RE = re.compile(r"^\s*(?:\d{1,2}[a-zA-Z]?|[lI]\d?[a-z])\.\s+(?=[A-Za-z])")
 #: A bracketed hint closing a label: a format or the options to choose from.
 _LABEL_HINT_RE = re.compile(r"\s*\([^()]*\)\s*:?\s*$")
 

@@ -207,7 +207,24 @@ def below(label: TextUnit, units: list[TextUnit]) -> list[TextUnit]:
         overlaps = min(lb.x1, u.box.x1) > max(lb.x0, u.box.x0)
         if overlaps and -0.3 * height <= gap <= BELOW_MAX_GAP_HEIGHTS * height and not same_row(lb, u.box):
             found.append(u)
-    return sorted(found, key=lambda u: (u.box.y0 if u.box else 0.0, u.box.x0 if u.box else 0.0))
+    return _rows_in_reading_order(found)
+
+
+def _rows_in_reading_order(units: list[TextUnit]) -> list[TextUnit]:
+    """`units` row by row from the top, each row left to right: a value OCR split into pieces
+    whose tops differ a little ("INGRAM, ELOWEN," and a higher "F") reads from its start."""
+    rows: list[list[TextUnit]] = []
+    for unit in sorted(units, key=lambda u: u.box.y0 if u.box else 0.0):
+        if (
+            rows
+            and rows[-1][0].box is not None
+            and unit.box is not None
+            and same_row(rows[-1][0].box, unit.box)
+        ):
+            rows[-1].append(unit)
+        else:
+            rows.append([unit])
+    return [u for row in rows for u in sorted(row, key=lambda u: u.box.x0 if u.box else 0.0)]
 
 
 def cell_unit(doc: Document, table: Element, row: int, column: int) -> TextUnit:

@@ -18,6 +18,7 @@ from extraction.fields.normalize import (
     concept_of,
     find_dates,
     label_tokens,
+    vocabulary_words,
 )
 
 Kind = Literal[
@@ -105,6 +106,18 @@ MAX_TEXT_WORDS = 15
 #: An email address as OCR may space it: around its "@" ("washington.wei @yahoo.com"), or beside an
 #: underscore ("annemarie_ robinson@yahoo.com"), which never ends or starts a word of running text.
 _SPACED_EMAIL_RE = re.compile(r"[\w.+-]+(?:(?<=_)\s+[\w.+-]+|\s+_[\w.+-]*)*\s*@\s*[\w-]+(?:\.[\w-]+)+")
+#: A capitalised word glued to the end of an address's domain ("example.comAddress", "...COMCity").
+_GLUED_WORD_RE = re.compile(r"(?<=[A-Za-z])[A-Z][a-z]{2,}$")
+
+
+def _without_glued_label(email: str) -> str:
+    """`email` without the next label glued to it, where a value runs into the next column."""
+    glued = _GLUED_WORD_RE.search(email)
+    if glued is None or glued.group(0).lower() not in vocabulary_words():
+        return email
+    return email[: glued.start()]
+
+
 _URL_RE = re.compile(
     r"(?<![@\w.])(?:https?://[^\s,;]+|www\.[^\s,;]+|[a-z0-9-]+(?:\.[a-z0-9-]+)*"
     r"\.(?:com|org|net|io|de|fr|co|uk|in|my|gov|edu|info|biz|eu|us|ch|at|nl|es|it)(?:/[^\s,;]*)?)(?![\w@])",
@@ -270,7 +283,8 @@ def read_value(
         if spaced is None:
             return None
         # The value without the spaces OCR set beside its "@" or an underscore; the raw text as read.
-        return Reading("".join(spaced.group(0).split()).rstrip(".)"), spaced.group(0))
+        raw = _without_glued_label(spaced.group(0))
+        return Reading("".join(raw.split()).rstrip(".)"), raw)
     if kind in ("url", "phone", "iban", "bic"):
         pattern = {"url": _URL_RE, "phone": _PHONE_RE, "iban": _IBAN_RE, "bic": _BIC_RE}[kind]
         m = pattern.search(text)

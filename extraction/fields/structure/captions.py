@@ -3,10 +3,13 @@
 A form that types its values on ruled lines prints each value's caption just under its part of
 the line. The value then sits above its label, closer to it than to anything above the value: a
 form that sets labels above values puts each label closer to its own value than to the value of
-the row before. Which of the two a value belongs to is told by those two gaps.
+the row before. Which of the two a value belongs to is told by those two gaps, unless the page's
+ends (its first and last rows) vote that it sets labels above values: then it prints no captions.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 from extraction.fields.layout import is_heading
 from extraction.fields.normalize import caption_core, is_label_like
@@ -52,6 +55,42 @@ def _labels_a_number(caption: TextUnit, units: list[TextUnit], value_row: list[T
     )
 
 
+def _labels_above(units: list[TextUnit], is_label: Callable[[TextUnit], bool]) -> bool:
+    """The page's vote on which way its labels go, from the ends of its columns, where the two
+    ways differ. A label with a value under it and nothing over it (the first row of a form that
+    sets labels above values), or a value with a label over it and nothing under it (the last
+    row), votes above; the mirror images (a caption under the last line, a value typed over the
+    first caption) vote under. Rows between two rows of the other kind tell nothing."""
+    above = under = 0
+    for unit in units:
+        box = unit.box
+        if box is None or is_heading(unit) or box.y1 <= box.y0:
+            continue
+        reach = MAX_CAPTION_GAP_HEIGHTS * (box.y1 - box.y0)
+        near = [
+            u
+            for u in units
+            if u is not unit and u.box is not None and _overlap(u, unit) and not is_heading(u)
+        ]
+        over = [
+            u
+            for u in near
+            if u.box is not None and box.y0 - reach <= u.box.y1 <= box.y0 + 0.3 * (box.y1 - box.y0)
+        ]
+        under_it = [
+            u
+            for u in near
+            if u.box is not None and box.y1 - 0.3 * (box.y1 - box.y0) <= u.box.y0 <= box.y1 + reach
+        ]
+        label = is_label(unit)
+        # What the unit pairs with: values for a label, labels for a value.
+        if over and not under_it and all(is_label(u) != label for u in over):
+            above, under = (above, under + 1) if label else (above + 1, under)
+        elif under_it and not over and all(is_label(u) != label for u in under_it):
+            above, under = (above + 1, under) if label else (above, under + 1)
+    return above > under
+
+
 class CaptionIndex:
     """Which unit captions which value on a document's pages (computed once per document)."""
 
@@ -74,6 +113,9 @@ class CaptionIndex:
                 label_like[unit.order] = is_label_like(caption_core(unit.text))
             return label_like[unit.order]
 
+        if _labels_above(units, is_label):
+            # A page that sets labels above values prints no captions under them.
+            return
         for value in units:
             assert value.box is not None
             height = value.box.y1 - value.box.y0

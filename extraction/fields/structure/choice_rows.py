@@ -7,9 +7,11 @@ the same row. The options' text, read together up to the next label, says which 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 from extraction.fields.candidate import Candidate
+from extraction.fields.choices import BOX_MARKS
 from extraction.fields.label_pairs import COLON_RE, LABEL_THRESHOLD, PRIORS
 from extraction.fields.normalize import SYNONYM_SCORE, match_label
 from extraction.fields.text_lines import TextUnit, same_row
@@ -68,3 +70,35 @@ def inline_choice_candidates(units: list[TextUnit], name: str) -> Iterator[Candi
             rest = " ".join(words[i + 1 :])
             yield Candidate.of(rest, PRIORS["label_inline"], [unit], rest, "label_inline", word)
             break
+
+
+#: How far from a choice's caption, in the caption's heights, its options may stand on the row
+#: under it: a claim form prints "SEX" at the end of its cell's caption, the boxes under the
+#: caption's start.
+MAX_OPTION_REACH_HEIGHTS = 4.0
+_BOX_RE = re.compile(f"[{BOX_MARKS}]")
+
+
+def options_under_candidates(units: list[TextUnit], name: str) -> Iterator[Candidate]:
+    """The options on the row under a caption of the field that holds nothing else ("SEX" over
+    "☒ M ☐ F" set a little to its left): the boxed units near it, read together."""
+    for unit in units:
+        box = unit.box
+        if box is None or match_label(name, unit.text) < SYNONYM_SCORE:
+            continue
+        height = box.y1 - box.y0
+        reach = MAX_OPTION_REACH_HEIGHTS * height
+        options = sorted(
+            (
+                u for u in units
+                if u.page == unit.page and u.box is not None and _BOX_RE.search(u.text)
+                and box.y1 - 0.3 * height <= u.box.y0 <= box.y1 + height
+                and u.box.x1 >= box.x0 - reach and u.box.x0 <= box.x1 + reach
+            ),
+            key=lambda u: u.box.x0 if u.box else 0.0,
+        )  # fmt: skip
+        if options:
+            value = " ".join(u.text for u in options)
+            yield Candidate.of(
+                value, PRIORS["label_below"] * SYNONYM_SCORE, options, value, "label_below", unit.text
+            )

@@ -13,7 +13,7 @@ from datetime import date
 
 from extraction.fields.candidate import Candidate
 from extraction.fields.label_pairs import LABEL_THRESHOLD, PRIORS
-from extraction.fields.normalize import match_label
+from extraction.fields.normalize import DEFAULT_DATE_ORDER, DateOrder, match_label
 from extraction.fields.text_lines import TextUnit, below
 
 _PART = r"(MM|DD|YY(?:YY)?)"
@@ -44,12 +44,16 @@ def read_parts(order: list[str], numbers: tuple[str, str, str]) -> str | None:
         return None
 
 
-def date_parts_candidates(units: list[TextUnit], name: str) -> Iterator[Candidate]:
-    """Dates after a caption of the field that names the order of their parts."""
+def date_parts_candidates(
+    units: list[TextUnit], name: str, order: DateOrder = DEFAULT_DATE_ORDER
+) -> Iterator[Candidate]:
+    """Dates after a caption of the field that names the order of their parts; under a caption
+    whose parts OCR could not read ("BIRTH DATE  MM da"), dates in the document's order."""
     for unit in units:
         text = _NUMBERING_RE.sub("", unit.text)
         caption = _ORDER_RE.search(text)
         if caption is None:
+            yield from _unread_order_candidates(unit, units, name, order)
             continue
         label = text[: caption.start()].strip(" (:")
         score = match_label(name, label) if label else 0.0
@@ -70,3 +74,32 @@ def date_parts_candidates(units: list[TextUnit], name: str) -> Iterator[Candidat
         if iso is not None:
             prior = PRIORS[strategy] * score
             yield Candidate.of(iso, prior, [value_unit], numbers.group(0), strategy, label)
+
+
+#: Numbers in cells as a date's parts: two, two, then a four-digit year, set apart by spaces only.
+_SPACED_DATE_RE = re.compile(r"(\d{2})\s+(\d{2})\s+(\d{4})")
+_ORDER_PARTS = {"MDY": ["MM", "DD", "YY"], "DMY": ["DD", "MM", "YY"]}
+#: A date read in the document's order, its caption's own order unread, scores this share.
+UNREAD_ORDER_SHARE = 0.9
+
+
+def _unread_order_candidates(
+    unit: TextUnit, units: list[TextUnit], name: str, order: DateOrder
+) -> Iterator[Candidate]:
+    """The date under a caption of the field whose order of parts OCR misread: the numbers in the
+    cells under it, read in the document's order."""
+    label = _NUMBERING_RE.sub("", unit.text).strip(" (:")
+    score = match_label(name, label) if label else 0.0
+    if score < LABEL_THRESHOLD:
+        return
+    for under in below(unit, units)[:UNDER_LOOK]:
+        numbers = _SPACED_DATE_RE.fullmatch(under.text.strip())
+        if numbers is None:
+            continue
+        # A year-first order never ends in a four-digit year: such numbers are no date of it.
+        parts = _ORDER_PARTS.get(order)
+        iso = read_parts(parts, (numbers.group(1), numbers.group(2), numbers.group(3))) if parts else None
+        if iso is not None:
+            prior = PRIORS["label_below"] * score * UNREAD_ORDER_SHARE
+            yield Candidate.of(iso, prior, [under], numbers.group(0), "label_below", label)
+        return
