@@ -17,7 +17,6 @@ largest. A field that nothing finds is None: never a guess.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import replace
 from decimal import Decimal
 
@@ -25,35 +24,36 @@ from extraction.fields.amounts import format_amount
 from extraction.fields.calibration import LOW_TEXT_CONFIDENCE, Signals, calibrated_confidence, evidence_key
 from extraction.fields.candidate import HEURISTIC_PRIOR, Candidate
 from extraction.fields.citations import units_citations
-from extraction.fields.concepts import CONCEPTS
 from extraction.fields.context import ExtractionContext
 from extraction.fields.date_locale import resolve_date_order
 from extraction.fields.embedded import embedded_value
 from extraction.fields.form_widgets import from_form_fields
 from extraction.fields.heuristics import heuristic_candidates
-from extraction.fields.label_pairs import PRIORS, label_candidates
+from extraction.fields.label_pairs import PRIORS
 from extraction.fields.layout import cell_units, other_party_units, provider_sections, widget_labels
 from extraction.fields.normalize import (
     DateOrder,
-    caption_core,
-    concept_of,
-    label_tokens,
     total_rank,
+)
+from extraction.fields.person_candidates import (
+    labelled_candidates,
+    own_part_candidates,
+    plain_phone_candidates,
+    section_part_candidates,
 )
 from extraction.fields.questions import PRIORS as QUESTION_PRIORS
 from extraction.fields.questions import answer as question_answer
 from extraction.fields.questions import compact_words, is_printed_name, is_question_name
 from extraction.fields.result import FieldResult, absent
-from extraction.fields.shaping import belongs, caption_head, shaped, word_before
+from extraction.fields.shaping import belongs, shaped, word_before
 from extraction.fields.structure.captions import CaptionIndex
 from extraction.fields.structure.choice_rows import (
     choice_row_candidates,
     inline_choice_candidates,
     options_under_candidates,
 )
-from extraction.fields.structure.combined import names_parts
 from extraction.fields.structure.date_parts import date_parts_candidates
-from extraction.fields.structure.phone_kinds import marked_kind_phones, offers_kinds
+from extraction.fields.structure.phone_kinds import marked_kind_phones
 from extraction.fields.structure.self_holder import (
     PATIENT_PART_FIELDS,
     asks_for_holder_name,
@@ -72,7 +72,6 @@ from extraction.fields.structure_candidates import (
     city_line_candidates,
     combined_candidates,
 )
-from extraction.fields.table_cells import table_candidates
 from extraction.fields.text_lines import page_skews, text_units
 from extraction.fields.totals import rounded_total, total_by_parts
 from extraction.fields.value_kinds import Kind, kind_of, read_value
@@ -186,17 +185,17 @@ def _read_one(ctx: ExtractionContext, name: str) -> FieldResult:
     # A part of someone else's name (`provider_last_name`) is read from their whole name, or
     # after a label naming that part of theirs ("Physician Last Name").
     direct = spec.part is None or spec.owner == "patient"
-    labelled = _labelled_candidates(ctx, name, kind) if direct else _own_part_candidates(ctx, spec, kind)
+    labelled = labelled_candidates(ctx, name, kind) if direct else own_part_candidates(ctx, spec, kind)
     candidates = [shaped(c, spec, ctx) for c in labelled]
     if spec.part is not None and spec.whole_name is not None:
         whole = spec.whole_name.replace("_", " ")
-        for candidate in _labelled_candidates(ctx, whole, "text"):
+        for candidate in labelled_candidates(ctx, whole, "text"):
             candidate.strategy = "whole_name"
             candidates.append(shaped(candidate, spec, ctx))
         if spec.patient_owned:
             candidates.extend(shaped(c, spec, ctx) for c in banner_candidates(ctx))
         else:
-            candidates.extend(_section_part_candidates(ctx, spec))
+            candidates.extend(section_part_candidates(ctx, spec))
     if (spec.patient_owned and spec.concept in COMBINED_CONCEPTS) or (spec.part and spec.whole_name):
         candidates.extend(shaped(c, spec, ctx) for c in combined_candidates(ctx, spec))
     if kind == "date":
@@ -234,7 +233,7 @@ def _read_one(ctx: ExtractionContext, name: str) -> FieldResult:
             if reading is not None:
                 kept.append(Candidate.of(reading.value, PRIORS["phone_kind"], row, phone, "phone_kind", ""))
     if not kept and spec.patient_owned and spec.concept == "mobile":
-        kept = _plain_phone_candidates(ctx, spec, kind)
+        kept = plain_phone_candidates(ctx, spec, kind)
     if not kept and not spec.patient_owned and spec.part is None:
         kept = list(heuristic_candidates(ctx.lines, name, kind, ctx.order))
     if not kept and spec.concept == "subtotal" and kind == "amount":
@@ -266,77 +265,6 @@ def _read_one(ctx: ExtractionContext, name: str) -> FieldResult:
     )
 
 
-#: A phone under a plain "Telephone" label answers a cell phone field at this share of its score:
-#: where the form names no kind, its telephone is the number to reach the patient at.
-PLAIN_PHONE_SHARE = 0.9
-
-
-def _plain_phone_candidates(ctx: ExtractionContext, spec: FieldSpec, kind: Kind) -> list[Candidate]:
-    """The patient's phone under a label that names no kind ("TELEPHONE (Include Area Code)"),
-    read only where no label or mark names a cell phone: the first on the page, as a form asks
-    for the patient's own before anyone else's (an insured's, an employer's)."""
-    found = []
-    for labelled in _labelled_candidates(ctx, "phone", kind):
-        candidate = shaped(labelled, spec, ctx)
-        if candidate is None or not belongs(candidate, spec, ctx):
-            continue
-        if any(set(label_tokens(u.text)) & _FAX_WORDS for u in candidate.units):
-            # "Tel ... Fax ..." is an office's contact line (a letterhead's), not a patient's.
-            continue
-        if offers_kinds(candidate.units[0], ctx.units):
-            # Kinds to mark beside it, none read as marked: whose number it is stays unknown.
-            continue
-        found.append(candidate)
-    # A phone above every label of the patient's name or birth date is the office's (a
-    # letterhead's "Phone"), not one the form asks the patient for.
-    asked = [u for u in ctx.units if concept_of(caption_core(u.text)) in _PERSON_CONCEPTS]
-    found = [c for c in found if any(u.page == c.units[0].page and u.order < c.units[0].order for u in asked)]
-    if not found:
-        return []
-    first = min(found, key=lambda c: c.units[0].order)
-    first.score *= PLAIN_PHONE_SHARE
-    return [first]
-
-
-_PERSON_CONCEPTS = frozenset({"first_name", "last_name", "full_name", "date_of_birth"})
-_FAX_WORDS = frozenset(t for phrase in CONCEPTS["fax"] for t in label_tokens(phrase))
-
-
-def _own_part_candidates(ctx: ExtractionContext, spec: FieldSpec, kind: Kind) -> Iterator[Candidate]:
-    """Values after labels that name the same part of the same person's name as the field
-    ("Doctor's Last Name" for `provider_last_name`)."""
-    for candidate in _labelled_candidates(ctx, spec.name, kind):
-        # The whole caption before a colon ("Physician Last Name:"), not only its matched tail.
-        caption = caption_head(candidate.units[0].text) or candidate.label
-        label = field_spec(caption)
-        if label.owner == spec.owner and label.part == spec.part and not names_parts(caption):
-            yield candidate
-
-
-def _section_part_candidates(ctx: ExtractionContext, spec: FieldSpec) -> Iterator[Candidate]:
-    """A part of a doctor's name read after a plain label ("Last Name", "Name") inside a section
-    about a doctor: the section says whose name it is, and its heading is the label's first part
-    (so a referring doctor's section counts as one)."""
-    if spec.owner != "provider" or spec.part is None or not ctx.provider_places:
-        return
-    part_spec = field_spec(PATIENT_PART_FIELDS[spec.part])
-    # In a doctors' section, "Primary:" labels the patient's own doctor as "Name:" does.
-    for label_spec, whole in (
-        (part_spec, False),
-        (field_spec("full_name"), True),
-        (field_spec("primary"), True),
-    ):
-        for candidate in _labelled_candidates(ctx, label_spec.name, "text"):
-            headings = {ctx.provider_places.get((u.page, u.box)) for u in candidate.units}
-            heading = next(iter(headings), None)
-            if len(headings) != 1 or heading is None:
-                continue
-            candidate.label = f"{heading} {candidate.label}"
-            found = shaped(candidate, spec if whole else part_spec, ctx)
-            if found is not None:
-                yield found
-
-
 def _label_of_other(candidate: Candidate, name: str, asked: list[str]) -> bool:
     """Whether the candidate's label is the end of another asked field's printed name ("Date"
     of "Drop Date: 10/03/96" where "Drop Date" is asked too): that field's value, not this one's."""
@@ -357,12 +285,6 @@ def _label_of_other(candidate: Candidate, name: str, asked: list[str]) -> bool:
         for other in asked
         if other != name
     )
-
-
-def _labelled_candidates(ctx: ExtractionContext, name: str, kind: Kind) -> Iterator[Candidate]:
-    """What labels of the field point at, in the page's lines and cells, then in its tables."""
-    yield from label_candidates(ctx.units, ctx.skews, name, kind, ctx.order, ctx.captions)
-    yield from table_candidates(ctx.doc, name, kind, ctx.order)
 
 
 #: Another candidate scoring at least this share of the chosen one's score contests it.
