@@ -75,6 +75,14 @@ def test_the_engine_is_given_model_files_that_ship_in_the_wheel() -> None:
     assert "EngineConfig.onnxruntime.intra_op_num_threads" not in engine_params(None)
 
 
+def test_the_engine_does_not_turn_lines_over() -> None:
+    """Pages are given upright: the per-line orientation classifier only turned right lines over."""
+    from extraction.formats.ocr import engine_params
+
+    assert engine_params(1)["Global.use_cls"] is False
+    assert engine_params(None)["Global.use_cls"] is False
+
+
 def test_a_word_whose_letters_stand_a_line_height_apart_is_two_words() -> None:
     # "Male [X] Female": the recogniser reads past the check box and glues the two options.
     glyphs = [(c, 10.0 * i, 10.0 * i + 8) for i, c in enumerate("Male")]
