@@ -85,3 +85,11 @@ def test_truncated_image_is_invalid(upright):
     data = builders.image_bytes(upright, "PNG")
     with pytest.raises(InvalidDocument):
         parse_bytes(data[: len(data) // 3], "cut.png")
+
+
+def test_a_page_scanned_upside_down_is_still_read(upright):
+    # No EXIF says it is turned: its lines score as if upside down, so they are read again with
+    # the per-line classifier, which turns each one over.
+    turned = upright.rotate(180)
+    document = parse_bytes(builders.image_bytes(turned, "PNG"), "turned.png")
+    assert sorted(words_of(document)) == sorted(builders.WORDS)
