@@ -23,6 +23,7 @@ from typing import Literal, get_args
 from rapidfuzz import fuzz, process
 
 from extraction.fields.concepts import CONCEPTS
+from extraction.fields.ocr_reads import DIGITS_AS_LETTERS, LETTER_GROUPS
 
 #: Two-digit years below this are 20xx, the others 19xx (corpus/README.md, "dates").
 TWO_DIGIT_YEAR_PIVOT = 70
@@ -265,14 +266,11 @@ def _repaired(token: str) -> str:
     return match[0] if match else token
 
 
-#: Digits OCR reads for lower-case letters of a word.
-_DIGITS_AS_LETTERS = str.maketrans({"1": "l", "0": "o", "5": "s"})
-#: Letter groups OCR reads as one another ("Sumame" for "Surname", "Adc" for "Add").
-_OCR_LOOKALIKES = (("rn", "m"), ("cl", "d"), ("vv", "w"))
+_DIGITS_AS_LETTERS = str.maketrans(dict(DIGITS_AS_LETTERS))
 
 
 def _ocr_folded(word: str) -> str:
-    for group, single in _OCR_LOOKALIKES:
+    for group, single in LETTER_GROUPS:
         word = word.replace(group, single)
     return word
 

@@ -4,9 +4,12 @@ sign ("x", "✓", "冈")."""
 
 from __future__ import annotations
 
-#: What OCR reads for what (case-folded, in this order): "rn" for "m", "cl" for "d", a digit
-#: for the letter it looks like ("T0TAL", "Ce1l", "5IZE").
-OCR_ALIKE = (("rn", "m"), ("cl", "d"), ("vv", "w"), ("0", "o"), ("1", "l"), ("i", "l"), ("5", "s"))
+#: Letter groups OCR reads as one another ("Sumame" for "Surname", "Adc" for "Add").
+LETTER_GROUPS = (("rn", "m"), ("cl", "d"), ("vv", "w"))
+#: Digits OCR reads for the lower-case letters they look like ("T0TAL", "Ce1l", "5IZE").
+DIGITS_AS_LETTERS = (("0", "o"), ("1", "l"), ("5", "s"))
+#: What OCR reads for what (case-folded, in this order), "i" and "l" taken as one as well.
+OCR_ALIKE = (*LETTER_GROUPS, *DIGITS_AS_LETTERS, ("i", "l"))
 #: What OCR reads a tick or a cross in a box as.
 #: (The recogniser, which also reads Chinese, reads a crossed box as 冈 or 区.)
 MARK_CHARS = frozenset("x✓√✔✗✘☑☒冈区⊠")
