@@ -22,6 +22,19 @@ def pdf_text(pages: list[list[str]]) -> bytes:
     return bytes(data)
 
 
+def pdf_scan(pages: list[list[str]]) -> bytes:
+    """An image-only PDF (a scan: no text layer) whose page i shows the lines pages[i], read by OCR."""
+    import pymupdf
+
+    doc = pymupdf.open()
+    for lines in pages:
+        page = doc.new_page(width=595, height=842)
+        page.insert_image(page.rect, stream=image("PNG", "\n".join(lines), size=(1240, 1754)))
+    data = doc.tobytes(deflate=True)
+    doc.close()
+    return bytes(data)
+
+
 def pdf_form(values: dict[str, str]) -> bytes:
     """A one-page PDF form: a label and a filled text widget per field."""
     import pymupdf
@@ -49,7 +62,7 @@ def image(fmt: str, text: str = "Invoice 12345", size: tuple[int, int] = (600, 2
 
     picture = Image.new("RGB", size, "white")
     draw = ImageDraw.Draw(picture)
-    draw.text((20, 60), text, fill="black", font=ImageFont.load_default(size=40))
+    draw.multiline_text((20, 60), text, fill="black", font=ImageFont.load_default(size=40), spacing=24)
     out = io.BytesIO()
     picture.save(out, format=fmt)
     return out.getvalue()
