@@ -23,30 +23,13 @@ own key (unused here), so every key of the call is in the workspace's slot.
 
 from __future__ import annotations
 
-from core.lua import _APPEND
+from core.lua import _APPEND, _TRANSITION_APPLY
 
 #: `lua.TRANSITION` without its global writes. Returns {1, previous status, 1 when the workspace has a
 #: webhook subscription, the parent task id or ''} when applied, {0, current status} when refused.
 TRANSITION_WORKSPACE = (
-    _APPEND
+    _TRANSITION_APPLY
     + """
-local current = redis.call('HGET', KEYS[1], 'status')
-if not current then return {0, ''} end
-if ARGV[9] ~= '' and current ~= ARGV[9] then return {0, current} end
-local table_ = cjson.decode(ARGV[1])
-local target = ARGV[2]
-local allowed = false
-for _, to in ipairs(table_[current] or {}) do
-  if to == target then allowed = true end
-end
-if not allowed then return {0, current} end
-redis.call('HSET', KEYS[1], 'status', target, 'updated_at', ARGV[3])
-local fields = cjson.decode(ARGV[4])
-set_fields(KEYS[1], fields, cjson.decode(ARGV[5]))
-local items = cjson.decode(ARGV[6])
-table.insert(items, 1, '{"type":"status_changed","from":"' .. current .. '","to":"' .. target
-  .. '","created_at":"' .. ARGV[3] .. '"}')
-append_items(KEYS[1], KEYS[2], items, KEYS[8] or '', ARGV[10])
 local subscribed = 0
 if ARGV[13] ~= '' and redis.call('ZCARD', KEYS[7]) > 0 then subscribed = 1 end
 if target ~= 'running' then redis.call('SREM', KEYS[4], ARGV[10]) end

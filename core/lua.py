@@ -36,17 +36,9 @@ local function set_fields(task_key, fields, drop)
 end
 """
 
-#: KEYS: task hash, feed stream, live set, the agent's running set. ARGV: transition table JSON,
-#: target status, now (ISO), fields to set (JSON object of strings), fields to drop (JSON list), extra
-#: feed items (JSON list of JSON object strings), channel, live-set member, expected current status
-#: ("" = any allowed), task id, workspace id, the parent's live-set member ("" = no parent), the
-#: webhook event of the target status ("" = none); KEYS[5] is the runtime event stream, KEYS[6] the
-#: webhook outbox, KEYS[7] the workspace's webhook index, KEYS[8] (a child only) the parent's feed.
-#: Leaving `running` frees the task's slot in the agent's running set; a delegated child reaching a
-#: terminal state enqueues its `child_task` signal in the same atomic step, so no signal can be lost;
-#: the same holds for the webhook event, written only when the workspace has a subscription.
-#: Returns {1, previous status} when applied, {0, current status} when refused.
-TRANSITION = (
+#: The workspace step shared by `TRANSITION` and `cluster_lua.TRANSITION_WORKSPACE`: check the move
+#: against the transition table and the expected status, then write the task and its feed items.
+_TRANSITION_APPLY = (
     _APPEND
     + """
 local current = redis.call('HGET', KEYS[1], 'status')
@@ -65,7 +57,22 @@ set_fields(KEYS[1], fields, cjson.decode(ARGV[5]))
 local items = cjson.decode(ARGV[6])
 table.insert(items, 1, '{"type":"status_changed","from":"' .. current .. '","to":"' .. target
   .. '","created_at":"' .. ARGV[3] .. '"}')
-append_items(KEYS[1], KEYS[2], items, KEYS[8] or '', ARGV[10])
+append_items(KEYS[1], KEYS[2], items, KEYS[8] or '', ARGV[10])"""
+)
+
+#: KEYS: task hash, feed stream, live set, the agent's running set. ARGV: transition table JSON,
+#: target status, now (ISO), fields to set (JSON object of strings), fields to drop (JSON list), extra
+#: feed items (JSON list of JSON object strings), channel, live-set member, expected current status
+#: ("" = any allowed), task id, workspace id, the parent's live-set member ("" = no parent), the
+#: webhook event of the target status ("" = none); KEYS[5] is the runtime event stream, KEYS[6] the
+#: webhook outbox, KEYS[7] the workspace's webhook index, KEYS[8] (a child only) the parent's feed.
+#: Leaving `running` frees the task's slot in the agent's running set; a delegated child reaching a
+#: terminal state enqueues its `child_task` signal in the same atomic step, so no signal can be lost;
+#: the same holds for the webhook event, written only when the workspace has a subscription.
+#: Returns {1, previous status} when applied, {0, current status} when refused.
+TRANSITION = (
+    _TRANSITION_APPLY
+    + """
 if ARGV[13] ~= '' and redis.call('ZCARD', KEYS[7]) > 0 then
   redis.call('XADD', KEYS[6], '*', 'type', ARGV[13], 'ws', ARGV[11], 'task_id', ARGV[10], 'from', current,
     'at', ARGV[3], 'error', fields['error'] or '', 'pause', fields['pause'] or '')
