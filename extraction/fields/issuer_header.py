@@ -369,11 +369,18 @@ def address(units: list[TextUnit]) -> Iterator[Candidate]:
                 texts.append(head)
             break
         lines.append(unit)
-        texts.append(unit.text.strip())
+        texts.append(_address_part(unit.text))
     if lines:
         raw = " ".join(texts)
         value = _GLUED_POSTCODE_RE.sub(r"\1 ", raw)
         yield Candidate.of(value, HEURISTIC_PRIOR, lines, raw, "address_after_company")
+
+
+def _address_part(text: str) -> str:
+    """An address line without a colon at its end: a colon ends a label, and a label line has
+    ended the address before this one, so a colon after an address's last word is a speck that OCR
+    read ("45600 BATANG BERJUNTAI:" over "SELANGOR DARUL EHSAN")."""
+    return text.strip().removesuffix(":").rstrip()
 
 
 #: The label of a telephone or e-mail set after the last part of an address on its line.
