@@ -247,3 +247,10 @@ def test_a_colon_at_the_end_of_an_address_line_is_no_part_of_the_address() -> No
         ["MAPLE HARDWARE LLC", "12 Station Ave, Old Town:", "Springfield IL 62704", "Tel 217 555 0142"]
     )
     assert result["address"].value == "12 Station Ave, Old Town Springfield IL 62704"
+
+
+def test_a_period_after_a_word_that_the_address_runs_on_past_is_a_comma() -> None:
+    result = _read(
+        ["MAPLE HARDWARE LLC", "12 Station Ave.", "Old Orchard.", "Springfield IL 62704.", "Tel 217 555 0142"]
+    )
+    assert result["address"].value == "12 Station Ave. Old Orchard, Springfield IL 62704."
