@@ -379,9 +379,9 @@ def address(units: list[TextUnit]) -> Iterator[Candidate]:
 
 #: A period after a full word (five letters or more: no abbreviation such as "AVE." or "JLN.") at the
 #: end of an address line that the address runs on past. The parts of an address run on with
-#: commas (the typed lines of the corpus receipts: 34 such lines end in a comma, 2 in a period),
-#: and OCR reads a line-final comma, which has no right context, as a period one time in eight
-#: (4 of 32 there): a period read there is a comma about two times in three.
+#: commas (the typed lines of the corpus receipts: 34 such lines end in a comma, at most 2 in a
+#: period), and OCR reads a line-final comma, which has no right context, as a period one time in
+#: eight (4 of 32 there): a period read there is a comma two times in three or more.
 _RUN_ON_PERIOD_RE = re.compile(r"(?<=[^\W\d_]{5})\.$")
 
 
