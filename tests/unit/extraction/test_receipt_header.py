@@ -240,3 +240,17 @@ def test_without_legal_form_the_name_is_the_line_right_above_the_address_not_a_l
         "TEL:07-3507405",
     ]
     assert _read(header)["company"].value == "INDAH GIFT & HOME DECO"
+
+
+def test_a_colon_at_the_end_of_an_address_line_is_no_part_of_the_address() -> None:
+    result = _read(
+        ["MAPLE HARDWARE LLC", "12 Station Ave, Old Town:", "Springfield IL 62704", "Tel 217 555 0142"]
+    )
+    assert result["address"].value == "12 Station Ave, Old Town Springfield IL 62704"
+
+
+def test_a_period_after_a_word_that_the_address_runs_on_past_is_a_comma() -> None:
+    result = _read(
+        ["MAPLE HARDWARE LLC", "12 Station Ave.", "Old Orchard.", "Springfield IL 62704.", "Tel 217 555 0142"]
+    )
+    assert result["address"].value == "12 Station Ave. Old Orchard, Springfield IL 62704."
