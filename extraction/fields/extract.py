@@ -41,9 +41,9 @@ from extraction.fields.person_candidates import (
     plain_phone_candidates,
     section_part_candidates,
 )
+from extraction.fields.question_words import compact_words, is_printed_name, is_question_name
 from extraction.fields.questions import PRIORS as QUESTION_PRIORS
 from extraction.fields.questions import answer as question_answer
-from extraction.fields.questions import compact_words, is_printed_name, is_question_name
 from extraction.fields.result import FieldResult, absent
 from extraction.fields.shaping import belongs, shaped, word_before
 from extraction.fields.structure.captions import CaptionIndex

@@ -1,0 +1,64 @@
+"""Printed questions' answers read past what the page leaves around them: the question's case
+among its copies, signs left after it, a number after a label with no colon, a label waiting
+for a name, a tick inside a sentence (`extraction/fields/questions.py`), on made pages."""
+
+from __future__ import annotations
+
+import pytest
+
+from extraction.fields import extract_fields
+from extraction.fields.question_words import same_case
+from extraction.fields.questions import is_blank
+from tests.unit.extraction.doc_builders import DocBuilder
+
+pytestmark = pytest.mark.unit
+
+
+def values(builder: DocBuilder, names: list[str]) -> dict[str, object]:
+    results = extract_fields(builder.doc, names, file_name="form.png")
+    return {name: result.value for name, result in results.items()}
+
+
+def test_question_printed_in_its_own_case_is_the_one_asked() -> None:
+    assert same_case("LOT NUMBER", "LOT  NUMBER")
+    assert not same_case("LOT NUMBER", "Lot Number")
+    page = DocBuilder(source="ocr")
+    # The company's name, typed as the answer of "ORIGIN", starts like the question "ACME".
+    page.line("Acme - Chemistry Dept.", 140, 140, 400, 160)
+    page.line("ORIGIN:", 60, 150, 115, 168)
+    page.line("ACME NO", 410, 150, 470, 168)
+    page.line("OR61-2", 490, 140, 545, 160)
+    assert values(page, ["ORIGIN", "ACME"])["ORIGIN"] == "Acme - Chemistry Dept."
+
+
+def test_bracket_left_after_the_question_is_no_answer() -> None:
+    assert is_blank(" )")
+    assert not is_blank("$ 5")
+    page = DocBuilder(source="ocr")
+    # OCR read the unit's brackets apart: the question matches without its ")".
+    page.line("DOSE (mg/ml)", 60, 300, 170, 318)
+    page.line(".5", 350, 300, 366, 320)
+    assert values(page, ["DOSE mg/ml"]) == {"DOSE mg/ml": ".5"}
+
+
+def test_known_label_without_colon_before_a_number_is_answered() -> None:
+    page = DocBuilder(source="ocr")
+    page.line("Telephone (0 22 03) 303-1", 480, 170, 590, 184)
+    page.line("Total Qty: 4", 60, 300, 160, 318)
+    got = values(page, ["Telephone", "Total"])
+    assert got == {"Telephone": "(0 22 03) 303-1", "Total": None}
+
+
+def test_label_waiting_for_a_name_is_no_answer_of_the_label_left_of_it() -> None:
+    page = DocBuilder(source="ocr")
+    page.line("Submitted by", 50, 840, 130, 860)
+    page.line("Approved by", 400, 840, 478, 860)
+    page.line("W. O. Crain", 64, 862, 147, 878)
+    assert values(page, ["Submitted by"]) == {"Submitted by": "W. O. Crain"}
+
+
+def test_tick_just_before_the_question_inside_a_sentence() -> None:
+    page = DocBuilder(source="ocr")
+    page.line("This Project is X Proposed", 67, 276, 258, 296)
+    page.line("Approved; Proposal No.", 205, 292, 354, 309)
+    assert values(page, ["Proposed"]) == {"Proposed": True}
