@@ -14,7 +14,7 @@ the question matched, and its length: OCR reads a long answer whole less often.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from extraction.fields.answer_places import (
     CONTINUE_MAX_GAP_HEIGHTS,
@@ -24,6 +24,7 @@ from extraction.fields.answer_places import (
     has_right_neighbour,
     is_upright,
     lines_under,
+    next_lines,
     runs_of_lines,
     skips_line,
 )
@@ -37,7 +38,7 @@ from extraction.fields.question_words import (
     same_case,
     similarity,
 )
-from extraction.fields.text_lines import TextUnit
+from extraction.fields.text_lines import TextUnit, same_row
 
 #: Prior of each way of finding the answer: how often such an answer is right on old scans.
 PRIORS: dict[str, float] = {"question_inline": 0.8, "question_right": 0.82, "question_below": 0.5}
@@ -92,6 +93,9 @@ class Occurrence:
     placement: float
     #: The marks the question ends with after its last word (`#` of "PROJECT #").
     trailing: str = ""
+    #: The first line of a question printed over several ("RELEASED / TO ACCTG"): `unit` is
+    #: its last.
+    top: TextUnit | None = None
 
 
 @dataclass(frozen=True)
@@ -122,12 +126,10 @@ def occurrences(question: str, units: list[TextUnit]) -> list[Occurrence]:
             # answer is looked for, on the last.
             best = next(
                 (
-                    o
-                    for o in (
-                        _best_in(question, trailing, lines[-1], text, len(text) - len(lines[-1].text))
-                        for lines, text in runs_of_lines(unit, units, wanted)
-                    )
-                    if o is not None
+                    replace(o, top=lines[0])
+                    for lines, text in runs_of_lines(unit, units, wanted)
+                    if (o := _best_in(question, trailing, lines[-1], text, len(text) - len(lines[-1].text)))
+                    is not None
                 ),
                 None,
             )
@@ -325,6 +327,7 @@ def _answer_at(where: Occurrence, units: list[TextUnit], stops: dict[int, list[i
         for neighbour in neighbours:
             if (
                 _is_question(neighbour, stops)
+                or (strategy == "question_right" and _next_header(where, neighbour, units))
                 or is_upright(neighbour)
                 or compact_words(neighbour.text) == compact_words(unit.text)
             ):
@@ -432,6 +435,20 @@ def _continuation(
     ):
         return None
     return nearest
+
+
+def _next_header(where: Occurrence, cell: TextUnit, units: list[TextUnit]) -> bool:
+    """Whether `cell`, right of a question printed over several lines, is the last line of
+    another text that starts level with the question's first: the next column's header in a
+    row of headers ("RELEASED / TO ACCTG", "PAID OUT OF / 1988 BUDGET"), whose answers stand
+    under them."""
+    top = where.top
+    if top is None or top.box is None:
+        return False
+    return any(
+        u.box is not None and u is not top and same_row(top.box, u.box) and cell in next_lines(u, units)
+        for u in units
+    )
 
 
 def _under_question(line: TextUnit, left: float, height: float, question: TextUnit) -> bool:

@@ -62,3 +62,14 @@ def test_tick_just_before_the_question_inside_a_sentence() -> None:
     page.line("This Project is X Proposed", 67, 276, 258, 296)
     page.line("Approved; Proposal No.", 205, 292, 354, 309)
     assert values(page, ["Proposed"]) == {"Proposed": True}
+
+
+def test_question_printed_over_two_lines_in_a_row_of_headers_is_answered_under_it() -> None:
+    page = DocBuilder(source="ocr")
+    page.line("SENT", 88, 485, 156, 502)
+    page.line("TO SHOP", 88, 499, 156, 519)
+    page.line("PAID OUT OF", 303, 486, 397, 502)
+    page.line("THE BUDGET", 304, 501, 398, 518)
+    page.line("2-25-88", 91, 540, 161, 560)
+    page.line("9.442", 351, 540, 383, 557)
+    assert values(page, ["SENT TO SHOP"]) == {"SENT TO SHOP": "2-25-88"}
