@@ -69,8 +69,9 @@ _LABEL_TAIL_RE = re.compile(
 )
 #: A plural mark glued to a question's last word: "Name(s)", "Box(es)".
 _PLURAL_RE = re.compile(r"\((?:s|es)\)", re.IGNORECASE)
-#: A printed label that asks for a number or for several: "LOT NO.", "Account #", "DATE(s)".
-_NUMBER_LABEL_RE = re.compile(r"[^\W\d_]\s*(?:\bno\.)?\s*(?:\bno\.|#|\((?:s|es)\))\s*$", re.IGNORECASE)
+#: A printed label that asks for a number or for several: "LOT NO.", "Account #", "DATE(s)", a
+#: "NO." alone.
+_NUMBER_LABEL_RE = re.compile(r"(?:^|[^\W\d_])\s*(?:\bno\.)?\s*(?:\bno\.|#|\((?:s|es)\))\s*$", re.IGNORECASE)
 #: An item number before a question: "(9)", "4.", "b)".
 _ITEM_RE = re.compile(r"^\s*(?:\(?\d{1,2}\)|\d{1,2}\.|\(?[a-z]\))\s*$", re.IGNORECASE)
 _LEADING_RE = re.compile(r"^[\s:;.,_]+")

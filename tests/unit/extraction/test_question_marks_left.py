@@ -73,3 +73,32 @@ def test_question_printed_over_two_lines_in_a_row_of_headers_is_answered_under_i
     page.line("2-25-88", 91, 540, 161, 560)
     page.line("9.442", 351, 540, 383, 557)
     assert values(page, ["SENT TO SHOP"]) == {"SENT TO SHOP": "2-25-88"}
+
+
+def test_a_lone_number_label_above_right_is_no_answer() -> None:
+    page = DocBuilder(source="ocr")
+    page.line("AGENCY.", 25, 176, 76, 195)
+    page.line("Corporate Media Department", 124, 176, 342, 194)
+    page.line("NO.", 417, 176, 437, 196)
+    page.line("DATE 3/17/82", 553, 176, 662, 194)
+    page.line("BRAND", 70, 196, 108, 214)
+    page.line("MEDIUM", 305, 196, 349, 214)
+    page.line("DESCRIPTION", 535, 195, 612, 215)
+    page.line("LUCKY STRIKE LOW Tar", 13, 218, 181, 234)
+    page.line("Outdoor", 299, 218, 359, 235)
+    page.line("30 Sheet Posters", 510, 218, 646, 235)
+    # The column headers' row; "NO." above right of "MEDIUM" asks for a number of its own.
+    assert values(page, ["MEDIUM", "BRAND", "DESCRIPTION"])["MEDIUM"] == "Outdoor"
+
+
+def test_note_in_brackets_is_no_label_with_its_value() -> None:
+    page = DocBuilder(source="ocr")
+    page.line("Description:", 91, 112, 183, 134)
+    page.line("CAPRI A&U EXPANSION - CALIFORNIA:", 194, 114, 508, 132)
+    page.line("Supplier:", 92, 172, 158, 193)
+    page.line("Kapuler Marketing Research", 205, 175, 432, 193)
+    page.line("Previous $ Commitments This Project", 92, 204, 350, 221)
+    page.line("Final Report Due", 87, 513, 211, 530)
+    page.line("(Supplier Rpt.)", 92, 528, 203, 548)
+    got = values(page, ["Supplier", "Description"])
+    assert got["Supplier"] == "Kapuler Marketing Research"
