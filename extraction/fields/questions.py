@@ -188,7 +188,14 @@ def _placement(text: str, start: int, end: int, trailing: str = "") -> float:
     before = text[:start]
     at_start = not TOKEN_RE.search(before) or is_mark(before) or bool(_ITEM_RE.match(before))
     after = text[end:].lstrip(" .?)#" + trailing)
-    closed = 0.5 if not after or after.startswith(":") else 0.4 * bool(_LABEL_TAIL_RE.match(text[end:]))
+    # The question's own closing mark printed after it ("NO." of "... NO. V82-2") ends it as a
+    # colon would.
+    own_mark = bool(trailing) and text[end:].lstrip().startswith(trailing)
+    closed = (
+        0.5
+        if not after or after.startswith(":") or own_mark
+        else 0.4 * bool(_LABEL_TAIL_RE.match(text[end:]))
+    )
     printed = text[start:end]
     # A label in capitals inside a row of them ("DATE ISSUED ... PROJECT SHEET NO. 4").
     capitals = (

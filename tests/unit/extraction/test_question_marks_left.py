@@ -102,3 +102,9 @@ def test_note_in_brackets_is_no_label_with_its_value() -> None:
     page.line("(Supplier Rpt.)", 92, 528, 203, 548)
     got = values(page, ["Supplier", "Description"])
     assert got["Supplier"] == "Kapuler Marketing Research"
+
+
+def test_question_closed_by_its_own_mark_inside_a_line() -> None:
+    page = DocBuilder(source="ocr")
+    page.line("DATE: 1/19/82 NO. V82-2 R1", 90, 120, 400, 140)
+    assert values(page, ["NO."]) == {"NO.": "V82-2 R1"}
