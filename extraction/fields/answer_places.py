@@ -208,3 +208,24 @@ def next_lines(unit: TextUnit, units: list[TextUnit]) -> list[TextUnit]:
             or abs((u.box.x0 + u.box.x1) / 2 - (box.x0 + box.x1) / 2) <= height
         )
     ]
+
+
+def next_header(top: TextUnit | None, cell: TextUnit, units: list[TextUnit]) -> bool:
+    """Whether `cell`, right of a question printed over several lines (`top` its first), is the
+    last line of another text that starts level with the question's first: the next column's
+    header in a row of headers ("RELEASED / TO ACCTG", "PAID OUT OF / 1988 BUDGET"), whose
+    answers stand under them."""
+    if top is None or top.box is None:
+        return False
+    return any(
+        u.box is not None and u is not top and same_row(top.box, u.box) and cell in next_lines(u, units)
+        for u in units
+    )
+
+
+def under_question(line: TextUnit, left: float, height: float, question: TextUnit) -> bool:
+    """Whether `line`, under an answer set apart from its question, starts left of the answer
+    and under the question: the next row of the questions' column (initials written under
+    "cc:"), not a line of the answer."""
+    box, asked = line.box, question.box
+    return box is not None and asked is not None and box.x0 < left - height and box.x0 < asked.x1

@@ -24,9 +24,10 @@ from extraction.fields.answer_places import (
     has_right_neighbour,
     is_upright,
     lines_under,
-    next_lines,
+    next_header,
     runs_of_lines,
     skips_line,
+    under_question,
 )
 from extraction.fields.normalize import is_label
 from extraction.fields.ocr_reads import is_mark
@@ -38,7 +39,7 @@ from extraction.fields.question_words import (
     same_case,
     similarity,
 )
-from extraction.fields.text_lines import TextUnit, same_row
+from extraction.fields.text_lines import TextUnit
 
 #: Prior of each way of finding the answer: how often such an answer is right on old scans.
 PRIORS: dict[str, float] = {"question_inline": 0.8, "question_right": 0.82, "question_below": 0.5}
@@ -309,6 +310,9 @@ def _stop(unit: TextUnit, stops: dict[int, list[int]], after: int = 0) -> int:
 def _answer_at(where: Occurrence, units: list[TextUnit], stops: dict[int, list[int]], skew: float) -> Answer:
     unit, match = where.unit, where.similarity
     before = unit.text[: where.start].split()
+    if not before and where.top is not None:
+        # A question printed over two lines, "JAN 23, X / 1995": its box ticked where it breaks.
+        before = where.top.text.split()[-1:]
     if before and is_mark(before[-1]):
         # "X OTHER", "This Project is X Proposed": the box ticked just before the question.
         return Answer(True, [unit], "question_inline", PRIORS["question_inline"] * match, before[-1])
@@ -335,7 +339,7 @@ def _answer_at(where: Occurrence, units: list[TextUnit], stops: dict[int, list[i
         for neighbour in neighbours:
             if (
                 _is_question(neighbour, stops)
-                or (strategy == "question_right" and _next_header(where, neighbour, units))
+                or (strategy == "question_right" and next_header(where.top, neighbour, units))
                 or is_upright(neighbour)
                 or compact_words(neighbour.text) == compact_words(unit.text)
             ):
@@ -439,32 +443,10 @@ def _continuation(
         or _LABEL_RE.search(nearest.text)
         or has_left_neighbour(nearest, [u for u in units if u is not question])
         or has_right_neighbour(nearest, units, right)
-        or (apart and _under_question(nearest, left, height, question))
+        or (apart and under_question(nearest, left, height, question))
     ):
         return None
     return nearest
-
-
-def _next_header(where: Occurrence, cell: TextUnit, units: list[TextUnit]) -> bool:
-    """Whether `cell`, right of a question printed over several lines, is the last line of
-    another text that starts level with the question's first: the next column's header in a
-    row of headers ("RELEASED / TO ACCTG", "PAID OUT OF / 1988 BUDGET"), whose answers stand
-    under them."""
-    top = where.top
-    if top is None or top.box is None:
-        return False
-    return any(
-        u.box is not None and u is not top and same_row(top.box, u.box) and cell in next_lines(u, units)
-        for u in units
-    )
-
-
-def _under_question(line: TextUnit, left: float, height: float, question: TextUnit) -> bool:
-    """Whether `line`, under an answer set apart from its question, starts left of the answer
-    and under the question: the next row of the questions' column (initials written under
-    "cc:"), not a line of the answer."""
-    box, asked = line.box, question.box
-    return box is not None and asked is not None and box.x0 < left - height and box.x0 < asked.x1
 
 
 def _beside(row: list[TextUnit], stops: dict[int, list[int]]) -> list[TextUnit]:

@@ -108,3 +108,11 @@ def test_question_closed_by_its_own_mark_inside_a_line() -> None:
     page = DocBuilder(source="ocr")
     page.line("DATE: 1/19/82 NO. V82-2 R1", 90, 120, 400, 140)
     assert values(page, ["NO."]) == {"NO.": "V82-2 R1"}
+
+
+def test_tick_where_a_question_printed_over_two_lines_breaks() -> None:
+    page = DocBuilder(source="ocr")
+    page.line("OCT 31", 539, 103, 585, 124)
+    page.line("JAN 23, X", 656, 103, 743, 124)
+    page.line("1995", 660, 120, 689, 142)
+    assert values(page, ["JAN 23, 1995"]) == {"JAN 23, 1995": True}
