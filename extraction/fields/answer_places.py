@@ -29,6 +29,10 @@ NEAR_RIGHT_HEIGHTS = 3.0
 #: (OCR pads the question's box over the start of a short answer typed close to it: "II").
 PAST_END_HEIGHTS = 0.5
 FAR_RIGHT_HEIGHTS = 6.0
+#: OCR's confidence under which one word alone is a scrawl (a signature), no answer.
+SCRAWL_CONFIDENCE = 0.6
+#: Scrawls looked past, one under the other.
+MAX_SCRAWLS = 2
 
 
 def is_upright(unit: TextUnit) -> bool:
@@ -229,3 +233,14 @@ def under_question(line: TextUnit, left: float, height: float, question: TextUni
     "cc:"), not a line of the answer."""
     box, asked = line.box, question.box
     return box is not None and asked is not None and box.x0 < left - height and box.x0 < asked.x1
+
+
+def under_past_scrawl(unit: TextUnit, units: list[TextUnit]) -> list[TextUnit]:
+    """The line under `unit`, or under the scrawl OCR read there (a signature over the typed
+    name under it, "aemn": one word it is unsure of)."""
+    under = lines_under(unit, units)[:1]
+    for _ in range(MAX_SCRAWLS):
+        if not under or under[0].confidence >= SCRAWL_CONFIDENCE or len(under[0].text.split()) != 1:
+            break
+        under = lines_under(under[0], units)[:1]
+    return under

@@ -23,10 +23,10 @@ from extraction.fields.answer_places import (
     has_left_neighbour,
     has_right_neighbour,
     is_upright,
-    lines_under,
     next_header,
     runs_of_lines,
     skips_line,
+    under_past_scrawl,
     under_question,
 )
 from extraction.fields.normalize import is_label
@@ -334,7 +334,7 @@ def _answer_at(where: Occurrence, units: list[TextUnit], stops: dict[int, list[i
         return _finished(unit, text[lead:], offset + lead, units, stops, "question_inline", match, unit)
     for strategy, neighbours in (
         ("question_right", _beside(cells_right(unit, units, skew), stops)),
-        ("question_below", lines_under(unit, units)[:1]),
+        ("question_below", under_past_scrawl(unit, units)),
     ):
         for neighbour in neighbours:
             if (

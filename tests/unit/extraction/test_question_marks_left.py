@@ -116,3 +116,11 @@ def test_tick_where_a_question_printed_over_two_lines_breaks() -> None:
     page.line("JAN 23, X", 656, 103, 743, 124)
     page.line("1995", 660, 120, 689, 142)
     assert values(page, ["JAN 23, 1995"]) == {"JAN 23, 1995": True}
+
+
+def test_signature_scrawl_under_the_question_is_looked_past() -> None:
+    page = DocBuilder(source="ocr")
+    page.line("Approved by:", 402, 758, 508, 778)
+    page.line("aemn", 482, 806, 554, 828, confidence=0.5)
+    page.line("R. S. Sprinkle, III", 410, 827, 573, 847)
+    assert values(page, ["Approved by"]) == {"Approved by": "R. S. Sprinkle, III"}
