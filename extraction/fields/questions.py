@@ -77,7 +77,11 @@ _NUMBER_LABEL_RE = re.compile(r"(?:^|[^\W\d_])\s*(?:\bno\.)?\s*(?:\bno\.|#|\((?:
 _ITEM_RE = re.compile(r"^\s*(?:\(?\d{1,2}\)|\d{1,2}\.|\(?[a-z]\))\s*$", re.IGNORECASE)
 _LEADING_RE = re.compile(r"^[\s:;.,_]+")
 _BLANK_RE = re.compile(r"^[\s_.:\-]*$")
-_NUMBER_AFTER_RE = re.compile(r"\s*(?:\(\s*)?[$£€]?\s*\d")
+_NUMBER_AFTER_RE = re.compile(
+    r"\s*(?:\(\s*)?[$£€]?\s*\d"
+    r"|\s*(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d",
+    re.IGNORECASE,
+)
 #: A short label that ends with the word asking for a name: "Approved by", "Copies to".
 _OPEN_LABEL_RE = re.compile(r"^\s*(?:[^\W\d_]+\s+){1,3}(?:by|to)\s*$", re.IGNORECASE)
 _LEFT_OVER_RE = re.compile(r"^[\s)\]}]*$")
@@ -282,9 +286,9 @@ def answer(
 
 
 def _number_follows(where: Occurrence) -> bool:
-    """Whether the question starts its cell and a number follows it ("Telephone (0 22 03)
-    303-1"): a label with its value, though no colon ends it; more words after it would make
-    it part of a longer label ("Total Qty: 4")."""
+    """Whether the question starts its cell and a number or a date follows it ("Telephone
+    (0 22 03) 303-1", "DATEMay 27, 1982"): a label with its value, though no colon ends it;
+    more words after it would make it part of a longer label ("Total Qty: 4")."""
     return where.placement >= AT_START_PLACEMENT and bool(_NUMBER_AFTER_RE.match(where.unit.text, where.end))
 
 

@@ -124,3 +124,10 @@ def test_signature_scrawl_under_the_question_is_looked_past() -> None:
     page.line("aemn", 482, 806, 554, 828, confidence=0.5)
     page.line("R. S. Sprinkle, III", 410, 827, 573, 847)
     assert values(page, ["Approved by"]) == {"Approved by": "R. S. Sprinkle, III"}
+
+
+def test_known_label_glued_to_a_date_is_answered() -> None:
+    page = DocBuilder(source="ocr")
+    page.line("NAME Jimmy Bell", 80, 100, 220, 120)
+    page.line("DATEMay 27, 1982", 300, 100, 460, 120)
+    assert values(page, ["DATE"]) == {"DATE": "1982-05-27"}
