@@ -60,3 +60,27 @@ def similarity(question: str, printed: str) -> float:
 def same_case(question: str, printed: str) -> bool:
     """Whether `printed` spells the question's letters and digits in the question's case."""
     return "".join(TOKEN_RE.findall(question)) == "".join(TOKEN_RE.findall(printed))
+
+
+#: Another question ends a value only when it is this long at least (letters and digits): a
+#: short one ("To", "No") is as often a word of the value.
+MIN_ENDING_QUESTION_CHARS = 6
+
+
+def before_other_question(value: str, name: str, others: list[str]) -> str:
+    """`value` up to where another asked question (printed as written, whole words) starts in
+    it, after its first word."""
+    cut = len(value)
+    for other in others:
+        if (
+            other == name
+            or not is_printed_name(other)
+            or len(compact_words(other)) < MIN_ENDING_QUESTION_CHARS
+        ):
+            continue
+        words = TOKEN_RE.findall(other)
+        pattern = r"\b" + r"\W*".join(re.escape(w) for w in words) + r"\b"
+        found = re.search(pattern, value, re.IGNORECASE)
+        if found is not None and found.start() > 0 and value[: found.start()].strip():
+            cut = min(cut, found.start())
+    return value[:cut].rstrip(" ,;:-") if cut < len(value) else value

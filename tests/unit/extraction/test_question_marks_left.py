@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from extraction.fields import extract_fields
-from extraction.fields.question_words import same_case
+from extraction.fields.question_words import before_other_question, same_case
 from extraction.fields.questions import is_blank
 from tests.unit.extraction.doc_builders import DocBuilder
 
@@ -131,3 +131,16 @@ def test_known_label_glued_to_a_date_is_answered() -> None:
     page.line("NAME Jimmy Bell", 80, 100, 220, 120)
     page.line("DATEMay 27, 1982", 300, 100, 460, 120)
     assert values(page, ["DATE"]) == {"DATE": "1982-05-27"}
+
+
+def test_value_after_a_known_label_ends_at_the_next_question_asked() -> None:
+    assert before_other_question("Acme Labs, Inc. Client Study No", "Client Name", ["Client Study No."]) == (
+        "Acme Labs, Inc."
+    )
+    # A short question is as often a word of the value.
+    assert before_other_question("Sent To Files", "Memo", ["To"]) == "Sent To Files"
+    page = DocBuilder(source="ocr")
+    page.line("Client Name Acme Labs, Inc. Client Study No.", 107, 272, 523, 290)
+    page.line("1419A", 571, 272, 609, 290)
+    got = values(page, ["Client Name", "Client Study No."])
+    assert got == {"Client Name": "Acme Labs, Inc.", "Client Study No.": "1419A"}
