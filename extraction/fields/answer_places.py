@@ -29,6 +29,8 @@ NEAR_RIGHT_HEIGHTS = 3.0
 #: (OCR pads the question's box over the start of a short answer typed close to it: "II").
 PAST_END_HEIGHTS = 0.5
 FAR_RIGHT_HEIGHTS = 6.0
+#: An answer typed under its question's row starts at most this many question heights under it.
+LOW_ANSWER_GAP_HEIGHTS = 1.0
 #: OCR's confidence under which one word alone is a scrawl (a signature), no answer.
 SCRAWL_CONFIDENCE = 0.6
 #: Scrawls looked past, one under the other.
@@ -135,6 +137,20 @@ def cells_right(unit: TextUnit, units: list[TextUnit], skew: float) -> list[Text
         # An answer set off its question's row by half a line, just after it, is nearer than
         # the far cell more level with the question (the next column's header).
         return [near[0], *(u for u in ranked if u is not near[0])]
+    if ranked and ranked[0].box is not None and ranked[0].box.x0 - box.x1 > FAR_RIGHT_HEIGHTS * height:
+        # Nor is the far cell the answer of a question whose answer is typed just under its
+        # row, starting where the question ends ("Copies to:" over "Factory Cost Dept.").
+        low = [
+            u
+            for u in units
+            if u is not unit
+            and u.box is not None
+            and u.page == unit.page
+            and abs(u.box.x0 - box.x1) <= height
+            and box.y1 - 0.5 * height <= u.box.y0 <= box.y1 + LOW_ANSWER_GAP_HEIGHTS * height
+        ]
+        if len(low) == 1:
+            return [low[0], *ranked]
     return ranked
 
 

@@ -144,3 +144,12 @@ def test_value_after_a_known_label_ends_at_the_next_question_asked() -> None:
     page.line("1419A", 571, 272, 609, 290)
     got = values(page, ["Client Name", "Client Study No."])
     assert got == {"Client Name": "Acme Labs, Inc.", "Client Study No.": "1419A"}
+
+
+def test_answer_typed_under_its_question_row_beats_a_far_cell_on_the_row() -> None:
+    page = DocBuilder(source="ocr")
+    page.line("Copies to:", 45, 167, 131, 188)
+    page.line("REDUCED TO MATERIAL", 309, 160, 469, 181)
+    page.line("Factory Cost Dept.", 127, 198, 283, 218)
+    page.line("Sue Livesay", 128, 214, 215, 231)
+    assert values(page, ["Copies to"]) == {"Copies to": "Factory Cost Dept. Sue Livesay"}
