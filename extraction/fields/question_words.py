@@ -1,6 +1,7 @@
 """How a field name that is a form's printed question is compared with the words on the page:
 by its letters and digits run together (OCR splits and glues words), with the letters OCR reads
-for one another taken as one, and its case."""
+for one another taken as one, and its case; and where another asked question, printed inside a
+value, ends it."""
 
 from __future__ import annotations
 
@@ -69,7 +70,7 @@ MIN_ENDING_QUESTION_CHARS = 6
 
 def before_other_question(value: str, name: str, others: list[str]) -> str:
     """`value` up to where another asked question (printed as written, whole words) starts in
-    it, after its first word."""
+    it, past its start."""
     cut = len(value)
     for other in others:
         if (

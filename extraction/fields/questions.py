@@ -77,6 +77,7 @@ _NUMBER_LABEL_RE = re.compile(r"(?:^|[^\W\d_])\s*(?:\bno\.)?\s*(?:\bno\.|#|\((?:
 _ITEM_RE = re.compile(r"^\s*(?:\(?\d{1,2}\)|\d{1,2}\.|\(?[a-z]\))\s*$", re.IGNORECASE)
 _LEADING_RE = re.compile(r"^[\s:;.,_]+")
 _BLANK_RE = re.compile(r"^[\s_.:\-]*$")
+#: A number or a date right after a label (`_number_follows`).
 _NUMBER_AFTER_RE = re.compile(
     r"\s*(?:\(\s*)?[$£€]?\s*\d"
     r"|\s*(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d",
@@ -84,6 +85,7 @@ _NUMBER_AFTER_RE = re.compile(
 )
 #: A short label that ends with the word asking for a name: "Approved by", "Copies to".
 _OPEN_LABEL_RE = re.compile(r"^\s*(?:[^\W\d_]+\s+){1,3}(?:by|to)\s*$", re.IGNORECASE)
+#: What a question leaves after it, which is no answer (`is_blank`).
 _LEFT_OVER_RE = re.compile(r"^[\s)\]}]*$")
 
 
