@@ -85,8 +85,6 @@ _NUMBER_AFTER_RE = re.compile(
 )
 #: A short label that ends with the word asking for a name: "Approved by", "Copies to".
 _OPEN_LABEL_RE = re.compile(r"^\s*(?:[^\W\d_]+\s+){1,3}(?:by|to)\s*$", re.IGNORECASE)
-#: What a question leaves after it, which is no answer (`is_blank`).
-_LEFT_OVER_RE = re.compile(r"^[\s)\]}]*$")
 
 
 @dataclass(frozen=True)
@@ -334,7 +332,7 @@ def _answer_at(where: Occurrence, units: list[TextUnit], stops: dict[int, list[i
     tail = None if ":" in unit.text[where.end : end] else _LABEL_TAIL_RE.match(unit.text[end:])
     offset = end + (tail.end() if tail else 0)
     text = _up_to_label(unit.text[offset:], _stop(unit, stops, where.end) - offset)
-    if not is_blank(text):
+    if not _BLANK_RE.match(text):
         leading = _LEADING_RE.match(text)
         lead = leading.end() if leading else 0
         return _finished(unit, text[lead:], offset + lead, units, stops, "question_inline", match, unit)
@@ -352,7 +350,7 @@ def _answer_at(where: Occurrence, units: list[TextUnit], stops: dict[int, list[i
                 # The question's own words again are the next column's header ("(Mg/Cigt)").
                 continue
             value = _up_to_label(neighbour.text, _stop(neighbour, stops))
-            if is_blank(value):
+            if _BLANK_RE.match(value):
                 continue
             return _finished(neighbour, value.strip(), 0, units, stops, strategy, match, unit)
     return Answer(None, [unit], "question_unanswered", match, "")
@@ -483,12 +481,6 @@ def _is_question(unit: TextUnit, stops: dict[int, list[int]]) -> bool:
         return True
     # A known label alone ("DATE" of the next column) is printed, not written in.
     return is_label(unit.text.strip(" .:"))
-
-
-def is_blank(text: str) -> bool:
-    """Whether `text` holds no answer: nothing but rules and dots, or the closing bracket a
-    question leaves after it (the ")" of "CONCENTRATION (mg/ml)" matched without it)."""
-    return bool(_BLANK_RE.match(text) or _LEFT_OVER_RE.match(text))
 
 
 def _up_to_label(text: str, stop: int) -> str:

@@ -1,6 +1,7 @@
 """Printed questions' answers read past what the page leaves around them: the question's case
-among its copies, signs left after it, a number after a label with no colon, a label waiting
-for a name, a tick inside a sentence (`extraction/fields/questions.py`), on made pages."""
+among its copies, a number after a label with no colon, labels waiting for a name or a number,
+ticks inside a sentence, rows of headers, scrawls (`extraction/fields/questions.py`), on made
+pages."""
 
 from __future__ import annotations
 
@@ -8,7 +9,6 @@ import pytest
 
 from extraction.fields import extract_fields
 from extraction.fields.question_words import before_other_question, same_case
-from extraction.fields.questions import is_blank
 from tests.unit.extraction.doc_builders import DocBuilder
 
 pytestmark = pytest.mark.unit
@@ -29,16 +29,6 @@ def test_question_printed_in_its_own_case_is_the_one_asked() -> None:
     page.line("ACME NO", 410, 150, 470, 168)
     page.line("OR61-2", 490, 140, 545, 160)
     assert values(page, ["ORIGIN", "ACME"])["ORIGIN"] == "Acme - Chemistry Dept."
-
-
-def test_bracket_left_after_the_question_is_no_answer() -> None:
-    assert is_blank(" )")
-    assert not is_blank("$ 5")
-    page = DocBuilder(source="ocr")
-    # OCR read the unit's brackets apart: the question matches without its ")".
-    page.line("DOSE (mg/ml)", 60, 300, 170, 318)
-    page.line(".5", 350, 300, 366, 320)
-    assert values(page, ["DOSE mg/ml"]) == {"DOSE mg/ml": ".5"}
 
 
 def test_known_label_without_colon_before_a_number_is_answered() -> None:
