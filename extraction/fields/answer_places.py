@@ -29,6 +29,12 @@ NEAR_RIGHT_HEIGHTS = 3.0
 #: (OCR pads the question's box over the start of a short answer typed close to it: "II").
 PAST_END_HEIGHTS = 0.5
 FAR_RIGHT_HEIGHTS = 6.0
+#: An answer typed under its question's row starts at most this many question heights under it.
+LOW_ANSWER_GAP_HEIGHTS = 1.0
+#: OCR's confidence under which one word alone is a scrawl (a signature), no answer.
+SCRAWL_CONFIDENCE = 0.6
+#: Scrawls looked past, one under the other.
+MAX_SCRAWLS = 2
 
 
 def is_upright(unit: TextUnit) -> bool:
@@ -131,6 +137,20 @@ def cells_right(unit: TextUnit, units: list[TextUnit], skew: float) -> list[Text
         # An answer set off its question's row by half a line, just after it, is nearer than
         # the far cell more level with the question (the next column's header).
         return [near[0], *(u for u in ranked if u is not near[0])]
+    if ranked and ranked[0].box is not None and ranked[0].box.x0 - box.x1 > FAR_RIGHT_HEIGHTS * height:
+        # Nor is the far cell the answer of a question whose answer is typed just under its
+        # row, starting where the question ends ("Copies to:" over "Factory Cost Dept.").
+        low = [
+            u
+            for u in units
+            if u is not unit
+            and u.box is not None
+            and u.page == unit.page
+            and abs(u.box.x0 - box.x1) <= height
+            and box.y1 - 0.5 * height <= u.box.y0 <= box.y1 + LOW_ANSWER_GAP_HEIGHTS * height
+        ]
+        if len(low) == 1:
+            return [low[0], *ranked]
     return ranked
 
 
@@ -208,3 +228,35 @@ def next_lines(unit: TextUnit, units: list[TextUnit]) -> list[TextUnit]:
             or abs((u.box.x0 + u.box.x1) / 2 - (box.x0 + box.x1) / 2) <= height
         )
     ]
+
+
+def next_header(top: TextUnit | None, cell: TextUnit, units: list[TextUnit]) -> bool:
+    """Whether `cell`, right of a question printed over several lines (`top` its first), is the
+    last line of another text that starts level with the question's first: the next column's
+    header in a row of headers ("RELEASED / TO ACCTG", "PAID OUT OF / 1988 BUDGET"), whose
+    answers stand under them."""
+    if top is None or top.box is None:
+        return False
+    return any(
+        u.box is not None and u is not top and same_row(top.box, u.box) and cell in next_lines(u, units)
+        for u in units
+    )
+
+
+def under_question(line: TextUnit, left: float, height: float, question: TextUnit) -> bool:
+    """Whether `line`, under an answer set apart from its question, starts left of the answer
+    and under the question: the next row of the questions' column (initials written under
+    "cc:"), not a line of the answer."""
+    box, asked = line.box, question.box
+    return box is not None and asked is not None and box.x0 < left - height and box.x0 < asked.x1
+
+
+def under_past_scrawl(unit: TextUnit, units: list[TextUnit]) -> list[TextUnit]:
+    """The line under `unit`, or under the scrawl OCR read there (a signature over the typed
+    name under it, "aemn": one word it is unsure of)."""
+    under = lines_under(unit, units)[:1]
+    for _ in range(MAX_SCRAWLS):
+        if not under or under[0].confidence >= SCRAWL_CONFIDENCE or len(under[0].text.split()) != 1:
+            break
+        under = lines_under(under[0], units)[:1]
+    return under

@@ -41,9 +41,14 @@ from extraction.fields.person_candidates import (
     plain_phone_candidates,
     section_part_candidates,
 )
+from extraction.fields.question_words import (
+    before_other_question,
+    compact_words,
+    is_printed_name,
+    is_question_name,
+)
 from extraction.fields.questions import PRIORS as QUESTION_PRIORS
 from extraction.fields.questions import answer as question_answer
-from extraction.fields.questions import compact_words, is_printed_name, is_question_name
 from extraction.fields.result import FieldResult, absent
 from extraction.fields.shaping import belongs, shaped, word_before
 from extraction.fields.structure.captions import CaptionIndex
@@ -245,6 +250,12 @@ def _read_one(ctx: ExtractionContext, name: str) -> FieldResult:
             return _from_question(ctx, name, kind, strict=True)
         return absent()
     best = _choose(kept, kind)
+    if kind == "text" and isinstance(best.value, str) and is_printed_name(name):
+        # A value read after a known label runs on into the next question asked of the page
+        # ("Client Name Borriston Laboratories, Inc. Client Study No."): that question ends it.
+        shorter = before_other_question(best.value, name, ctx.field_names)
+        if shorter != best.value:
+            best = replace(best, value=shorter)
     if spec.concept == "total" and kind == "amount":
         best = total_by_parts(ctx, rounded_total(ctx, best))
     text_confidence = min(u.confidence for u in best.units)

@@ -218,6 +218,10 @@ def prefix_label_candidates(unit: TextUnit, name: str, kind: Kind, order: DateOr
         # A title ("HEALTH INSURANCE CLAIM FORM") is no label with its value; nor is a cell that
         # is one of the field's labels ("INSURANCE PLAN"): its value is elsewhere.
         return
+    if unit.text.lstrip().startswith(("(", "[")):
+        # A note in brackets ("(Supplier Rpt.)" under "Final Report Due") names what a line
+        # above asks for; its words are no label with its value.
+        return
     for n in range(min(MAX_PREFIX_LABEL_WORDS, len(words) - 1), 0, -1):
         label = " ".join(words[:n])
         if not any(ch.isalnum() for ch in words[n - 1]) or not is_label_like(label):

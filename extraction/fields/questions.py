@@ -14,9 +14,7 @@ the question matched, and its length: OCR reads a long answer whole less often.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-
-from rapidfuzz import fuzz
+from dataclasses import dataclass, replace
 
 from extraction.fields.answer_places import (
     CONTINUE_MAX_GAP_HEIGHTS,
@@ -25,19 +23,24 @@ from extraction.fields.answer_places import (
     has_left_neighbour,
     has_right_neighbour,
     is_upright,
-    lines_under,
+    next_header,
     runs_of_lines,
     skips_line,
+    under_past_scrawl,
+    under_question,
 )
 from extraction.fields.normalize import is_label
-from extraction.fields.ocr_reads import is_mark, ocr_alike
+from extraction.fields.ocr_reads import is_mark
+from extraction.fields.question_words import (
+    EXACT_UP_TO_CHARS,
+    MIN_SIMILARITY,
+    TOKEN_RE,
+    compact_words,
+    same_case,
+    similarity,
+)
 from extraction.fields.text_lines import TextUnit
 
-#: Least similarity (0..1, over the words run together) of printed text to the question.
-MIN_SIMILARITY = 0.82
-#: Questions this short (letters and digits) must be printed exactly: one OCR slip in "Type"
-#: reads as another word.
-EXACT_UP_TO_CHARS = 4
 #: Prior of each way of finding the answer: how often such an answer is right on old scans.
 PRIORS: dict[str, float] = {"question_inline": 0.8, "question_right": 0.82, "question_below": 0.5}
 #: Letters and digits of an answer read at the strategy's prior; each one more must be read right
@@ -52,16 +55,14 @@ CONTINUE_MAX_SHIFT_HEIGHTS = 2.5
 MAX_ANSWER_LINES = 6
 #: Placement (`_placement`) of a question that stands alone as a label.
 FULL_PLACEMENT = 1.0
+#: Placement of a question at the start of its cell, with no colon after it.
+AT_START_PLACEMENT = 0.5
 #: Placement of a question in capitals inside a line, neither at its start nor before a colon.
 MID_LINE_PLACEMENT = 0.1
 #: Words between a question and its colon that still belong to it ("INITIATED BY:" for
 #: "INITIATED").
 MAX_LABEL_TAIL_WORDS = 2
 
-#: Words: runs of letters or of digits ("1993DEPARTMENT" is a date glued to the next question),
-#: and a run of capitals ends before a capitalised word glued to it ("DATEMay 27": a question
-#: glued to its answer).
-_TOKEN_RE = re.compile(r"\d+|[A-Z]{2,}(?=[A-Z][a-z])|[^\W\d_]+")
 #: A printed label inside a line: a word of letters that ends in a colon (not a time, "10:30").
 _LABEL_RE = re.compile(r"(?:^|\s)[^\W\d_][\w.'#/&()-]*\s?:(?!\S)")
 _LABEL_TAIL_RE = re.compile(
@@ -69,12 +70,21 @@ _LABEL_TAIL_RE = re.compile(
 )
 #: A plural mark glued to a question's last word: "Name(s)", "Box(es)".
 _PLURAL_RE = re.compile(r"\((?:s|es)\)", re.IGNORECASE)
-#: A printed label that asks for a number or for several: "LOT NO.", "Account #", "DATE(s)".
-_NUMBER_LABEL_RE = re.compile(r"[^\W\d_]\s*(?:\bno\.)?\s*(?:\bno\.|#|\((?:s|es)\))\s*$", re.IGNORECASE)
+#: A printed label that asks for a number or for several: "LOT NO.", "Account #", "DATE(s)", a
+#: "NO." alone.
+_NUMBER_LABEL_RE = re.compile(r"(?:^|[^\W\d_])\s*(?:\bno\.)?\s*(?:\bno\.|#|\((?:s|es)\))\s*$", re.IGNORECASE)
 #: An item number before a question: "(9)", "4.", "b)".
 _ITEM_RE = re.compile(r"^\s*(?:\(?\d{1,2}\)|\d{1,2}\.|\(?[a-z]\))\s*$", re.IGNORECASE)
 _LEADING_RE = re.compile(r"^[\s:;.,_]+")
 _BLANK_RE = re.compile(r"^[\s_.:\-]*$")
+#: A number or a date right after a label (`_number_follows`).
+_NUMBER_AFTER_RE = re.compile(
+    r"\s*(?:\(\s*)?[$£€]?\s*\d"
+    r"|\s*(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d",
+    re.IGNORECASE,
+)
+#: A short label that ends with the word asking for a name: "Approved by", "Copies to".
+_OPEN_LABEL_RE = re.compile(r"^\s*(?:[^\W\d_]+\s+){1,3}(?:by|to)\s*$", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -89,6 +99,9 @@ class Occurrence:
     placement: float
     #: The marks the question ends with after its last word (`#` of "PROJECT #").
     trailing: str = ""
+    #: The first line of a question printed over several ("RELEASED / TO ACCTG"): `unit` is
+    #: its last.
+    top: TextUnit | None = None
 
 
 @dataclass(frozen=True)
@@ -103,47 +116,12 @@ class Answer:
     raw: str
 
 
-def is_question_name(name: str) -> bool:
-    """Whether a field name is a printed question to look for as written: text the vocabulary
-    does not know as a whole label ("Nature of work", not "Date"), and not an identifier
-    ("partner_ref", which no form prints)."""
-    return is_printed_name(name) and not is_label(name)
-
-
-def is_printed_name(name: str) -> bool:
-    """Whether a field name is written as a form prints it, not as an identifier ("partner_ref")."""
-    return bool(_TOKEN_RE.search(name)) and not ("_" in name and " " not in name.strip())
-
-
-def compact_words(text: str) -> str:
-    """`text`'s letters and digits run together, case-folded: how questions are compared."""
-    return "".join(t.casefold() for t in _TOKEN_RE.findall(text))
-
-
-def similarity(question: str, printed: str) -> float:
-    """How alike two texts are, 0..1, over their letters and digits run together (OCR splits
-    and glues words), letters OCR reads for one another taken as one (`ocr_alike`); questions
-    of up to `EXACT_UP_TO_CHARS` must be the same."""
-    a, b = compact_words(question), compact_words(printed)
-    if not a or not b:
-        return 0.0
-    alike_a, alike_b = ocr_alike(a), ocr_alike(b)
-    if len(a) <= EXACT_UP_TO_CHARS:
-        # A colon may be read as a stroke glued to the question ("T01" for "TO:").
-        colon = b.endswith("1") and a[-1].isalpha() and alike_b[:-1] == alike_a
-        return 1.0 if alike_a == alike_b or colon else 0.0
-    # A longer question may lose a letter at its edge ("OB NO" for "JOB NO"): its length, not
-    # the printed text's, says whether one slip is another word. Made alike, the texts are
-    # shorter ("cl" is one letter), so each other slip weighs more: the better of both.
-    return max(fuzz.ratio(a, b), fuzz.ratio(alike_a, alike_b)) / 100.0
-
-
 def occurrences(question: str, units: list[TextUnit]) -> list[Occurrence]:
     """Every place a run of words matches `question` at least `MIN_SIMILARITY`, best first."""
-    wanted = len(_TOKEN_RE.findall(question))
+    wanted = len(TOKEN_RE.findall(question))
     if not wanted:
         return []
-    last = list(_TOKEN_RE.finditer(question))[-1]
+    last = list(TOKEN_RE.finditer(question))[-1]
     trailing = "".join(c for c in question[last.end() :] if not c.isspace())
     found: list[Occurrence] = []
     for unit in units:
@@ -154,12 +132,10 @@ def occurrences(question: str, units: list[TextUnit]) -> list[Occurrence]:
             # answer is looked for, on the last.
             best = next(
                 (
-                    o
-                    for o in (
-                        _best_in(question, trailing, lines[-1], text, len(text) - len(lines[-1].text))
-                        for lines, text in runs_of_lines(unit, units, wanted)
-                    )
-                    if o is not None
+                    replace(o, top=lines[0])
+                    for lines, text in runs_of_lines(unit, units, wanted)
+                    if (o := _best_in(question, trailing, lines[-1], text, len(text) - len(lines[-1].text)))
+                    is not None
                 ),
                 None,
             )
@@ -167,13 +143,23 @@ def occurrences(question: str, units: list[TextUnit]) -> list[Occurrence]:
             found.append(best)
     # The question printed whole comes first: "Division" alone, placed as a label, is like
     # "Division Mgr" only as far as OCR slips go, and the form prints "Division Mgr" elsewhere.
-    return sorted(found, key=lambda o: (o.similarity < 1.0, -(o.similarity + o.placement), o.unit.order))
+    # Between places alike, the one printed in the question's own case: a caller copies the
+    # question from the form ("LORILLARD" of "LORILLARD NO", not of "Lorillard - Organic").
+    return sorted(
+        found,
+        key=lambda o: (
+            o.similarity < 1.0,
+            -(o.similarity + o.placement),
+            not same_case(question, o.unit.text[o.start : o.end]),
+            o.unit.order,
+        ),
+    )
 
 
 def _best_in(question: str, trailing: str, unit: TextUnit, text: str, shift: int) -> Occurrence | None:
     """The run of words of `text` most like `question`, as characters of `unit` (whose text
     starts at `shift` in `text`; a run that starts before it, on the line above, starts at 0)."""
-    tokens = list(_TOKEN_RE.finditer(text))
+    tokens = list(TOKEN_RE.finditer(text))
     # Runs of words are taken by their letters and digits, not by their count: OCR splits a word
     # at a misread letter ("L0g" is three runs) or glues two.
     size = len(compact_words(question))
@@ -205,9 +191,16 @@ def _placement(text: str, start: int, end: int, trailing: str = "") -> float:
     `"TAR"`), which come before its colon. Neither: `MID_LINE_PLACEMENT` for a question in
     capitals followed by a space or a mark, else 0."""
     before = text[:start]
-    at_start = not _TOKEN_RE.search(before) or is_mark(before) or bool(_ITEM_RE.match(before))
+    at_start = not TOKEN_RE.search(before) or is_mark(before) or bool(_ITEM_RE.match(before))
     after = text[end:].lstrip(" .?)#" + trailing)
-    closed = 0.5 if not after or after.startswith(":") else 0.4 * bool(_LABEL_TAIL_RE.match(text[end:]))
+    # The question's own closing mark printed after it ("NO." of "... NO. V82-2") ends it as a
+    # colon would.
+    own_mark = bool(trailing) and text[end:].lstrip().startswith(trailing)
+    closed = (
+        0.5
+        if not after or after.startswith(":") or own_mark
+        else 0.4 * bool(_LABEL_TAIL_RE.match(text[end:]))
+    )
     printed = text[start:end]
     # A label in capitals inside a row of them ("DATE ISSUED ... PROJECT SHEET NO. 4").
     capitals = (
@@ -262,7 +255,9 @@ def answer(
     placed = [
         o
         for o in seen[question]
-        if o.placement > least - 1e-9 and o.placement > 0 and not _inside_other(o, other_found)
+        if (o.placement > least - 1e-9 or _number_follows(o))
+        and o.placement > 0
+        and not _inside_other(o, other_found)
     ]
     if not placed:
         return None
@@ -290,6 +285,13 @@ def answer(
     )
 
 
+def _number_follows(where: Occurrence) -> bool:
+    """Whether the question starts its cell and a number or a date follows it ("Telephone
+    (0 22 03) 303-1", "DATEMay 27, 1982"): a label with its value, though no colon ends it;
+    more words after it would make it part of a longer label ("Total Qty: 4")."""
+    return where.placement >= AT_START_PLACEMENT and bool(_NUMBER_AFTER_RE.match(where.unit.text, where.end))
+
+
 def _next_question(where: Occurrence, others: dict[str, list[Occurrence]]) -> Occurrence | None:
     """Another asked question printed (at its best place) right after this one, nothing between."""
     for found in others.values():
@@ -311,11 +313,13 @@ def _stop(unit: TextUnit, stops: dict[int, list[int]], after: int = 0) -> int:
 
 def _answer_at(where: Occurrence, units: list[TextUnit], stops: dict[int, list[int]], skew: float) -> Answer:
     unit, match = where.unit, where.similarity
-    if where.start and is_mark(unit.text[: where.start]):
-        # "X OTHER": the box ticked before the question.
-        return Answer(
-            True, [unit], "question_inline", PRIORS["question_inline"] * match, unit.text[: where.start]
-        )
+    before = unit.text[: where.start].split()
+    if not before and where.top is not None:
+        # A question printed over two lines, "JAN 23, X / 1995": its box ticked where it breaks.
+        before = where.top.text.split()[-1:]
+    if before and is_mark(before[-1]):
+        # "X OTHER", "This Project is X Proposed": the box ticked just before the question.
+        return Answer(True, [unit], "question_inline", PRIORS["question_inline"] * match, before[-1])
     end = where.end
     plural = _PLURAL_RE.match(unit.text, end)
     if plural:
@@ -334,11 +338,12 @@ def _answer_at(where: Occurrence, units: list[TextUnit], stops: dict[int, list[i
         return _finished(unit, text[lead:], offset + lead, units, stops, "question_inline", match, unit)
     for strategy, neighbours in (
         ("question_right", _beside(cells_right(unit, units, skew), stops)),
-        ("question_below", lines_under(unit, units)[:1]),
+        ("question_below", under_past_scrawl(unit, units)),
     ):
         for neighbour in neighbours:
             if (
                 _is_question(neighbour, stops)
+                or (strategy == "question_right" and next_header(where.top, neighbour, units))
                 or is_upright(neighbour)
                 or compact_words(neighbour.text) == compact_words(unit.text)
             ):
@@ -442,18 +447,10 @@ def _continuation(
         or _LABEL_RE.search(nearest.text)
         or has_left_neighbour(nearest, [u for u in units if u is not question])
         or has_right_neighbour(nearest, units, right)
-        or (apart and _under_question(nearest, left, height, question))
+        or (apart and under_question(nearest, left, height, question))
     ):
         return None
     return nearest
-
-
-def _under_question(line: TextUnit, left: float, height: float, question: TextUnit) -> bool:
-    """Whether `line`, under an answer set apart from its question, starts left of the answer
-    and under the question: the next row of the questions' column (initials written under
-    "cc:"), not a line of the answer."""
-    box, asked = line.box, question.box
-    return box is not None and asked is not None and box.x0 < left - height and box.x0 < asked.x1
 
 
 def _beside(row: list[TextUnit], stops: dict[int, list[int]]) -> list[TextUnit]:
@@ -474,10 +471,13 @@ def _is_question(unit: TextUnit, stops: dict[int, list[int]]) -> bool:
     """Whether `unit` starts with a printed question: another asked one, or `Words:`; or is
     one that asks for a number or several ("LOT NO.", "Account #", "RECEIPT DATE(s)"), which no
     answer ends with; or a known label alone."""
-    if any(not _TOKEN_RE.search(unit.text[:start]) for start in stops.get(id(unit), [])):
+    if any(not TOKEN_RE.search(unit.text[:start]) for start in stops.get(id(unit), [])):
         return True
     label = _LABEL_RE.match(unit.text)
     if label is not None or _NUMBER_LABEL_RE.search(unit.text) is not None:
+        return True
+    if _OPEN_LABEL_RE.match(unit.text):
+        # "Approved by", "Copies to": a label waiting for its name, which no answer ends with.
         return True
     # A known label alone ("DATE" of the next column) is printed, not written in.
     return is_label(unit.text.strip(" .:"))

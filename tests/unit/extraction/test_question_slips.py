@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from extraction.fields import extract_fields
-from extraction.fields.questions import MIN_SIMILARITY, similarity
+from extraction.fields.question_words import MIN_SIMILARITY, similarity
 from tests.unit.extraction.doc_builders import DocBuilder
 
 pytestmark = pytest.mark.unit

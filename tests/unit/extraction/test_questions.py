@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from extraction.fields import extract_fields
-from extraction.fields.questions import similarity
+from extraction.fields.question_words import similarity
 from tests.unit.extraction.doc_builders import DocBuilder
 
 pytestmark = pytest.mark.unit
