@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from decimal import Decimal, InvalidOperation
 
-from extraction.fields.normalize import Match
+from extraction.fields.date_text import Match
 
 #: Thousands separators grouped in threes, an optional decimal part of 1-3 digits. Space-grouped
 #: thousands count only with a decimal part ("1 234,56"), so "DE 232 446 240" stays three numbers.

@@ -2,7 +2,7 @@
 
 from dataclasses import dataclass, field
 
-from extraction.fields.normalize import DateOrder
+from extraction.fields.date_text import DateOrder
 from extraction.fields.questions import Occurrence
 from extraction.fields.structure.captions import CaptionIndex
 from extraction.fields.text_lines import TextUnit

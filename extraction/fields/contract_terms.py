@@ -11,7 +11,7 @@ import re
 from collections.abc import Iterator
 
 from extraction.fields.candidate import HEURISTIC_PRIOR, Candidate
-from extraction.fields.normalize import find_dates
+from extraction.fields.date_text import find_dates
 from extraction.fields.parties import (
     canonical_party,
     clean_party,

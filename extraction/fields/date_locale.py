@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from extraction.fields.normalize import DEFAULT_DATE_ORDER, DateOrder, document_date_order
+from extraction.fields.date_text import DEFAULT_DATE_ORDER, DateOrder, document_date_order
 from extraction.fields.vocabulary import US_STATES
 
 #: Evidence of a place that writes dates day first: currencies and tax words of such places, their

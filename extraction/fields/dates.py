@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from extraction.fields.normalize import DateOrder, find_dates
+from extraction.fields.date_text import DateOrder, find_dates
 from extraction.fields.value_kinds import kind_of
 
 if TYPE_CHECKING:

@@ -26,15 +26,13 @@ from extraction.fields.candidate import HEURISTIC_PRIOR, Candidate
 from extraction.fields.citations import units_citations
 from extraction.fields.context import ExtractionContext
 from extraction.fields.date_locale import resolve_date_order
+from extraction.fields.date_text import DateOrder
 from extraction.fields.embedded import embedded_value
 from extraction.fields.form_widgets import from_form_fields
 from extraction.fields.heuristics import heuristic_candidates
 from extraction.fields.label_pairs import PRIORS
 from extraction.fields.layout import cell_units, other_party_units, provider_sections, widget_labels
-from extraction.fields.normalize import (
-    DateOrder,
-    total_rank,
-)
+from extraction.fields.normalize import total_rank
 from extraction.fields.person_candidates import (
     labelled_candidates,
     own_part_candidates,

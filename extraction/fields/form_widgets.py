@@ -6,14 +6,10 @@ from typing import Any
 from extraction.fields.calibration import Signals, calibrated_confidence, evidence_key
 from extraction.fields.citations import element_citation
 from extraction.fields.context import ExtractionContext
+from extraction.fields.date_text import find_dates
 from extraction.fields.label_pairs import PRIORS
 from extraction.fields.names import split_name
-from extraction.fields.normalize import (
-    find_dates,
-    label_tokens,
-    match_label,
-    parse_checkbox,
-)
+from extraction.fields.normalize import label_tokens, match_label, parse_checkbox
 from extraction.fields.result import FieldResult
 from extraction.fields.value_kinds import Kind
 from extraction.fields.vocabulary import (

@@ -21,12 +21,8 @@ from typing import Any
 from extraction.fields import FieldResult
 from extraction.fields.amounts import find_amounts, normalize_amount
 from extraction.fields.citations import Citation, dedupe, element_citation, unit_citation, units_citations
-from extraction.fields.normalize import (
-    find_dates,
-    match_label,
-    parse_checkbox,
-    parse_date,
-)
+from extraction.fields.date_text import find_dates, parse_date
+from extraction.fields.normalize import match_label, parse_checkbox
 from extraction.fields.text_lines import TextUnit, cell_unit, text_units
 from extraction.fields.value_kinds import read_value
 from extraction.formats.document import Document, Element

@@ -16,8 +16,9 @@ from collections.abc import Callable, Iterator
 
 from extraction.fields.candidate import HEURISTIC_PRIOR, Candidate
 from extraction.fields.contract_terms import effective_date, jurisdiction, parties, term
+from extraction.fields.date_text import DateOrder, find_dates
 from extraction.fields.issuer_header import address, company
-from extraction.fields.normalize import DateOrder, concept_of, find_dates
+from extraction.fields.normalize import concept_of
 from extraction.fields.text_lines import TextUnit
 from extraction.fields.value_kinds import Kind, read_value
 

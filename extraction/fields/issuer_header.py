@@ -17,6 +17,7 @@ import unicodedata
 from collections.abc import Iterator
 
 from extraction.fields.candidate import HEURISTIC_PRIOR, Candidate
+from extraction.fields.date_text import find_dates
 from extraction.fields.header_lines import (
     has_postcode,
     is_contact_line,
@@ -24,7 +25,7 @@ from extraction.fields.header_lines import (
     opens_with_block_number,
 )
 from extraction.fields.issuer_words import BUSINESS_WORDS, LEGAL_FORM_RE, LEGAL_FORM_WORDS, STREET_WORDS
-from extraction.fields.normalize import find_dates, is_label, label_tokens
+from extraction.fields.normalize import is_label, label_tokens
 from extraction.fields.text_lines import TextUnit
 
 #: Share of the first page's height searched for the issuer's name.

@@ -5,13 +5,12 @@ import re
 from collections.abc import Iterator
 
 from extraction.fields.candidate import Candidate
+from extraction.fields.date_text import DateOrder, find_dates
 from extraction.fields.normalize import (
     SYNONYM_SCORE,
-    DateOrder,
     caption_core,
     concept_of,
     concept_words,
-    find_dates,
     is_label,
     is_label_like,
     label_tokens,

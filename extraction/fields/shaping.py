@@ -4,12 +4,9 @@ city line), checked by the field's validator, and whether it is the patient's at
 from extraction.fields.candidate import Candidate
 from extraction.fields.choices import marked_initial, marked_option
 from extraction.fields.context import ExtractionContext
+from extraction.fields.date_text import find_dates, parse_date
 from extraction.fields.names import doctor_titled
-from extraction.fields.normalize import (
-    find_dates,
-    is_label_like,
-    parse_date,
-)
+from extraction.fields.normalize import is_label_like
 from extraction.fields.structure.combined import (
     caption_order,
     combined_caption,

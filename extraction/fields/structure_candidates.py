@@ -7,10 +7,7 @@ from collections.abc import Iterator
 from extraction.fields.candidate import Candidate
 from extraction.fields.context import ExtractionContext
 from extraction.fields.label_pairs import PRIORS, is_other_label, up_to_next_label
-from extraction.fields.normalize import (
-    concept_of,
-    is_label_like,
-)
+from extraction.fields.normalize import concept_of, is_label_like
 from extraction.fields.structure.address_lines import city_lines
 from extraction.fields.structure.banner import banner_names
 from extraction.fields.structure.combined import combined_caption, names_parts

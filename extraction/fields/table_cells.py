@@ -6,6 +6,7 @@ from collections.abc import Iterator
 from dataclasses import replace
 
 from extraction.fields.candidate import Candidate
+from extraction.fields.date_text import DateOrder
 from extraction.fields.label_pairs import (
     COLON_RE,
     FARTHER_SHARE,
@@ -15,12 +16,7 @@ from extraction.fields.label_pairs import (
     same_line_candidates,
     scored_candidate,
 )
-from extraction.fields.normalize import (
-    SYNONYM_SCORE,
-    DateOrder,
-    is_label_like,
-    match_label,
-)
+from extraction.fields.normalize import SYNONYM_SCORE, is_label_like, match_label
 from extraction.fields.structure.combined import combined_caption
 from extraction.fields.structure.whose import (
     LATER_COVERAGE_SHARE,

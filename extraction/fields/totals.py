@@ -7,10 +7,7 @@ from decimal import Decimal
 from extraction.fields.amounts import format_amount
 from extraction.fields.candidate import Candidate
 from extraction.fields.context import ExtractionContext
-from extraction.fields.normalize import (
-    concept_of,
-    total_rank,
-)
+from extraction.fields.normalize import concept_of, total_rank
 from extraction.fields.text_lines import TextUnit
 
 #: A cash rounding adjustment is a few cents: at most this much.

@@ -12,14 +12,8 @@ from dataclasses import dataclass
 from typing import Literal
 
 from extraction.fields.amounts import find_amounts
-from extraction.fields.normalize import (
-    DEFAULT_DATE_ORDER,
-    DateOrder,
-    concept_of,
-    find_dates,
-    label_tokens,
-    vocabulary_words,
-)
+from extraction.fields.date_text import DEFAULT_DATE_ORDER, DateOrder, find_dates
+from extraction.fields.normalize import concept_of, label_tokens, vocabulary_words
 
 Kind = Literal[
     "date",

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from core.configs import ClassifyParams, ExtractParams, ParseParams
-from extraction.fields.normalize import DateOrder
+from extraction.fields.date_text import DateOrder
 from extraction.formats.document import Document
 from extraction.jobs.model import ModelCaller, ModelFactory, ModelReplyError, ModelUnavailable, TaskModel
 from extraction.jobs.stages import DocumentSpec, ModelReply, Stage

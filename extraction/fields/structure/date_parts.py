@@ -12,8 +12,9 @@ from collections.abc import Iterator
 from datetime import date
 
 from extraction.fields.candidate import Candidate
+from extraction.fields.date_text import DEFAULT_DATE_ORDER, DateOrder
 from extraction.fields.label_pairs import LABEL_THRESHOLD, PRIORS
-from extraction.fields.normalize import DEFAULT_DATE_ORDER, DateOrder, match_label
+from extraction.fields.normalize import match_label
 from extraction.fields.text_lines import TextUnit, below
 
 _PART = r"(MM|DD|YY(?:YY)?)"

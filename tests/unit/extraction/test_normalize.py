@@ -3,14 +3,12 @@ from __future__ import annotations
 import pytest
 
 from extraction.fields.amounts import find_amounts, normalize_amount
+from extraction.fields.date_text import document_date_order, find_dates, parse_date
 from extraction.fields.normalize import (
     concept_of,
-    document_date_order,
-    find_dates,
     match_label,
     normalize_text,
     parse_checkbox,
-    parse_date,
     total_rank,
 )
 
