@@ -50,7 +50,7 @@ test-unit: install
 lint: install
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
-	$(BIN)/mypy core actors tools extraction serve clients/python/src/agentry_client
+	$(BIN)/mypy core actors tools extraction serve bench clients/python/src/agentry_client
 
 clean:
 	rm -rf $(VENV) .agentry .pytest_cache .mypy_cache .ruff_cache

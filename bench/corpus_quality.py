@@ -66,7 +66,7 @@ def layout_kind(path: Path) -> str:
         return SCAN
     import pymupdf
 
-    with pymupdf.open(path) as pdf:
+    with pymupdf.open(path) as pdf:  # type: ignore[no-untyped-call]
         if any(True for page in pdf for _ in page.widgets()):
             return FILLABLE
         chars = sum(len("".join(page.get_text().split())) for page in pdf)
@@ -94,7 +94,7 @@ def http_predictor(url: str, api_key: str) -> Predictor:
         base_url=url.rstrip("/"), headers={"Authorization": f"Bearer {api_key}"}, timeout=HTTP_TIMEOUT_SECONDS
     )
 
-    def predict(doc: dict[str, Any], path: Path) -> dict[str, Any]:
+    def predict(doc: dict[str, Any], path: Path) -> Prediction:
         try:
             with path.open("rb") as fh:
                 upload = client.post("/api/v2/files", files={"file": (path.name, fh)})

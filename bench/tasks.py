@@ -74,7 +74,7 @@ class PeakMemory:
 
     @property
     def growth_mib(self) -> float:
-        return (self.peak - self.start) / 2**20
+        return float(self.peak - self.start) / 2**20
 
 
 def _free_port() -> int:
@@ -84,7 +84,9 @@ def _free_port() -> int:
 
 
 def _ms(a: str, b: str) -> float:
-    parse = lambda s: datetime.fromisoformat(s.replace("Z", "+00:00"))  # noqa: E731
+    def parse(stamp: str) -> datetime:
+        return datetime.fromisoformat(stamp.replace("Z", "+00:00"))
+
     return (parse(b) - parse(a)).total_seconds() * 1000
 
 
