@@ -171,13 +171,15 @@ def canonical(
     if isinstance(value, int | float):
         return ("num", str(Decimal(str(value)).quantize(Decimal("0.01"))))
     text = normalize_text(str(value), kleister=kleister)
+    spaced = text
     if tight:
         text = without_space_by_punctuation(text)
     if phone and (digits := "".join(c for c in text if c.isdigit())):
         return ("phone", digits)
     if checkbox and (text in _TRUE or text in _FALSE):
         return ("bool", "true" if text in _TRUE else "false")
-    if iso := as_date(text, month_first=month_first):
+    # A date is read as written too: dropping the space after "Oct." must not unmake it.
+    if iso := as_date(text, month_first=month_first) or as_date(spaced, month_first=month_first):
         return ("date", iso)
     # The amount is read before the end punctuation is stripped, so a leading minus survives.
     if (

@@ -127,6 +127,12 @@ def test_realforms_space_beside_punctuation_dropped_and_dates_month_first() -> N
     assert counts("Date", "9/ 3/ 92", "1992-09-03", set_name="realforms") == (1, 0, 0)
     assert counts("Style", "HLB- KS", "HLB-KS", set_name="realforms") == (1, 0, 0)
     assert counts("Style", "HLB- KS", "HLB KS", set_name="realforms") == (0, 1, 1)
+
+
+def test_realforms_a_date_with_an_abbreviated_month_stays_a_date() -> None:
+    # Dropping the space after "Oct." leaves "oct.11,1983", still the date the form wrote.
+    assert counts("Date", "Oct. 11, 1983", "1983-10-11", set_name="realforms") == (1, 0, 0)
+    assert counts("Date", "Sept. 5, 1990", "1990-09-06", set_name="realforms") == (0, 1, 1)
     assert counts("Style", "HLB- KS", "HLB-KS") == (0, 1, 1)
 
 
