@@ -83,6 +83,8 @@ _NUMBER_AFTER_RE = re.compile(
     r"|\s*(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d",
     re.IGNORECASE,
 )
+#: The first word of a line in capitals (`_is_question`).
+_CAPITAL_HEAD_RE = re.compile(r"\s*([A-Z][A-Z.#]*)(?=\s)")
 #: A short label that ends with the word asking for a name: "Approved by", "Copies to".
 _OPEN_LABEL_RE = re.compile(r"^\s*(?:[^\W\d_]+\s+){1,3}(?:by|to)\s*$", re.IGNORECASE)
 
@@ -479,7 +481,11 @@ def _is_question(unit: TextUnit, stops: dict[int, list[int]]) -> bool:
     if _OPEN_LABEL_RE.match(unit.text):
         # "Approved by", "Copies to": a label waiting for its name, which no answer ends with.
         return True
-    # A known label alone ("DATE" of the next column) is printed, not written in.
+    # A known label alone ("DATE" of the next column) is printed, not written in; so is one in
+    # capitals before a number or a date ("DATE 10/22/98"), a label with its value.
+    head = _CAPITAL_HEAD_RE.match(unit.text)
+    if head is not None and is_label(head.group(1)) and _NUMBER_AFTER_RE.match(unit.text, head.end()):
+        return True
     return is_label(unit.text.strip(" .:"))
 
 
