@@ -181,12 +181,15 @@ def canonical(
     # A date is read as written too: dropping the space after "Oct." must not unmake it.
     if iso := as_date(text, month_first=month_first) or as_date(spaced, month_first=month_first):
         return ("date", iso)
-    # The amount is read before the end punctuation is stripped, so a leading minus survives.
-    if (
-        numeric
-        and (amount := as_amount(" ".join(unicodedata.normalize("NFKC", str(value)).split()))) is not None
-    ):
-        return ("num", str(amount))
+    # The amount is read before the end punctuation is stripped, so a leading minus survives; on
+    # real forms after the spaces beside punctuation are dropped too ("221, 000" is 221000).
+    if numeric:
+        written = " ".join(unicodedata.normalize("NFKC", str(value)).split())
+        amount = as_amount(written)
+        if amount is None and tight:
+            amount = as_amount(without_space_by_punctuation(written))
+        if amount is not None:
+            return ("num", str(amount))
     return ("text", text)
 
 

@@ -142,3 +142,10 @@ def test_halves_take_every_other_document_of_each_set_by_id() -> None:
     manifest = [{"set": s, "id": f"{s}/{i}"} for s in ("b", "a") for i in (3, 1, 2)]
     assert [d["id"] for d in half(manifest, "even")] == ["a/1", "a/3", "b/1", "b/3"]
     assert [d["id"] for d in half(manifest, "odd")] == ["a/2", "b/2"]
+
+
+def test_realforms_an_amount_with_spaces_beside_its_separators_is_one_number() -> None:
+    assert counts("AUTHORIZED COST", "221, 000", "221000.00", set_name="realforms") == (1, 0, 0)
+    assert counts("This Amount", "-14, 165. 00", "-14165.00", set_name="realforms") == (1, 0, 0)
+    # Elsewhere the spaces still part two numbers.
+    assert counts("total", "221, 000", "221000.00") == (0, 1, 1)
