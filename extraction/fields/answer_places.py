@@ -246,9 +246,16 @@ def next_header(top: TextUnit | None, cell: TextUnit, units: list[TextUnit]) -> 
 def under_question(line: TextUnit, left: float, height: float, question: TextUnit) -> bool:
     """Whether `line`, under an answer set apart from its question, starts left of the answer
     and under the question: the next row of the questions' column (initials written under
-    "cc:"), not a line of the answer."""
+    "cc:"), not a line of the answer. Under an answer on its question's line, the same holds
+    only for a line that `looks_printed`: a longer one is the answer wrapped to the margin."""
     box, asked = line.box, question.box
     return box is not None and asked is not None and box.x0 < left - height and box.x0 < asked.x1
+
+
+def looks_printed(text: str) -> bool:
+    """Whether a short line reads as a printed label ("S.P.V." under "D.E.C. 534.1"): a word or
+    two in capitals, no digits."""
+    return text.isupper() and not any(c.isdigit() for c in text) and len(text.split()) <= 2
 
 
 def under_past_scrawl(unit: TextUnit, units: list[TextUnit]) -> list[TextUnit]:

@@ -23,6 +23,7 @@ from extraction.fields.answer_places import (
     has_left_neighbour,
     has_right_neighbour,
     is_upright,
+    looks_printed,
     next_header,
     runs_of_lines,
     skips_line,
@@ -449,7 +450,7 @@ def _continuation(
         or _LABEL_RE.search(nearest.text)
         or has_left_neighbour(nearest, [u for u in units if u is not question])
         or has_right_neighbour(nearest, units, right)
-        or (apart and under_question(nearest, left, height, question))
+        or (under_question(nearest, left, height, question) and (apart or looks_printed(nearest.text)))
     ):
         return None
     return nearest

@@ -32,3 +32,18 @@ def test_a_line_under_an_answer_is_still_read_on() -> None:
     assert values(page, ["DESCRIPTION"]) == {
         "DESCRIPTION": "Passport Winter Program Ad for the DATE 10/22 issue"
     }
+
+
+def test_a_label_in_capitals_under_the_question_ends_an_answer_on_its_line() -> None:
+    page = DocBuilder(source="ocr")
+    page.line("D.E.C. 534.1", 68, 472, 180, 500)
+    # The next row's label of the questions' column, not the answer's second line.
+    page.line("S.P.V.", 68, 504, 115, 526)
+    assert values(page, ["D.E.C"]) == {"D.E.C": "534.1"}
+
+
+def test_an_answer_wrapped_back_under_its_question_still_runs_on() -> None:
+    page = DocBuilder(source="ocr")
+    page.line("To: Mr. J. Smith, Purchasing", 68, 472, 300, 490)
+    page.line("Acme Tool Company", 68, 492, 220, 510)
+    assert values(page, ["To"]) == {"To": "Mr. J. Smith, Purchasing Acme Tool Company"}
