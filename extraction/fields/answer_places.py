@@ -31,8 +31,9 @@ PAST_END_HEIGHTS = 0.5
 FAR_RIGHT_HEIGHTS = 6.0
 #: An answer typed under its question's row starts at most this many question heights under it.
 LOW_ANSWER_GAP_HEIGHTS = 1.0
-#: OCR's confidence under which one word alone is a scrawl (a signature), no answer.
-SCRAWL_CONFIDENCE = 0.6
+#: OCR's confidence under which one word alone is a scrawl (a signature, initials), no answer
+#: and no line of one.
+SCRAWL_CONFIDENCE = 0.7
 #: Scrawls looked past, one under the other.
 MAX_SCRAWLS = 2
 
@@ -258,12 +259,18 @@ def looks_printed(text: str) -> bool:
     return text.isupper() and not any(c.isdigit() for c in text) and len(text.split()) <= 2
 
 
+def is_scrawl(unit: TextUnit) -> bool:
+    """Whether OCR read `unit` as one word it is unsure of: a signature or initials written over
+    the form, no typed text."""
+    return unit.confidence < SCRAWL_CONFIDENCE and len(unit.text.split()) == 1
+
+
 def under_past_scrawl(unit: TextUnit, units: list[TextUnit]) -> list[TextUnit]:
     """The line under `unit`, or under the scrawl OCR read there (a signature over the typed
     name under it, "aemn": one word it is unsure of)."""
     under = lines_under(unit, units)[:1]
     for _ in range(MAX_SCRAWLS):
-        if not under or under[0].confidence >= SCRAWL_CONFIDENCE or len(under[0].text.split()) != 1:
+        if not under or not is_scrawl(under[0]):
             break
         under = lines_under(under[0], units)[:1]
     return under

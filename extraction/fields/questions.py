@@ -22,6 +22,7 @@ from extraction.fields.answer_places import (
     cells_right,
     has_left_neighbour,
     has_right_neighbour,
+    is_scrawl,
     is_upright,
     looks_printed,
     next_header,
@@ -448,6 +449,7 @@ def _continuation(
         skips_line(last, nearest, left, right, units)
         or _is_question(nearest, stops)
         or _LABEL_RE.search(nearest.text)
+        or is_scrawl(nearest)
         or has_left_neighbour(nearest, [u for u in units if u is not question])
         or has_right_neighbour(nearest, units, right)
         or (under_question(nearest, left, height, question) and (apart or looks_printed(nearest.text)))

@@ -47,3 +47,21 @@ def test_an_answer_wrapped_back_under_its_question_still_runs_on() -> None:
     page.line("To: Mr. J. Smith, Purchasing", 68, 472, 300, 490)
     page.line("Acme Tool Company", 68, 492, 220, 510)
     assert values(page, ["To"]) == {"To": "Mr. J. Smith, Purchasing Acme Tool Company"}
+
+
+def test_a_scrawl_under_an_answer_is_no_line_of_it() -> None:
+    page = DocBuilder(source="ocr")
+    page.line("cc:", 150, 215, 175, 235)
+    page.line("R. G. Ryan", 218, 215, 309, 235)
+    # Initials written over the form, read as one word OCR is unsure of.
+    page.line("MCGlVNN", 220, 236, 300, 254, confidence=0.64)
+    page.line("Brand(s) Applicable TRUE", 40, 300, 300, 318)
+    assert values(page, ["cc"]) == {"cc": "R. G. Ryan"}
+
+
+def test_a_word_read_surely_under_an_answer_is_a_line_of_it() -> None:
+    page = DocBuilder(source="ocr")
+    page.line("cc:", 150, 215, 175, 235)
+    page.line("R. G. Ryan", 218, 215, 309, 235)
+    page.line("McGlynn", 220, 236, 300, 254, confidence=0.9)
+    assert values(page, ["cc"]) == {"cc": "R. G. Ryan McGlynn"}
