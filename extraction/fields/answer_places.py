@@ -34,6 +34,8 @@ LOW_ANSWER_GAP_HEIGHTS = 1.0
 #: OCR's confidence under which one word alone is a scrawl (a signature, initials), no answer
 #: and no line of one.
 SCRAWL_CONFIDENCE = 0.7
+#: Other printed cells (`looks_printed`) that make a question's row a row of headers.
+HEADER_ROW_MIN_OTHERS = 2
 #: Scrawls looked past, one under the other.
 MAX_SCRAWLS = 2
 
@@ -257,6 +259,27 @@ def looks_printed(text: str) -> bool:
     """Whether a short line reads as a printed label ("S.P.V." under "D.E.C. 534.1"): a word or
     two in capitals, no digits."""
     return text.isupper() and not any(c.isdigit() for c in text) and len(text.split()) <= 2
+
+
+def in_header_row(question: TextUnit, cell: TextUnit, units: list[TextUnit]) -> bool:
+    """Whether the question and the cell right of it stand in a row of printed headers: each in
+    capitals without digits, as are `HEADER_ROW_MIN_OTHERS` more cells of the row."""
+    if not (looks_printed(question.text) and looks_printed(cell.text)) or question.box is None:
+        return False
+    box = question.box
+    return (
+        sum(
+            1
+            for u in units
+            if u is not question
+            and u is not cell
+            and u.box is not None
+            and u.page == question.page
+            and same_row(box, u.box)
+            and looks_printed(u.text)
+        )
+        >= HEADER_ROW_MIN_OTHERS
+    )
 
 
 def is_scrawl(unit: TextUnit) -> bool:

@@ -22,6 +22,7 @@ from extraction.fields.answer_places import (
     cells_right,
     has_left_neighbour,
     has_right_neighbour,
+    in_header_row,
     is_scrawl,
     is_upright,
     looks_printed,
@@ -350,6 +351,7 @@ def _answer_at(where: Occurrence, units: list[TextUnit], stops: dict[int, list[i
                 or (strategy == "question_right" and next_header(where.top, neighbour, units))
                 or is_upright(neighbour)
                 or compact_words(neighbour.text) == compact_words(unit.text)
+                or (strategy == "question_right" and in_header_row(unit, neighbour, units))
             ):
                 # The question's own words again are the next column's header ("(Mg/Cigt)").
                 continue

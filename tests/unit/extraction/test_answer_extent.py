@@ -65,3 +65,20 @@ def test_a_word_read_surely_under_an_answer_is_a_line_of_it() -> None:
     page.line("R. G. Ryan", 218, 215, 309, 235)
     page.line("McGlynn", 220, 236, 300, 254, confidence=0.9)
     assert values(page, ["cc"]) == {"cc": "R. G. Ryan McGlynn"}
+
+
+def test_the_next_header_of_a_row_of_printed_headers_is_no_answer() -> None:
+    page = DocBuilder(source="ocr")
+    page.line("SOLID", 78, 472, 120, 490)
+    page.line("COLOR", 219, 472, 270, 490)
+    page.line("REFRIGERATOR", 438, 472, 541, 490)
+    page.line("FREEZER", 628, 472, 667, 490)
+    assert values(page, ["COLOR"]) == {"COLOR": None}
+
+
+def test_a_typed_value_in_capitals_right_of_its_question_is_its_answer() -> None:
+    page = DocBuilder(source="ocr")
+    page.line("STATE", 78, 472, 120, 490)
+    page.line("OHIO", 160, 472, 200, 490)
+    page.line("Zip code: 43004", 300, 472, 420, 490)
+    assert values(page, ["STATE"]) == {"STATE": "OHIO"}
