@@ -262,9 +262,10 @@ def looks_printed(text: str) -> bool:
 
 
 def in_header_row(question: TextUnit, cell: TextUnit, units: list[TextUnit]) -> bool:
-    """Whether the question and the cell right of it stand in a row of printed headers: each in
-    capitals without digits, as are `HEADER_ROW_MIN_OTHERS` more cells of the row."""
-    if not (looks_printed(question.text) and looks_printed(cell.text)) or question.box is None:
+    """Whether the question (in capitals) and the cell right of it stand in a row of printed
+    headers: the cell a word or two in capitals without digits, as are `HEADER_ROW_MIN_OTHERS`
+    more cells of the row."""
+    if not (question.text.isupper() and looks_printed(cell.text)) or question.box is None:
         return False
     box = question.box
     return (

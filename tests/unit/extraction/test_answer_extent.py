@@ -82,3 +82,12 @@ def test_a_typed_value_in_capitals_right_of_its_question_is_its_answer() -> None
     page.line("OHIO", 160, 472, 200, 490)
     page.line("Zip code: 43004", 300, 472, 420, 490)
     assert values(page, ["STATE"]) == {"STATE": "OHIO"}
+
+
+def test_a_question_with_a_year_in_a_row_of_headers_is_not_answered_by_the_next() -> None:
+    page = DocBuilder(source="ocr")
+    page.line("RELEASED", 83, 528, 150, 546)
+    page.line("PAID IN 1987", 295, 528, 389, 546)
+    page.line("CUMULATIVE", 553, 529, 638, 546)
+    page.line("BALANCE", 680, 529, 740, 546)
+    assert values(page, ["PAID IN 1987"]) == {"PAID IN 1987": None}
