@@ -128,9 +128,49 @@ def _month(name: str) -> int:
     return _MONTHS[name.lower().replace("0", "o")]
 
 
+def _one_slip(word: str, name: str) -> bool:
+    """Whether `word` is `name` with one letter misread, or two next to each other swapped."""
+    slips = [i for i, (a, b) in enumerate(zip(word, name, strict=True)) if a != b]
+    if len(slips) == 1:
+        return True
+    first, *rest = slips or [0]
+    return rest == [first + 1] and word[first] == name[first + 1] and word[first + 1] == name[first]
+
+
+def _mend_months(text: str) -> str:
+    """`text` with a long English month name OCR slipped on once ("Apriè", "Ocotber") spelled
+    right, letter for letter in place, so a date's characters keep their positions."""
+
+    def mend(m: re.Match[str]) -> str:
+        word = m.group(0)
+        low = word.lower()
+        if low in _MONTHS:
+            return word
+        name = next((n for n in _LONG_MONTHS if len(n) == len(low) and _one_slip(low, n)), None)
+        return word if name is None else name
+
+    return _WORD_RE.sub(mend, text)
+
+
+#: English month names long enough that one slip still leaves them unlike any other word.
+_LONG_MONTHS = (
+    "january",
+    "february",
+    "march",
+    "april",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+)
+_WORD_RE = re.compile(r"[^\W\d_]{5,}")
+
+
 def find_dates(text: str, order: DateOrder = DEFAULT_DATE_ORDER) -> list[Match]:
     """Every date written in `text`, in order, each read as ISO `YYYY-MM-DD`; numeric dates whose
     parts could be month or day are read in `order`."""
+    text = _mend_months(text)
     found: list[Match] = []
     for kind, pattern in _DATE_PATTERNS:
         for m in pattern.finditer(text):
