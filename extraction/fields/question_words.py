@@ -22,6 +22,27 @@ EXACT_UP_TO_CHARS = 4
 #: glued to its answer).
 TOKEN_RE = re.compile(r"\d+|[A-Z]{2,}(?=[A-Z][a-z])|[^\W\d_]+")
 
+#: A number or a date right after a label (`number_after`).
+_NUMBER_AFTER_RE = re.compile(
+    r"\s*(?:\(\s*)?[$£€]?\s*\d"
+    r"|\s*(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d",
+    re.IGNORECASE,
+)
+#: The first word of a line in capitals (`known_label_with_value`).
+_CAPITAL_HEAD_RE = re.compile(r"\s*([A-Z][A-Z.#]*)(?=\s)")
+
+
+def number_after(text: str, at: int) -> bool:
+    """Whether a number or a date starts at `at` of `text` ("(0 22 03) 303-1", "May 27, 1982")."""
+    return bool(_NUMBER_AFTER_RE.match(text, at))
+
+
+def known_label_with_value(text: str) -> bool:
+    """Whether `text` starts with a known label in capitals before a number or a date ("DATE
+    10/22/98"): a question printed with its value."""
+    head = _CAPITAL_HEAD_RE.match(text)
+    return head is not None and is_label(head.group(1)) and number_after(text, head.end())
+
 
 def is_question_name(name: str) -> bool:
     """Whether a field name is a printed question to look for as written: text the vocabulary

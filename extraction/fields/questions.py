@@ -39,6 +39,8 @@ from extraction.fields.question_words import (
     MIN_SIMILARITY,
     TOKEN_RE,
     compact_words,
+    known_label_with_value,
+    number_after,
     same_case,
     similarity,
 )
@@ -80,14 +82,9 @@ _NUMBER_LABEL_RE = re.compile(r"(?:^|[^\W\d_])\s*(?:\bno\.)?\s*(?:\bno\.|#|\((?:
 _ITEM_RE = re.compile(r"^\s*(?:\(?\d{1,2}\)|\d{1,2}\.|\(?[a-z]\))\s*$", re.IGNORECASE)
 _LEADING_RE = re.compile(r"^[\s:;.,_]+")
 _BLANK_RE = re.compile(r"^[\s_.:\-]*$")
-#: A number or a date right after a label (`_number_follows`).
-_NUMBER_AFTER_RE = re.compile(
-    r"\s*(?:\(\s*)?[$£€]?\s*\d"
-    r"|\s*(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d",
-    re.IGNORECASE,
-)
-#: The first word of a line in capitals (`_is_question`).
-_CAPITAL_HEAD_RE = re.compile(r"\s*([A-Z][A-Z.#]*)(?=\s)")
+#: The word of a label that asks for a number, printed in capitals alone after the question
+#: ("#" alone is no value anyway; a typed "no" is an answer).
+_NUMBER_WORD_RE = re.compile(r"\s*(?:NO\.?|No\.)\s*:?\s*")
 #: A short label that ends with the word asking for a name: "Approved by", "Copies to".
 _OPEN_LABEL_RE = re.compile(r"^\s*(?:[^\W\d_]+\s+){1,3}(?:by|to)\s*$", re.IGNORECASE)
 
@@ -294,7 +291,7 @@ def _number_follows(where: Occurrence) -> bool:
     """Whether the question starts its cell and a number or a date follows it ("Telephone
     (0 22 03) 303-1", "DATEMay 27, 1982"): a label with its value, though no colon ends it;
     more words after it would make it part of a longer label ("Total Qty: 4")."""
-    return where.placement >= AT_START_PLACEMENT and bool(_NUMBER_AFTER_RE.match(where.unit.text, where.end))
+    return where.placement >= AT_START_PLACEMENT and number_after(where.unit.text, where.end)
 
 
 def _next_question(where: Occurrence, others: dict[str, list[Occurrence]]) -> Occurrence | None:
@@ -337,6 +334,9 @@ def _answer_at(where: Occurrence, units: list[TextUnit], stops: dict[int, list[i
     tail = None if ":" in unit.text[where.end : end] else _LABEL_TAIL_RE.match(unit.text[end:])
     offset = end + (tail.end() if tail else 0)
     text = _up_to_label(unit.text[offset:], _stop(unit, stops, where.end) - offset)
+    if _NUMBER_WORD_RE.fullmatch(text):
+        # "LORILLARD NO" asked as "LORILLARD": the word asking for the number ends the label.
+        text = ""
     if not _BLANK_RE.match(text):
         leading = _LEADING_RE.match(text)
         lead = leading.end() if leading else 0
@@ -488,10 +488,7 @@ def _is_question(unit: TextUnit, stops: dict[int, list[int]]) -> bool:
         return True
     # A known label alone ("DATE" of the next column) is printed, not written in; so is one in
     # capitals before a number or a date ("DATE 10/22/98"), a label with its value.
-    head = _CAPITAL_HEAD_RE.match(unit.text)
-    if head is not None and is_label(head.group(1)) and _NUMBER_AFTER_RE.match(unit.text, head.end()):
-        return True
-    return is_label(unit.text.strip(" .:"))
+    return known_label_with_value(unit.text) or is_label(unit.text.strip(" .:"))
 
 
 def _up_to_label(text: str, stop: int) -> str:

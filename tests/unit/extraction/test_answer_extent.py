@@ -91,3 +91,13 @@ def test_a_question_with_a_year_in_a_row_of_headers_is_not_answered_by_the_next(
     page.line("CUMULATIVE", 553, 529, 638, 546)
     page.line("BALANCE", 680, 529, 740, 546)
     assert values(page, ["PAID IN 1987"]) == {"PAID IN 1987": None}
+
+
+def test_the_number_word_after_a_question_is_its_label_not_its_answer() -> None:
+    page = DocBuilder(source="ocr")
+    page.line("SOURCE:", 78, 152, 117, 169)
+    page.line("LORILLARD NO", 407, 149, 465, 169)
+    page.line("OR61-2", 488, 141, 542, 162)
+    page.line("Smoker: no", 78, 200, 170, 218)
+    got = values(page, ["LORILLARD", "Smoker"])
+    assert got == {"LORILLARD": "OR61-2", "Smoker": "no"}
