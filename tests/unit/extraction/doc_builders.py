@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from extraction.fields import extract_fields
 from extraction.formats.document import Box, Document, Element, Line, Page
 
 
@@ -105,3 +106,9 @@ def text_document(text: str) -> Document:
                 Element(id=f"l{number}", type="text", page=1, text=line, line_start=number, line_end=number)
             )
     return doc
+
+
+def values(builder: DocBuilder, names: list[str]) -> dict[str, object]:
+    """The values rules-mode extraction reads for `names` from the builder's document."""
+    results = extract_fields(builder.doc, names, file_name="form.png")
+    return {name: result.value for name, result in results.items()}

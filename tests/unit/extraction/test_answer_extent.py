@@ -4,15 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from extraction.fields import extract_fields
-from tests.unit.extraction.doc_builders import DocBuilder
+from tests.unit.extraction.doc_builders import DocBuilder, values
 
 pytestmark = pytest.mark.unit
-
-
-def values(builder: DocBuilder, names: list[str]) -> dict[str, object]:
-    results = extract_fields(builder.doc, names, file_name="form.png")
-    return {name: result.value for name, result in results.items()}
 
 
 def test_known_label_before_a_date_under_an_answer_ends_it() -> None:

@@ -7,16 +7,10 @@ from __future__ import annotations
 
 import pytest
 
-from extraction.fields import extract_fields
 from extraction.fields.question_words import before_other_question, same_case
-from tests.unit.extraction.doc_builders import DocBuilder
+from tests.unit.extraction.doc_builders import DocBuilder, values
 
 pytestmark = pytest.mark.unit
-
-
-def values(builder: DocBuilder, names: list[str]) -> dict[str, object]:
-    results = extract_fields(builder.doc, names, file_name="form.png")
-    return {name: result.value for name, result in results.items()}
 
 
 def test_question_printed_in_its_own_case_is_the_one_asked() -> None:

@@ -5,16 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from extraction.fields import extract_fields
 from extraction.fields.question_words import MIN_SIMILARITY, similarity
-from tests.unit.extraction.doc_builders import DocBuilder
+from tests.unit.extraction.doc_builders import DocBuilder, values
 
 pytestmark = pytest.mark.unit
-
-
-def values(builder: DocBuilder, names: list[str]) -> dict[str, object]:
-    results = extract_fields(builder.doc, names, file_name="form.png")
-    return {name: result.value for name, result in results.items()}
 
 
 def test_letters_ocr_reads_for_one_another_are_one() -> None:

@@ -6,18 +6,13 @@ import pytest
 
 from extraction.fields import extract_fields
 from extraction.fields.question_words import similarity
-from tests.unit.extraction.doc_builders import DocBuilder
+from tests.unit.extraction.doc_builders import DocBuilder, values
 
 pytestmark = pytest.mark.unit
 
 
 def scan() -> DocBuilder:
     return DocBuilder(source="ocr")
-
-
-def values(builder: DocBuilder, names: list[str]) -> dict[str, object]:
-    results = extract_fields(builder.doc, names, file_name="form.png")
-    return {name: result.value for name, result in results.items()}
 
 
 def test_answer_after_the_question_on_its_line_up_to_its_colon() -> None:
