@@ -43,7 +43,7 @@ for _number, _names in enumerate(
         _MONTHS[_name] = _number
 
 #: OCR reads a month's O as a zero in some faces ("20 0ct 2020"): either is taken.
-_MONTH_RE = "|".join(sorted((re.escape(m).replace("o", "[o0]") for m in _MONTHS), key=len, reverse=True))
+MONTH_RE = "|".join(sorted((re.escape(m).replace("o", "[o0]") for m in _MONTHS), key=len, reverse=True))
 _ORDINAL = r"(?:st|nd|rd|th|er|e)?"
 
 #: A date ends where its digits do, or where a time glued to it by OCR starts ("10/03/20185:41:06").
@@ -55,7 +55,7 @@ _DATE_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
         "d_month_y",
         re.compile(
             rf"(?<![\d])(\d{{1,2}}){_ORDINAL}\.?[\s-]*(?:day\s+of\s+|of\s+|de\s+)?"
-            rf"({_MONTH_RE})\.?(?![a-z])[\s,.-]*(?:de\s+)?(\d{{4}}|\d{{2}}(?![\d:])){_DATE_END}",
+            rf"({MONTH_RE})\.?(?![a-z])[\s,.-]*(?:de\s+)?(\d{{4}}|\d{{2}}(?![\d:])){_DATE_END}",
             re.IGNORECASE,
         ),
     ),
@@ -63,7 +63,7 @@ _DATE_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
         "month_d_y",
         re.compile(
             # OCR may drop the space after the comma ("August 27,1943").
-            rf"(?<![a-z])({_MONTH_RE})\.?\s+(\d{{1,2}}){_ORDINAL}(?:\s*,\s*|\s+)(\d{{4}})(?![\d])",
+            rf"(?<![a-z])({MONTH_RE})\.?\s+(\d{{1,2}}){_ORDINAL}(?:\s*,\s*|\s+)(\d{{4}})(?![\d])",
             re.IGNORECASE,
         ),
     ),

@@ -9,6 +9,7 @@ import re
 
 from rapidfuzz import fuzz
 
+from extraction.fields.date_text import MONTH_RE
 from extraction.fields.normalize import is_label
 from extraction.fields.ocr_reads import ocr_alike
 
@@ -18,14 +19,13 @@ MIN_SIMILARITY = 0.82
 #: reads as another word.
 EXACT_UP_TO_CHARS = 4
 #: Words: runs of letters or of digits ("1993DEPARTMENT" is a date glued to the next question),
-#: and a run of capitals ends before a capitalised word glued to it ("DATEMay 27": a question
+#: and a run of capitals ends before a capitalised word glued to it ("DATEJune 3": a question
 #: glued to its answer).
 TOKEN_RE = re.compile(r"\d+|[A-Z]{2,}(?=[A-Z][a-z])|[^\W\d_]+")
 
-#: A number or a date right after a label (`number_after`).
+#: A number or a date right after a label (`number_after`): a month's name as dates are read.
 _NUMBER_AFTER_RE = re.compile(
-    r"\s*(?:\(\s*)?[$£€]?\s*\d"
-    r"|\s*(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d",
+    rf"\s*(?:\(\s*)?[$£€]?\s*\d|\s*(?:{MONTH_RE})\.?\s+\d",
     re.IGNORECASE,
 )
 #: The first word of a line in capitals (`known_label_with_value`).
@@ -33,7 +33,7 @@ _CAPITAL_HEAD_RE = re.compile(r"\s*([A-Z][A-Z.#]*)(?=\s)")
 
 
 def number_after(text: str, at: int) -> bool:
-    """Whether a number or a date starts at `at` of `text` ("(0 22 03) 303-1", "May 27, 1982")."""
+    """Whether a number or a date starts at `at` of `text` ("(0 30) 555-2", "June 3, 1990")."""
     return bool(_NUMBER_AFTER_RE.match(text, at))
 
 

@@ -289,7 +289,7 @@ def answer(
 
 def _number_follows(where: Occurrence) -> bool:
     """Whether the question starts its cell and a number or a date follows it ("Telephone
-    (0 22 03) 303-1", "DATEMay 27, 1982"): a label with its value, though no colon ends it;
+    (0 30) 555-2", "DATEJune 3, 1990"): a label with its value, though no colon ends it;
     more words after it would make it part of a longer label ("Total Qty: 4")."""
     return where.placement >= AT_START_PLACEMENT and number_after(where.unit.text, where.end)
 
