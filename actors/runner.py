@@ -39,6 +39,7 @@ from actors.review_binding import binding_of, runs_as_approved
 from actors.step_markers import Piece, step_marker
 from actors.usage import model_call_increments, record_model_call
 from core import delegation, keys, metrics, tasks
+from core.errors import NotFound
 from core.models import AgentGroup
 from core.settings import Settings
 from core.state_machine import TaskStatus
@@ -127,7 +128,13 @@ class TaskRunner:
         task = first.task
         if task is None:
             return
-        version, first.group = await step_load.agent_of(self.redis, task)
+        try:
+            version, first.group = await step_load.agent_of(self.redis, task)
+        except NotFound as exc:
+            # No run can ever read an agent that is not in the store (a task written around the API):
+            # a crash here would be relaunched by the reconciler forever, a new actor each time.
+            await self._fail(task, str(exc))
+            return
         policy = AgentPolicy.of(version.config, task.spec.output_config, self.settings)
         runner = self
         toolset = await mcp_tools.toolset_for(self.redis, self.settings, task, version.config)
@@ -147,7 +154,7 @@ class TaskRunner:
             if await runner._step(view, policy, run) is StepOutcome.STOP:
                 return
             view = None
-        await runner._fail(task, f"the task exceeded {MAX_STEPS} steps", policy)
+        await runner._fail(task, f"the task exceeded {MAX_STEPS} steps")
 
     def _tool_names(self, task: Task, policy: AgentPolicy) -> list[str]:
         """The tools the task's model may call: the agent's native ones, then its MCP tools."""
@@ -529,7 +536,7 @@ class TaskRunner:
         if policy.pauses_on_failure(task.spec.source):
             await self._pause_failure(task, error, tool_name=tool_name, tool_names=tool_names)
         else:
-            await self._fail(task, error, policy)
+            await self._fail(task, error)
 
     async def _pause_failure(
         self,
@@ -556,7 +563,7 @@ class TaskRunner:
             expected=TaskStatus.RUNNING.value,
         )
 
-    async def _fail(self, task: Task, error: str, policy: AgentPolicy) -> None:
+    async def _fail(self, task: Task, error: str) -> None:
         # Refused when the task was stopped meanwhile: a task stopped during error handling stays stopped.
         await tasks.transition(
             self.redis,

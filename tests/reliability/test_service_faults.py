@@ -240,12 +240,20 @@ def test_a_restart_mid_load_resumes_every_task(agentry: AgentryProcess) -> None:
 
     agentry.start()
     with agentry.client() as api:
+        seen: dict[str, str] = {}
 
         def ended() -> dict[str, dict] | None:
             found = {tid: task(api, tid) for tid in queries}
+            seen.update({tid: body["status"] for tid, body in found.items()})
             return found if all(body["status"] in TERMINAL for body in found.values()) else None
 
-        tasks = wait_for(ended, timeout=scaled(180, 400), interval=1.0, what="every task after the restart")
+        try:
+            tasks = wait_for(
+                ended, timeout=scaled(180, 400), interval=1.0, what="every task after the restart"
+            )
+        except AssertionError as exc:
+            # What a failure needs to be understood: where each task stopped, and the service's own log.
+            raise AssertionError(f"{exc}\nstatuses: {seen}\n{agentry.output()}") from exc
         for task_id, query in queries.items():
             assert tasks[task_id]["status"] == "completed", tasks[task_id]
             messages = of_type(feed(api, task_id), "assistant_message")

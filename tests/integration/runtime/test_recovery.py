@@ -91,6 +91,36 @@ def test_reconciler_admits_a_task_left_pending(service: Service, api: httpx.Clie
     assert wait_status(api, task_id, timeout=60)["status"] == "completed"
 
 
+def test_a_task_whose_agent_is_not_in_the_store_fails_once(service: Service, api: httpx.Client) -> None:
+    """A task written around the API, naming an agent nobody has, cannot run: it fails with the
+    lookup's error instead of crashing its runner, which the reconciler would relaunch forever."""
+    agent = create_agent(api, scripted({"answer": "unused"}))
+    workspace_id = run_async(service.redis_url, lambda r: _workspace_of(r, agent["id"]))
+    missing = new_id()
+    spec = {
+        "task_id": new_id(),
+        "workspace_id": workspace_id,
+        "agent_id": missing,
+        "agent_group_id": new_id(),
+        "version_number": 1,
+        "agent_name": "gone",
+        "query": "nobody runs me",
+    }
+    task_id = run_async(service.redis_url, lambda redis: _created(redis, spec))
+    failed = wait_status(api, task_id, timeout=60)
+    assert failed["status"] == "failed", failed
+    assert missing in failed["error"], failed
+    wait_for(
+        lambda: holds_no_process(service.redis_url, task_id),
+        timeout=30,
+        what="the failed task's actor to exit or go idle",
+    )
+
+
+async def _created(redis, spec: dict) -> str:
+    return (await tasks.create_task(redis, spec)).id
+
+
 async def _workspace_of(redis, agent_id: str) -> str:
     from core import keys
 
