@@ -3,7 +3,7 @@
 from dataclasses import dataclass, field
 
 from extraction.fields.date_text import DateOrder
-from extraction.fields.questions import Occurrence
+from extraction.fields.question_places import Occurrence
 from extraction.fields.structure.captions import CaptionIndex
 from extraction.fields.text_lines import TextUnit
 from extraction.formats.document import Box, Document
