@@ -21,6 +21,7 @@ from core import gauges, keys, metrics, task_finish, tasks
 from core.ids import now_iso, parse_iso
 from core.settings import Settings
 from core.state_machine import TaskStatus
+from core.store import STORE_ERRORS
 
 log = logging.getLogger(__name__)
 
@@ -37,40 +38,25 @@ async def reconcile_once(redis: aioredis.Redis, settings: Settings) -> dict[str,
     live: Counter[str] = Counter()
     members: list[str] = list(await redis.smembers(keys.live_tasks()))
     for member in members:
-        workspace_id, _, task_id = member.partition("|")
-        task = await tasks.find_task(redis, workspace_id, task_id)
-        if task is not None and task.status == TaskStatus.COMPLETED.value:
-            # Left in the live set only by a completer that died before the completion's global part
-            # (core.task_finish); given the grace of a completer still on its way, it is applied here.
-            if now_ms - _ended_ms(task) > grace_ms:
-                await task_finish.reconcile_completed(redis, task)
+        try:
+            status = await _reconcile_task(redis, settings, member, now_ms, grace_ms, queues, counts)
+        except STORE_ERRORS:
+            raise
+        except Exception:
+            # One task whose launch fails (a Ray call refused, a record that will not load) must not
+            # hold back every task after it in the set: the next pass tries it again.
+            log.exception("reconciling task %s failed; the next pass tries again", member)
             continue
-        if task is None or task.status not in LIVE_STATUSES:
-            await redis.srem(keys.live_tasks(), member)
-            # A resume may have moved it back meanwhile: it added the member before its move (on a
-            # Redis Cluster, core.cluster_lua), perhaps just before this removal, so read again.
-            task = await tasks.find_task(redis, workspace_id, task_id)
-            if task is None or task.status not in LIVE_STATUSES:
-                continue
-            await redis.sadd(keys.live_tasks(), member)
-        live[task.status] += 1
-        launched = int(task.raw.get("launched_at") or 0)
-        started_long_ago = now_ms - max(launched, _created_ms(task)) > grace_ms
-        if task.status == TaskStatus.RUNNING.value:
-            # No live runner renews the lease: the actor died. Its lease ran out, so a new runner may take it.
-            if started_long_ago and not await redis.exists(keys.task_lease(workspace_id, task_id)):
-                log.info("task %s lost its runner; starting it again", task_id)
-                await launch(redis, settings, task)
-                counts["relaunched"] += 1
-        elif task.status == TaskStatus.PENDING.value:
-            if started_long_ago:
-                await admit_and_launch(redis, settings, task, from_status=TaskStatus.PENDING.value)
-                counts["admitted"] += 1
-        else:
-            queues.add((workspace_id, task.spec.agent_group_id))
+        if status is not None:
+            live[status] += 1
     depths: dict[str, int] = {}
     for workspace_id, group_id in queues:
-        await drain_queue(redis, settings, workspace_id, group_id)
+        try:
+            await drain_queue(redis, settings, workspace_id, group_id)
+        except STORE_ERRORS:
+            raise
+        except Exception:
+            log.exception("draining the queue of agent %s failed; the next pass tries again", group_id)
         counts["queues"] += 1
         depths[group_id] = await redis.llen(keys.agent_queue(workspace_id, group_id))
     by_status = {status: live[status] for status in LIVE_STATUSES}
@@ -81,6 +67,49 @@ async def reconcile_once(redis: aioredis.Redis, settings: Settings) -> dict[str,
     metrics.set_gauges(metrics.QUEUE_DEPTH, depths)
     metrics.set_gauge(metrics.TASK_ACTORS, actors)
     return counts
+
+
+async def _reconcile_task(
+    redis: aioredis.Redis,
+    settings: Settings,
+    member: str,
+    now_ms: int,
+    grace_ms: int,
+    queues: set[tuple[str, str]],
+    counts: dict[str, int],
+) -> str | None:
+    """One member of the live-task set: relaunch, admit or note its queue; returns its live status."""
+    workspace_id, _, task_id = member.partition("|")
+    task = await tasks.find_task(redis, workspace_id, task_id)
+    if task is not None and task.status == TaskStatus.COMPLETED.value:
+        # Left in the live set only by a completer that died before the completion's global part
+        # (core.task_finish); given the grace of a completer still on its way, it is applied here.
+        if now_ms - _ended_ms(task) > grace_ms:
+            await task_finish.reconcile_completed(redis, task)
+        return None
+    if task is None or task.status not in LIVE_STATUSES:
+        await redis.srem(keys.live_tasks(), member)
+        # A resume may have moved it back meanwhile: it added the member before its move (on a
+        # Redis Cluster, core.cluster_lua), perhaps just before this removal, so read again.
+        task = await tasks.find_task(redis, workspace_id, task_id)
+        if task is None or task.status not in LIVE_STATUSES:
+            return None
+        await redis.sadd(keys.live_tasks(), member)
+    launched = int(task.raw.get("launched_at") or 0)
+    started_long_ago = now_ms - max(launched, _created_ms(task)) > grace_ms
+    if task.status == TaskStatus.RUNNING.value:
+        # No live runner renews the lease: the actor died. Its lease ran out, so a new runner may take it.
+        if started_long_ago and not await redis.exists(keys.task_lease(workspace_id, task_id)):
+            log.info("task %s lost its runner; starting it again", task_id)
+            await launch(redis, settings, task)
+            counts["relaunched"] += 1
+    elif task.status == TaskStatus.PENDING.value:
+        if started_long_ago:
+            await admit_and_launch(redis, settings, task, from_status=TaskStatus.PENDING.value)
+            counts["admitted"] += 1
+    else:
+        queues.add((workspace_id, task.spec.agent_group_id))
+    return task.status
 
 
 #: A stopped task's runner may still finish the step it was in (its results are not recorded); after

@@ -8,7 +8,7 @@ import httpx
 import pytest
 import ray
 
-from core import agents, tasks
+from core import agents, keys, tasks
 from core.ids import new_id
 from tests.integration.conftest import Service
 from tests.support.agents import ask, create_agent, feed, of_type, scripted, start, task, wait_status
@@ -117,11 +117,48 @@ def test_a_task_whose_agent_is_not_in_the_store_fails_once(service: Service, api
     )
 
 
+def test_live_tasks_that_will_not_load_hold_back_no_other(service: Service, api: httpx.Client) -> None:
+    """The reconciler takes each live task on its own: records it cannot read (logged, retried each
+    pass) do not stop it from admitting a task left pending beside them."""
+    agent = create_agent(api, scripted({"answer": "recovered"}))
+    workspace_id = run_async(service.redis_url, lambda r: _workspace_of(r, agent["id"]))
+    # Several, so that without the isolation the pass would almost always reach one before the good task.
+    broken = [new_id() for _ in range(5)]
+
+    async def poison(redis):
+        for task_id in broken:
+            await redis.hset(keys.task(workspace_id, task_id), mapping={"spec": "{not json"})
+            await redis.sadd(keys.live_tasks(), tasks.live_member(workspace_id, task_id))
+
+    async def cure(redis):
+        for task_id in broken:
+            await redis.srem(keys.live_tasks(), tasks.live_member(workspace_id, task_id))
+            await redis.delete(keys.task(workspace_id, task_id))
+
+    async def orphan(redis):
+        version, group = await agents.resolve(redis, workspace_id, agent["id"])
+        spec = {
+            "task_id": new_id(),
+            "workspace_id": workspace_id,
+            "agent_id": version.id,
+            "agent_group_id": group.id,
+            "version_number": 1,
+            "agent_name": group.name,
+            "query": "beside broken records",
+        }
+        return await _created(redis, spec)
+
+    run_async(service.redis_url, poison)
+    try:
+        task_id = run_async(service.redis_url, orphan)
+        assert wait_status(api, task_id, timeout=60)["status"] == "completed"
+    finally:
+        run_async(service.redis_url, cure)
+
+
 async def _created(redis, spec: dict) -> str:
     return (await tasks.create_task(redis, spec)).id
 
 
 async def _workspace_of(redis, agent_id: str) -> str:
-    from core import keys
-
     return str(await redis.get(keys.owner(agent_id)))
