@@ -69,24 +69,10 @@ def test_reconciler_admits_a_task_left_pending(service: Service, api: httpx.Clie
     agent = create_agent(api, scripted({"answer": "recovered"}))
     workspace_id = run_async(service.redis_url, lambda r: _workspace_of(r, agent["id"]))
 
-    async def orphan(redis):
-        version, group = await agents.resolve(redis, workspace_id, agent["id"])
-        created = await tasks.create_task(
-            redis,
-            {
-                "task_id": new_id(),
-                "workspace_id": workspace_id,
-                "agent_id": version.id,
-                "agent_group_id": group.id,
-                "version_number": 1,
-                "agent_name": group.name,
-                "query": "left behind",
-            },
-        )
-        return created.id
-
     # As if the replica had died between writing the task and admitting it.
-    task_id = run_async(service.redis_url, orphan)
+    task_id = run_async(
+        service.redis_url, lambda r: _left_pending(r, workspace_id, agent["id"], "left behind")
+    )
     assert task(api, task_id)["status"] == "pending"
     assert wait_status(api, task_id, timeout=60)["status"] == "completed"
 
@@ -135,22 +121,11 @@ def test_live_tasks_that_will_not_load_hold_back_no_other(service: Service, api:
             await redis.srem(keys.live_tasks(), tasks.live_member(workspace_id, task_id))
             await redis.delete(keys.task(workspace_id, task_id))
 
-    async def orphan(redis):
-        version, group = await agents.resolve(redis, workspace_id, agent["id"])
-        spec = {
-            "task_id": new_id(),
-            "workspace_id": workspace_id,
-            "agent_id": version.id,
-            "agent_group_id": group.id,
-            "version_number": 1,
-            "agent_name": group.name,
-            "query": "beside broken records",
-        }
-        return await _created(redis, spec)
-
     run_async(service.redis_url, poison)
     try:
-        task_id = run_async(service.redis_url, orphan)
+        task_id = run_async(
+            service.redis_url, lambda r: _left_pending(r, workspace_id, agent["id"], "beside broken records")
+        )
         assert wait_status(api, task_id, timeout=60)["status"] == "completed"
     finally:
         run_async(service.redis_url, cure)
@@ -158,6 +133,22 @@ def test_live_tasks_that_will_not_load_hold_back_no_other(service: Service, api:
 
 async def _created(redis, spec: dict) -> str:
     return (await tasks.create_task(redis, spec)).id
+
+
+async def _left_pending(redis, workspace_id: str, agent_id: str, query: str) -> str:
+    """A task of the agent written to the store and never admitted: what a replica dying between
+    the two leaves behind."""
+    version, group = await agents.resolve(redis, workspace_id, agent_id)
+    spec = {
+        "task_id": new_id(),
+        "workspace_id": workspace_id,
+        "agent_id": version.id,
+        "agent_group_id": group.id,
+        "version_number": 1,
+        "agent_name": group.name,
+        "query": query,
+    }
+    return await _created(redis, spec)
 
 
 async def _workspace_of(redis, agent_id: str) -> str:
