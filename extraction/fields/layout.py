@@ -15,7 +15,13 @@ from dataclasses import replace
 
 from extraction.fields.normalize import concept_of, label_tokens
 from extraction.fields.structure.combs import joined_combs
-from extraction.fields.structure.fill_ins import CLOSING_END_RE, RUN_RE, enclosed_cells, laid_over
+from extraction.fields.structure.fill_ins import (
+    CLOSING_END_RE,
+    RUN_RE,
+    enclosed_cells,
+    laid_over,
+    without_rule_ends,
+)
 from extraction.fields.text_lines import TextUnit, same_row, text_units
 from extraction.fields.vocabulary import is_other_party
 from extraction.formats.document import Box, Document, Word
@@ -119,11 +125,13 @@ _LEADER_RE = re.compile(r"\s*(?:\.{3,}|_{2,}|…+)\s*")
 
 def leaders_as_colons(text: str) -> str:
     """`text` with leaders between words read as the colon they stand for; the rule's rest after
-    a value typed on it ("Surname ___Ravensworth___") is no colon: the value ends there."""
+    a value typed on it ("Surname ___Ravensworth___") is no colon: the value ends there, and
+    what OCR kept of such a rule glued to the value ("_Ravensworth") is dropped."""
     closing = CLOSING_END_RE.search(text)
     if closing and RUN_RE.search(text, 0, closing.start()):
         text = text[: closing.start()]
-    return _LEADER_RE.sub(": ", text).strip() if _LEADER_RE.search(text) else text
+    text = _LEADER_RE.sub(": ", text).strip() if _LEADER_RE.search(text) else text
+    return without_rule_ends(text)
 
 
 def is_heading(unit: TextUnit) -> bool:

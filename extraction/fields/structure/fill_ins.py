@@ -18,6 +18,14 @@ from extraction.formats.document import Box, Line, Word
 RUN_RE = re.compile(r"_{2,}")
 #: A run of underscores ending the text right after a value (the rule's rest after a typed value).
 CLOSING_END_RE = re.compile(r"(?<=[^\s_])_{2,}\s*$")
+#: What OCR keeps of a rule around a value typed on it: underscores glued to the value's ends.
+_RULE_ENDS_RE = re.compile(r"^_+(?=\w)|(?<=\w)_+$")
+
+
+def without_rule_ends(text: str) -> str:
+    """`text` without the underscores OCR left glued to its ends ("_Ignatia_" is "Ignatia"): no
+    value starts or ends with one."""
+    return _RULE_ENDS_RE.sub("", text)
 
 
 def _split(word: Word, at: int) -> tuple[Word, Word]:

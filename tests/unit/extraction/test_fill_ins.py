@@ -76,3 +76,12 @@ def test_a_line_only_partly_over_a_rule_stays_apart() -> None:
     word_line(b, 100, [("Last", 40), ("Name", 70), ("__________", 100)])
     word_line(b, 98.5, [("Vexley", 106), ("Harlow", 300)])
     assert [u.text for u in cell_units(b.doc)] == ["Last Name:", "Vexley", "Harlow"]
+
+
+def test_underscores_ocr_left_at_a_values_ends_are_dropped() -> None:
+    assert leaders_as_colons("_Odile_") == "Odile"
+    assert leaders_as_colons("odile_vexley@post.example") == "odile_vexley@post.example"
+    b = DocBuilder()
+    b.line("First Name", 40, 100, 100, 112)
+    b.line("_Odile", 130, 100, 170, 112)
+    assert values(b.doc, ["first_name"]) == {"first_name": "Odile"}
