@@ -36,6 +36,9 @@ _SECTION_WORDS = frozenset(
     {
         "information",
         "info",
+        # A form's title ("Registration Form", "Patient Intake") opens the patient's facts too.
+        "registration",
+        "intake",
         "patient",
         "personal",
         "demographics",

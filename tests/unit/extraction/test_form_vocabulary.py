@@ -68,3 +68,13 @@ def test_plan_compounds_keep_their_concepts() -> None:
     assert concept_of("Plan ID") == "policy_id"
     assert concept_of("Plan Group") == "group_number"
     assert concept_of("Plan Type") == "plan_type"
+
+
+def test_a_form_title_over_a_row_of_labels_is_no_value_they_caption() -> None:
+    b = DocBuilder()
+    b.line("Registration Form", 49, 44, 156, 59)
+    b.line("First Name", 50, 72, 99, 84)
+    b.line("Odile", 129, 71, 160, 85)
+    b.line("Birth Date", 50, 97, 96, 110)
+    b.line("03/14/1990", 130, 97, 180, 110)
+    assert values(b.doc, "first_name") == {"first_name": "Odile"}
