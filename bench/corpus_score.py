@@ -298,11 +298,17 @@ def score(
                 report.by_split_field.setdefault((split, name), Counts()).add(counts)
             report.overall.add(counts)
             # A kept-back design is a test of generality: its misses are never shown, only counted.
-            if (counts.fp or counts.fn) and doc.get("split") == "held_out":
+            if (counts.fp or counts.fn) and is_kept_back(doc):
                 report.hidden_misses += 1
             elif counts.fp or counts.fn:
                 report.misses.append((doc["id"], name, doc["fields"].get(name), predicted.get(name)))
     return report
+
+
+def is_kept_back(doc: Mapping[str, Any]) -> bool:
+    """Whether a generated document's design is a test of generality, never tuned nor fitted on:
+    the held-out split, or an unseen design the manifest marks `kept_back`."""
+    return doc.get("split") == "held_out" or bool(doc.get("kept_back"))
 
 
 #: Confidence bins of the expected calibration error: ten of equal width over 0..1.

@@ -47,7 +47,14 @@ from pathlib import Path
 from typing import Any
 
 from bench.corpus_quality import DEFAULT_CORPUS, _cached, load_manifest
-from bench.corpus_score import HIGH_CONFIDENCE, Calibration, _values, calibration, score_field
+from bench.corpus_score import (
+    HIGH_CONFIDENCE,
+    Calibration,
+    _values,
+    calibration,
+    is_kept_back,
+    score_field,
+)
 from extraction.fields.calibration import (
     Fitted,
     Recalibration,
@@ -310,9 +317,9 @@ def main(argv: list[str] | None = None) -> int:
             if not args.sets or doc["set"] in args.sets:
                 manifest.append(doc)
                 corpus_of[doc["id"]] = corpus
-    # Designs a generator keeps back (`split: held_out`) take part in no fit: scored at the end only.
-    kept_back = [d for d in manifest if d.get("split") == "held_out"]
-    values = collect([d for d in manifest if d.get("split") != "held_out"], corpus_of, args.parse_cache)
+    # Designs a generator keeps back take part in no fit: scored at the end only.
+    kept_back = [d for d in manifest if is_kept_back(d)]
+    values = collect([d for d in manifest if not is_kept_back(d)], corpus_of, args.parse_cache)
     groups = sorted({v.group for v in values})
     print(
         f"{len(values)} values from {len(manifest) - len(kept_back)} documents in {len(groups)} design groups"

@@ -1,4 +1,4 @@
-"""CLI: python -m bench.synthetic_forms --out DIR --count N --seed S [--design NAME ...]"""
+"""CLI: python -m bench.synthetic_forms --out DIR --count N --seed S [--only NAME ...]"""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from bench.synthetic_forms.generate import DESIGNS, generate
+from bench.synthetic_forms.generate import ALL_DESIGNS, generate
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -14,9 +14,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--count", type=int, default=110)
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--design", action="append", choices=sorted(DESIGNS), help="only this design")
+    parser.add_argument("--design", action="append", choices=sorted(ALL_DESIGNS), help="only this design")
+    parser.add_argument(
+        "--only", nargs="+", choices=sorted(ALL_DESIGNS), default=[], help="only these designs"
+    )
     args = parser.parse_args(argv)
-    manifest = generate(args.out, args.count, args.seed, args.design)
+    manifest = generate(args.out, args.count, args.seed, [*(args.design or []), *args.only] or None)
     print(f"{len(manifest)} documents in {args.out}")
     return 0
 

@@ -152,8 +152,8 @@ class Canvas:
             self.text(x0 + self.rng.uniform(4, 12), y1 - 4, value)
 
 
-def scan(page: Any, rng: random.Random, fmt: str) -> bytes:
-    """The page as a scanner or phone would give it: `png`, `jpg` (or `pdf`: an image-only PDF)."""
+def _scanned(page: Any, rng: random.Random) -> Image.Image:
+    """One page rasterised, tilted, blurred and noised."""
     dpi = rng.choice((150, 170, 200))
     pixmap = page.get_pixmap(dpi=dpi, colorspace=pymupdf.csGRAY)
     image = Image.frombytes("L", (pixmap.width, pixmap.height), pixmap.samples)
@@ -163,18 +163,36 @@ def scan(page: Any, rng: random.Random, fmt: str) -> bytes:
     image = image.filter(ImageFilter.GaussianBlur(rng.uniform(0.3, 0.9)))
     pixels = np.asarray(image, dtype=np.float32)
     noise = np.random.default_rng(rng.randrange(2**32)).normal(0.0, rng.uniform(6, 14), pixels.shape)
-    image = Image.fromarray(np.clip(pixels + noise, 0, 255).astype(np.uint8))
+    return Image.fromarray(np.clip(pixels + noise, 0, 255).astype(np.uint8))
+
+
+def _image_pdf(images: list[Image.Image]) -> bytes:
+    """Images as the pages of an image-only PDF, with no dates nor random id."""
+    pdf = pymupdf.open()
+    for image in images:
+        png = io.BytesIO()
+        image.save(png, "PNG")
+        sheet = pdf.new_page(width=PAGE_WIDTH, height=PAGE_HEIGHT)
+        sheet.insert_image(sheet.rect, stream=png.getvalue())
+    pdf.set_metadata({"producer": "bench.synthetic_forms", "creationDate": "", "modDate": ""})
+    out = io.BytesIO()
+    pdf.save(out, no_new_id=True)
+    return out.getvalue()
+
+
+def scan(page: Any, rng: random.Random, fmt: str) -> bytes:
+    """The page as a scanner or phone would give it: `png`, `jpg` (or `pdf`: an image-only PDF)."""
+    image = _scanned(page, rng)
     out = io.BytesIO()
     if fmt == "jpg":
         image.save(out, "JPEG", quality=rng.randint(70, 88))
     elif fmt == "png":
         image.save(out, "PNG")
     else:
-        pdf = pymupdf.open()
-        png = io.BytesIO()
-        image.save(png, "PNG")
-        sheet = pdf.new_page(width=PAGE_WIDTH, height=PAGE_HEIGHT)
-        sheet.insert_image(sheet.rect, stream=png.getvalue())
-        pdf.set_metadata({"producer": "bench.synthetic_forms", "creationDate": "", "modDate": ""})
-        pdf.save(out, no_new_id=True)
+        return _image_pdf([image])
     return out.getvalue()
+
+
+def scan_pages(pdf: Any, rng: random.Random) -> bytes:
+    """Every page of `pdf` scanned, as one image-only PDF."""
+    return _image_pdf([_scanned(page, rng) for page in pdf])

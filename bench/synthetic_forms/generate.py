@@ -7,8 +7,16 @@ import random
 from pathlib import Path
 from typing import Any
 
-from bench.synthetic_forms import designs, doctor_designs, held_out, more_designs
-from bench.synthetic_forms.canvas import PAGE_HEIGHT, PAGE_WIDTH, Canvas, Style, pymupdf, scan
+from bench.synthetic_forms import designs, doctor_designs, held_out, more_designs, unseen_designs
+from bench.synthetic_forms.canvas import (
+    PAGE_HEIGHT,
+    PAGE_WIDTH,
+    Canvas,
+    Style,
+    pymupdf,
+    scan,
+    scan_pages,
+)
 from bench.synthetic_forms.designs import DesignFn
 from bench.synthetic_forms.people import make_patient
 
@@ -39,6 +47,19 @@ HELD_OUT_DESIGNS: dict[str, DesignFn] = {
     "combined_under": held_out.combined_under,
 }
 DESIGNS: dict[str, DesignFn] = {**DEV_DESIGNS, **HELD_OUT_DESIGNS}
+#: Designs written before the rules were read, in a split of their own and generated only when
+#: asked for (`only`), so that the default run of `DESIGNS` stays what it was.
+UNSEEN_DESIGNS: dict[str, DesignFn] = {
+    "stacked_labels": unseen_designs.stacked_labels,
+    "underscore_typed": unseen_designs.underscore_typed,
+    "bilingual": unseen_designs.bilingual,
+    "shaded_table": unseen_designs.shaded_table,
+    "split_dob_pages": unseen_designs.split_dob_pages,
+    "numbered_items": unseen_designs.numbered_items,
+}
+#: The unseen designs whose misses may be looked at while tuning; the others are kept back.
+UNSEEN_TUNE = frozenset({"stacked_labels", "underscore_typed", "bilingual"})
+ALL_DESIGNS: dict[str, DesignFn] = {**DESIGNS, **UNSEEN_DESIGNS}
 #: Designs that print only the middle initial ("MI"): their truth is the initial.
 INITIAL_ONLY = frozenset(
     {"caption_under", "digit_boxes", "claim_grid", "ehr_banner", "ticked_phones", "guarantor_first"}
@@ -51,7 +72,14 @@ SCAN_SHARES = {"caption_cells": 0.7}
 
 
 def split_of(design: str) -> str:
+    if design in UNSEEN_DESIGNS:
+        return "unseen"
     return "dev" if design in DEV_DESIGNS else "held_out"
+
+
+def kept_back(design: str) -> bool:
+    """Whether nobody may look at this design's misses: held-out, or unseen and not for tuning."""
+    return design in HELD_OUT_DESIGNS or (design in UNSEEN_DESIGNS and design not in UNSEEN_TUNE)
 
 
 def render(design: str, rng: random.Random) -> tuple[bytes, str, dict[str, Any]]:
@@ -59,10 +87,11 @@ def render(design: str, rng: random.Random) -> tuple[bytes, str, dict[str, Any]]
     patient = make_patient(rng)
     pdf = pymupdf.open()
     page = pdf.new_page(width=PAGE_WIDTH, height=PAGE_HEIGHT)
-    DESIGNS[design](Canvas(page, Style.draw(rng), rng), patient)
+    ALL_DESIGNS[design](Canvas(page, Style.draw(rng), rng), patient)
     if rng.random() < SCAN_SHARES.get(design, SCAN_SHARE):
-        suffix = rng.choice(SCAN_FORMATS)
-        data = scan(page, rng, suffix)
+        # A scan of several pages comes as one image-only PDF, as a scanner's feeder gives it.
+        suffix = "pdf" if len(pdf) > 1 else rng.choice(SCAN_FORMATS)
+        data = scan_pages(pdf, rng) if len(pdf) > 1 else scan(page, rng, suffix)
     else:
         # No dates and no random file id: the same seed gives the same bytes.
         pdf.set_metadata({"producer": "bench.synthetic_forms", "creationDate": "", "modDate": ""})
@@ -91,6 +120,8 @@ def generate(out: Path, count: int, seed: int, only: list[str] | None = None) ->
                 "field_names": FIELD_NAMES,
                 "design": design,
                 "split": split_of(design),
+                # Only the unseen designs carry the key, so older manifests stay byte-identical.
+                **({"kept_back": kept_back(design)} if design in UNSEEN_DESIGNS else {}),
                 "source": f"bench.synthetic_forms (seed {seed})",
                 "license": "generated; every name invented",
             }

@@ -172,7 +172,7 @@ CONCEPTS: dict[str, tuple[str, ...]] = {
     ),
     "iban": ("iban",),
     "bic": ("bic", "swift", "swift code", "bic swift"),
-    "gender": ("gender", "sex"),
+    "gender": ("gender", "sex", "sex assigned at birth"),
     "ssn": ("ssn", "social security number", "social security"),
     # What patient intake forms carry besides names, dates, phones and addresses.
     "insurer": (
@@ -182,6 +182,9 @@ CONCEPTS: dict[str, tuple[str, ...]] = {
         "insurance carrier",
         "insurance plan",
         "carrier",
+        # "Plan:" alone, on an intake form's insurance lines ("Plan Type", "Plan ID" and "Plan
+        # Group" keep their own concepts).
+        "plan",
         "plan name",
         "health plan",
         "payer",
@@ -225,8 +228,18 @@ CONCEPTS: dict[str, tuple[str, ...]] = {
         "medicaid id",
         "mbi",
         "certificate number",
+        "plan id",
     ),
-    "group_number": ("group number", "group no", "group", "grp", "group id", "grp no", "group plan number"),
+    "group_number": (
+        "group number",
+        "group no",
+        "group",
+        "grp",
+        "group id",
+        "grp no",
+        "group plan number",
+        "plan group",
+    ),
     "plan_type": ("plan type",),
     "policy_holder": (
         "policy holder",

@@ -19,6 +19,7 @@ from extraction.fields.normalize import (
     vocabulary_words,
     without_item_number,
 )
+from extraction.fields.other_wording import past_other_wording
 from extraction.fields.structure.captions import CaptionIndex
 from extraction.fields.text_lines import TextUnit, below, right_of
 from extraction.fields.value_kinds import Kind, Reading, read_value
@@ -230,6 +231,8 @@ def prefix_label_candidates(unit: TextUnit, name: str, kind: Kind, order: DateOr
         if score < SYNONYM_SCORE or _longer_label_of_other_concept(label, words[n]):
             return
         rest = past_alternative(" ".join(words[n:]))
+        other = past_other_wording(rest, 0, label)
+        rest = rest if other is None else rest[other:]
         if is_caption_hint(rest):
             return
         if kind == "text" and _NUMBERED_ITEM_RE.match(rest):
@@ -314,10 +317,13 @@ def _holds_value(text: str, kind: Kind) -> bool:
 
 def _labelled_elsewhere(text: str, name: str) -> bool:
     """Whether `text` is `Label: value` for a label of another concept ("DOB: 02/19/1964" under
-    an empty "Middle:"), or `Label value` where the value holds a digit or an "@" ("Work Phone
+    an empty "Middle:", "Sex / Sexo: M"), or `Label value` where the value holds a digit or an "@" ("Work Phone
     541-920-0361" beside an empty "Middle Name"): another field's value, not this one's."""
     head, colon, _ = text.partition(":")
     heads = [head] if colon and head.strip() else []
+    if heads and "/" in head:
+        # A label printed in two languages ("Sex / Sexo:") is its first wording.
+        heads.append(head.split("/")[0])
     if not colon and any(c.isdigit() or c == "@" for c in text):
         words = text.split()
         heads = [" ".join(words[:n]) for n in range(min(MAX_PREFIX_LABEL_WORDS, len(words) - 1), 0, -1)]
@@ -384,7 +390,9 @@ def same_line_candidates(unit: TextUnit, name: str, kind: Kind, order: DateOrder
             last = words[i + n - 1]
             label = text[words[i].start() : last.end()].rstrip(":\uff1a ")
             after = text[last.end() : words[i + n].start()]
+            other = past_other_wording(text, last.end(), label) if label else None
             colon = last.group(0).endswith((":", "\uff1a")) or ":" in after or "\uff1a" in after
+            colon = colon or other is not None
             strategy = "label_colon" if colon else "label_inline"
             if not label or (strategy == "label_inline" and kind not in _INLINE_KINDS):
                 continue
@@ -408,7 +416,7 @@ def same_line_candidates(unit: TextUnit, name: str, kind: Kind, order: DateOrder
                 # "Tax 15% on $ 112.90": what follows a preposition is its object, not the value;
                 # "DE 232 446 240": a number after a number is the rest of one value.
                 continue
-            start = words[i + n].start()
+            start = words[i + n].start() if other is None else other
             rest = text[start:]
             if not colon and is_caption_hint(text[last.end() :]):
                 # "Date of birth (mm/dd/yyyy)", "Sex (M/F)": the label's format or options (after

@@ -15,6 +15,13 @@ from dataclasses import replace
 
 from extraction.fields.normalize import concept_of, label_tokens
 from extraction.fields.structure.combs import joined_combs
+from extraction.fields.structure.fill_ins import (
+    CLOSING_END_RE,
+    RUN_RE,
+    enclosed_cells,
+    laid_over,
+    without_rule_ends,
+)
 from extraction.fields.text_lines import TextUnit, same_row, text_units
 from extraction.fields.vocabulary import is_other_party
 from extraction.formats.document import Box, Document, Word
@@ -29,6 +36,9 @@ _SECTION_WORDS = frozenset(
     {
         "information",
         "info",
+        # A form's title ("Registration Form", "Patient Intake") opens the patient's facts too.
+        "registration",
+        "intake",
         "patient",
         "personal",
         "demographics",
@@ -79,14 +89,31 @@ def cell_units(doc: Document) -> list[TextUnit]:
     """Every line of text in reading order, a line whose words stand apart as one unit per cell."""
     out: list[TextUnit] = []
     lines_by_element = {id(e): e.lines for e in doc.elements}
+    filled: dict[int, list[Word]] = {}
+    taken: set[int] = set()
+    for page in {e.page for e in doc.elements}:
+        page_lines = [ln for e in doc.elements if e.page == page for ln in e.lines if ln.words]
+        page_filled, page_taken = laid_over(page_lines)
+        filled.update(page_filled)
+        taken |= page_taken
     for unit in text_units(doc):
         line = next(
             (ln for ln in lines_by_element.get(id(unit.element), []) if ln.box == unit.box and ln.words),
             None,
         )
-        groups = cells(line.words, line.box.y1 - line.box.y0) if line is not None else []
+        if line is not None and id(line) in taken:
+            # A value laid over another line's fill-in rule is read in that line.
+            continue
+        words = filled.get(id(line), line.words) if line is not None else []
+        height = line.box.y1 - line.box.y0 if line is not None else 0.0
+        groups = [group for part in enclosed_cells(words) for group in cells(part, height)] if words else []
         joined = [joined_combs(g) for g in groups]
-        if len(groups) < 2 and all(len(j) == len(g) for j, g in zip(joined, groups, strict=True)):
+        unchanged = line is None or words is line.words
+        if (
+            unchanged
+            and len(groups) < 2
+            and all(len(j) == len(g) for j, g in zip(joined, groups, strict=True))
+        ):
             out.append(replace(unit, text=leaders_as_colons(unit.text), order=len(out)))
             continue
         for group in joined:
@@ -96,12 +123,18 @@ def cell_units(doc: Document) -> list[TextUnit]:
 
 
 #: Dot leaders or underscores between a label and its value ("Surname ........ Ravensworth").
-_LEADER_RE = re.compile(r"\s*(?:\.{3,}|_{3,}|…+)\s*")
+_LEADER_RE = re.compile(r"\s*(?:\.{3,}|_{2,}|…+)\s*")
 
 
 def leaders_as_colons(text: str) -> str:
-    """`text` with leaders between words read as the colon they stand for."""
-    return _LEADER_RE.sub(": ", text).strip() if _LEADER_RE.search(text) else text
+    """`text` with leaders between words read as the colon they stand for; the rule's rest after
+    a value typed on it ("Surname ___Ravensworth___") is no colon: the value ends there, and
+    what OCR kept of such a rule glued to the value ("_Ravensworth") is dropped."""
+    closing = CLOSING_END_RE.search(text)
+    if closing and RUN_RE.search(text, 0, closing.start()):
+        text = text[: closing.start()]
+    text = _LEADER_RE.sub(": ", text).strip() if _LEADER_RE.search(text) else text
+    return without_rule_ends(text)
 
 
 def is_heading(unit: TextUnit) -> bool:

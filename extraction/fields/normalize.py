@@ -207,9 +207,28 @@ def concept_of(name: str) -> str | None:
 SYNONYM_SCORE = 0.95
 CONTAINS_SCORE = 0.85
 EXTRA_WORD_PENALTY = 0.03
-#: Words a label may carry without naming anything else: articles, currencies, "no." marks.
+#: Words a label may carry without naming anything else: articles, currencies, "no." marks, and
+#: "legal" ("Legal First Name" asks for the first name as on an ID).
 _FILLER_WORDS = frozenset(
-    {"of", "the", "in", "on", "for", "a", "an", "to", "rm", "usd", "eur", "gbp", "inr", "myr", "rs", "s"}
+    {
+        "of",
+        "the",
+        "in",
+        "on",
+        "for",
+        "a",
+        "an",
+        "to",
+        "rm",
+        "usd",
+        "eur",
+        "gbp",
+        "inr",
+        "myr",
+        "rs",
+        "s",
+        "legal",
+    }
 )
 #: Score of a label of a related concept (an address label for a street field).
 RELATED_SCORE = 0.8

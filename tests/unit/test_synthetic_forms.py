@@ -4,17 +4,24 @@ renders, and its manifest scores with the intake rules."""
 from __future__ import annotations
 
 import json
+import random
 from pathlib import Path
 
-from bench.corpus_score import score
+import pytest
+
+from bench.corpus_score import is_kept_back, score
+from bench.synthetic_forms.canvas import PAGE_HEIGHT, PAGE_WIDTH, Canvas, Style, pymupdf, scan_pages
 from bench.synthetic_forms.generate import (
     DESIGNS,
     DEV_DESIGNS,
     HELD_OUT_DESIGNS,
     SET_NAME,
+    UNSEEN_DESIGNS,
+    UNSEEN_TUNE,
     generate,
     split_of,
 )
+from bench.synthetic_forms.people import make_patient
 
 
 def _files(folder: Path) -> dict[str, bytes]:
@@ -54,3 +61,41 @@ def test_manifest_scores_with_intake_rules(tmp_path: Path) -> None:
     report = score(manifest, reworded)
     assert report.overall.f1 == 1.0
     assert set(report.by_design) >= {("dev", "ALL"), ("held_out", "ALL")}
+
+
+@pytest.mark.parametrize("design", sorted(UNSEEN_DESIGNS))
+def test_unseen_design_prints_its_truth(design: str) -> None:
+    for n in range(4):
+        rng = random.Random(f"test:{n}:{design}")
+        patient = make_patient(rng)
+        pdf = pymupdf.open()
+        page = pdf.new_page(width=PAGE_WIDTH, height=PAGE_HEIGHT)
+        UNSEEN_DESIGNS[design](Canvas(page, Style.draw(rng), rng), patient)
+        text = " ".join(" ".join(p.get_text() for p in pdf).split()).lower()
+        truth = patient.truth()
+        # Dates and choices are printed in the design's own way: their parts are on the page.
+        year, _, day = patient.dob
+        assert str(year) in text and f"{day}" in text
+        assert patient.gender[0].lower() in text
+        for name, value in truth.items():
+            if value and name not in ("dob", "gender"):
+                assert str(value).lower() in text, (design, name, value)
+
+
+def test_unseen_designs_are_a_split_of_their_own(tmp_path: Path) -> None:
+    # The default run (`DESIGNS`) leaves them out, so the dev and held-out outputs do not move.
+    assert not set(UNSEEN_DESIGNS) & set(DESIGNS)
+    assert set(UNSEEN_DESIGNS) > UNSEEN_TUNE and len(UNSEEN_TUNE) == len(UNSEEN_DESIGNS) / 2
+    manifest = generate(tmp_path, len(UNSEEN_DESIGNS), seed=2, only=list(UNSEEN_DESIGNS))
+    for doc in manifest:
+        assert doc["split"] == "unseen"
+        assert doc["kept_back"] == (doc["design"] not in UNSEEN_TUNE) == is_kept_back(doc)
+
+
+def test_a_scan_of_several_pages_is_one_pdf_of_images() -> None:
+    pdf = pymupdf.open()
+    for _ in range(2):
+        pdf.new_page(width=PAGE_WIDTH, height=PAGE_HEIGHT).insert_text((72, 72), "Page")
+    scanned = pymupdf.open(stream=scan_pages(pdf, random.Random(1)), filetype="pdf")
+    assert len(scanned) == 2
+    assert all(not page.get_text().strip() and page.get_images() for page in scanned)
