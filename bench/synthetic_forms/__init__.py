@@ -3,7 +3,7 @@
 `python -m bench.synthetic_forms --out DIR --count N --seed S` writes N documents and a
 `manifest.jsonl` in the corpus's format (`set: "synthetic_intake"`, plus `design` and `split`
 keys), which `python -m bench.corpus_quality --in-process --corpus DIR` scores per design.
-Designs are split into dev (tuned on) and held-out (never tuned on): `generate.DESIGNS`; a third
-split, unseen (`generate.UNSEEN_DESIGNS`, generated with `--only`), was written before the rules
-were read: half of it may be tuned on (`UNSEEN_TUNE`), the other half is kept back.
+Designs are split into dev (tuned on) and held-out (never tuned on): `generate.DESIGNS`. A third
+split, unseen (`generate.UNSEEN_DESIGNS`, generated only when named with `--design`), was written
+before the rules were read: half of it may be tuned on (`UNSEEN_TUNE`), the other half is kept back.
 """

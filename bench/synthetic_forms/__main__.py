@@ -1,4 +1,4 @@
-"""CLI: python -m bench.synthetic_forms --out DIR --count N --seed S [--only NAME ...]"""
+"""CLI: python -m bench.synthetic_forms --out DIR --count N --seed S [--design NAME ...]"""
 
 from __future__ import annotations
 
@@ -14,12 +14,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--count", type=int, default=110)
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--design", action="append", choices=sorted(ALL_DESIGNS), help="only this design")
     parser.add_argument(
-        "--only", nargs="+", choices=sorted(ALL_DESIGNS), default=[], help="only these designs"
+        "--design",
+        action="append",
+        choices=sorted(ALL_DESIGNS),
+        help="only this design (repeat for several; the unseen designs are generated only so)",
     )
     args = parser.parse_args(argv)
-    manifest = generate(args.out, args.count, args.seed, [*(args.design or []), *args.only] or None)
+    manifest = generate(args.out, args.count, args.seed, args.design)
     print(f"{len(manifest)} documents in {args.out}")
     return 0
 
