@@ -48,6 +48,12 @@ async def nothing(*_: Any, **__: Any) -> None:
     return None
 
 
+def no_store(*_: Any, **__: Any) -> tuple[str, None]:
+    """In place of `resolve_redis_url`, which with no REDIS_URL would start an embedded Redis in the
+    default data dir (and leave it running after the tests)."""
+    return "redis://unused", None
+
+
 async def stops_when_cancelled(loop: Callable[[], Coroutine[Any, Any, None]], store: SwallowingStore) -> None:
     running = asyncio.ensure_future(loop())
     await asyncio.wait_for(store.started.wait(), timeout=10)
@@ -62,6 +68,7 @@ async def stops_when_cancelled(loop: Callable[[], Coroutine[Any, Any, None]], st
 
 async def test_the_scheduler_loop_stops_on_a_swallowed_cancel(monkeypatch: pytest.MonkeyPatch) -> None:
     store = SwallowingStore()
+    monkeypatch.setattr(scheduler, "resolve_redis_url", no_store)
     monkeypatch.setattr(scheduler, "async_client", lambda url: object())
     monkeypatch.setattr(scheduler, "warn_unless_durable", nothing)
     monkeypatch.setattr(scheduler, "_ensure_group", nothing)
@@ -83,6 +90,7 @@ async def test_the_webhook_dispatcher_loop_stops_on_a_swallowed_cancel(
         consume = staticmethod(store.call)
         dispatch_due = staticmethod(store.call)
 
+    monkeypatch.setattr(webhook_dispatcher, "resolve_redis_url", no_store)
     monkeypatch.setattr(webhook_dispatcher, "async_client", lambda url: object())
     monkeypatch.setattr(webhook_delivery, "ensure_group", nothing)
     monkeypatch.setattr(webhook_dispatcher, "Dispatcher", Dispatcher)
