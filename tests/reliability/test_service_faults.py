@@ -248,8 +248,8 @@ def test_a_restart_mid_load_resumes_every_task(agentry: AgentryProcess) -> None:
             for tid in queries:
                 reply = api.get(f"/api/v1/tasks/{tid}")
                 if reply.status_code == 503:
-                    # The store stalled past its client's timeout (on a busy CI disk, an fsync of the
-                    # restarted Redis's append-only file can take seconds): the API says "retry
+                    # The store stalled past its client's timeout (seen once in CI; likely an fsync of
+                    # the restarted Redis's append-only file on a busy disk): the API says "retry
                     # shortly", and a client does.
                     stalls.append(reply.json()["error"])
                     return None
