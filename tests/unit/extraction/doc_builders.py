@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from extraction.fields import extract_fields
-from extraction.formats.document import Box, Document, Element, Line, Page
+from extraction.formats.document import Box, Document, Element, Line, Page, Word
 
 
 class DocBuilder:
@@ -112,3 +112,14 @@ def values(builder: DocBuilder, names: list[str]) -> dict[str, object]:
     """The values rules-mode extraction reads for `names` from the builder's document."""
     results = extract_fields(builder.doc, names, file_name="form.png")
     return {name: result.value for name, result in results.items()}
+
+
+def word_line(b: DocBuilder, y: float, pieces: list[tuple[str, float]], height: float = 10.0) -> Element:
+    """One text line whose words stand where `pieces` say (x of each word; 6 pt per character)."""
+    words = [Word(t, Box(x, y, x + 6 * len(t), y + height)) for t, x in pieces]
+    box = Box(words[0].box.x0, y, words[-1].box.x1, y + height)
+    text = " ".join(t for t, _ in pieces)
+    element = Element(id=f"e{len(b.doc.elements)}", type="text", page=1, text=text, box=box)
+    element.lines = [Line(text, box, 1.0, words)]
+    b.doc.elements.append(element)
+    return element

@@ -8,21 +8,10 @@ import pytest
 from extraction.fields.extract import extract_fields
 from extraction.fields.layout import cell_units, leaders_as_colons
 from extraction.fields.structure.fill_ins import closing_cuts, enclosed_cells
-from extraction.formats.document import Box, Document, Element, Line, Word
-from tests.unit.extraction.doc_builders import DocBuilder
+from extraction.formats.document import Box, Document, Word
+from tests.unit.extraction.doc_builders import DocBuilder, word_line
 
 pytestmark = pytest.mark.unit
-
-
-def word_line(b: DocBuilder, y: float, pieces: list[tuple[str, float]], height: float = 10.0) -> Element:
-    """One text line whose words stand where `pieces` say (x of each word; 6 pt per character)."""
-    words = [Word(t, Box(x, y, x + 6 * len(t), y + height)) for t, x in pieces]
-    box = Box(words[0].box.x0, y, words[-1].box.x1, y + height)
-    text = " ".join(t for t, _ in pieces)
-    element = Element(id=f"e{len(b.doc.elements)}", type="text", page=1, text=text, box=box)
-    element.lines = [Line(text, box, 1.0, words)]
-    b.doc.elements.append(element)
-    return element
 
 
 def values(doc: Document, fields: list[str]) -> dict[str, object]:

@@ -15,24 +15,13 @@ from extraction.fields.structure.combined import caption_order, names_parts, spl
 from extraction.fields.structure.combs import joined_combs
 from extraction.fields.structure.whose import later_coverage, other_provider, row_heading
 from extraction.fields.text_lines import text_units
-from extraction.formats.document import Box, Document, Element, Line, Word
+from extraction.formats.document import Box, Document, Word
 from extraction.formats.pdf_marks import EMPTY, MARKED, drawn_marks, place_marks
-from tests.unit.extraction.doc_builders import DocBuilder
+from tests.unit.extraction.doc_builders import DocBuilder, word_line
 
 pytestmark = pytest.mark.unit
 
 FIELDS = ["first_name", "last_name", "middle_name", "dob", "zip", "provider_last_name", "policy_number"]
-
-
-def word_line(b: DocBuilder, y: float, pieces: list[tuple[str, float]], height: float = 10.0) -> Element:
-    """One text line whose words stand where `pieces` say (x of each word; 6 pt per character)."""
-    words = [Word(t, Box(x, y, x + 6 * len(t), y + height)) for t, x in pieces]
-    box = Box(words[0].box.x0, y, words[-1].box.x1, y + height)
-    text = " ".join(t for t, _ in pieces)
-    element = Element(id=f"e{len(b.doc.elements)}", type="text", page=1, text=text, box=box)
-    element.lines = [Line(text, box, 1.0, words)]
-    b.doc.elements.append(element)
-    return element
 
 
 def values(doc: Document, fields: list[str] = FIELDS) -> dict[str, object]:
