@@ -1,10 +1,10 @@
 """The task runner: decision steps until the task pauses or ends.
 
-A step is one model call and then the tool calls it asked for, in parallel. Every piece of a step is
-recorded once under a marker (`actors.step_markers`: `s<step>:model`, `s<step>:tool:<call id>`), so a runner started again
-after a crash resumes after the last recorded piece: a recorded model call or tool side effect never
-runs twice. The runner holds the task's lease while it works and exits when the task leaves
-`running`, so a paused task holds no process.
+A step is one model call and then the tool calls it asked for, in parallel (`actors.task_tools`).
+Every piece of a step is recorded once under a marker (`actors.step_markers`: `s<step>:model`,
+`s<step>:tool:<call id>`), so a runner started again after a crash resumes after the last recorded
+piece: a recorded model call or tool side effect never runs twice. The runner holds the task's
+lease while it works and exits when the task leaves `running`, so a paused task holds no process.
 
 A runner never starts another runner itself (the next queued task of its agent, its own resume
 after delegating): it leaves that to the scheduler through a runtime event. Ray's exit of an actor
@@ -27,16 +27,17 @@ import httpx
 import redis.asyncio as aioredis
 
 from actors import completion, mcp_tools, spend_caps, step_load, tree_budget
-from actors.context_budget import elision_note, fit_window, offered_tools, stored_results
+from actors.context_budget import elision_note, fit_window, offered_tools
 from actors.conversation import build_messages, template_context
+from actors.failure import fail, handle_failure, pause_failure
 from actors.lease import Lease, hold_while
 from actors.models.base import ModelError, ModelRequest, ModelResponse, ToolCall, Usage
 from actors.models.resolve import resolve_model
 from actors.models.structured import checked_answer, matching_answer
-from actors.outcomes import AskUser, CallOutcome, Delegated, Failed, Recorded, StepOutcome, Stopped
+from actors.outcomes import StepOutcome
 from actors.policy import AgentPolicy
-from actors.review_binding import binding_of, runs_as_approved
 from actors.step_markers import Piece, step_marker
+from actors.task_tools import TaskTools
 from actors.usage import model_call_increments, record_model_call
 from core import delegation, keys, metrics, tasks
 from core.errors import NotFound
@@ -45,13 +46,7 @@ from core.settings import Settings
 from core.state_machine import TaskStatus
 from core.store import STORE_ERRORS
 from core.tasks import Task, dumps
-from extraction.jobs.model import TaskModel
-from tools.context import ToolContext
-from tools.errors import ToolError
-from tools.read_result import READ_RESULT
 from tools.registry import ToolRegistry
-from tools.selection import resolve_tool_names
-from tools.signals import PauseForChildren, PauseForInput
 
 log = logging.getLogger(__name__)
 
@@ -71,15 +66,12 @@ MAX_STEPS = 200
 
 
 class TaskRunner:
-    #: The task's remote MCP tools (actors.mcp_tools), offered beside the agent's native tools.
-    mcp_names: tuple[str, ...] = ()
-
     def __init__(
         self, *, settings: Settings, redis: aioredis.Redis, registry: ToolRegistry, http: httpx.AsyncClient
     ) -> None:
         self.settings = settings
         self.redis = redis
-        self.registry = registry
+        self.tools = TaskTools(settings, redis, registry)
         self.http = http
 
     async def run(self, workspace_id: str, task_id: str) -> None:
@@ -133,7 +125,7 @@ class TaskRunner:
         except NotFound as exc:
             # No run can ever read an agent that is not in the store (a task written around the API):
             # a crash here would be relaunched by the reconciler forever, a new actor each time.
-            await self._fail(task, str(exc))
+            await fail(self.redis, task, str(exc))
             return
         policy = AgentPolicy.of(version.config, task.spec.output_config, self.settings)
         runner = self
@@ -141,8 +133,9 @@ class TaskRunner:
         if toolset.specs:
             # This task's own runner: the shared one's registry stays the native tools alone.
             runner = copy.copy(self)
-            runner.registry = self.registry.with_tools(toolset.specs)
-            runner.mcp_names = toolset.names
+            runner.tools = replace(
+                self.tools, registry=self.tools.registry.with_tools(toolset.specs), mcp_names=toolset.names
+            )
             policy = toolset.policy(policy)
         view: step_load.StepView | None = first
         for _ in range(MAX_STEPS):
@@ -154,14 +147,7 @@ class TaskRunner:
             if await runner._step(view, policy, run) is StepOutcome.STOP:
                 return
             view = None
-        await runner._fail(task, f"the task exceeded {MAX_STEPS} steps")
-
-    def _tool_names(self, task: Task, policy: AgentPolicy) -> list[str]:
-        """The tools the task's model may call: the agent's native ones, then its MCP tools."""
-        native = resolve_tool_names(
-            policy.config, disable_delegation=task.spec.disable_delegation, available=tuple(self.registry)
-        )
-        return native + [name for name in self.mcp_names if name not in native]
+        await fail(self.redis, task, f"the task exceeded {MAX_STEPS} steps")
 
     async def _step(self, view: step_load.StepView, policy: AgentPolicy, run: RunState) -> StepOutcome:
         """One step on what `view` read: every further read of the step's state is of what this
@@ -183,7 +169,7 @@ class TaskRunner:
                 return StepOutcome.STOP
         else:
             response = _response_from_record(recorded)
-        outcome = await self._run_tools(task, policy, step, response.tool_calls, steps)
+        outcome = await self.tools.run_round(task, policy, step, response.tool_calls, steps)
         if outcome is not StepOutcome.CONTINUE:
             return outcome
         if response.final:
@@ -218,7 +204,7 @@ class TaskRunner:
             text, reason = unpriced
         else:
             return False
-        await self._pause_failure(task, text, reason=reason)
+        await pause_failure(self.redis, task, text, reason=reason)
         return True
 
     async def _call_model(
@@ -226,12 +212,14 @@ class TaskRunner:
     ) -> tuple[ModelResponse, Task] | StepOutcome:
         """One model call on the task's `feed`. Returns the response and the task as its record left
         it, CONTINUE to try again, or STOP when the task left running."""
-        tool_names = self._tool_names(task, policy)
-        schema_ctx = self._context(task, policy, step, call_id="")
+        tool_names = self.tools.names(task, policy)
+        schema_ctx = self.tools.context(task, policy, step, call_id="")
         messages = build_messages(policy.system_prompt, feed)
         request = ModelRequest(
             messages=messages,
-            tools=await self.registry.model_schemas_for(offered_tools(tool_names, messages), schema_ctx),
+            tools=await self.tools.registry.model_schemas_for(
+                offered_tools(tool_names, messages), schema_ctx
+            ),
             call_index=task.model_calls,
             context=template_context(task.spec.query, feed),
             output_schema=policy.output_schema,
@@ -268,7 +256,7 @@ class TaskRunner:
             if written < 0:
                 return StepOutcome.STOP
             if task.retries_used + 1 > policy.max_retries:
-                await self._handle_failure(task, f"model call failed: {message}", policy)
+                await handle_failure(self.redis, task, f"model call failed: {message}", policy)
                 return StepOutcome.STOP
             # The provider asked for a pause (a 429's Retry-After): the retry waits it out.
             wait = getattr(exc, "retry_after_seconds", None)
@@ -311,266 +299,6 @@ class TaskRunner:
             return response, await tasks.find_task(self.redis, task.workspace_id, task.id) or task
         return response, tasks.with_increments(
             task, model_call_increments("steps", response.usage, counted), fields
-        )
-
-    async def _run_tools(
-        self, task: Task, policy: AgentPolicy, step: int, calls: list[ToolCall], steps: dict[str, Any]
-    ) -> StepOutcome:
-        todo = [c for c in calls if step_marker(step, Piece.TOOL, c.id) not in steps]
-        if not todo:
-            return StepOutcome.CONTINUE
-        awaiting_review = [
-            c
-            for c in todo
-            if c.name in policy.review_tools and step_marker(step, Piece.REVIEW, c.id) not in steps
-        ]
-        runnable = [c for c in todo if c not in awaiting_review]
-        rejected = {
-            c.id
-            for c in runnable
-            if (steps.get(step_marker(step, Piece.REVIEW, c.id)) or {}).get("decision") == "reject"
-        }
-        results = await asyncio.gather(
-            *(self._run_one(task, policy, step, c, c.id in rejected, steps) for c in runnable)
-        )
-        outcomes = list(zip(runnable, results, strict=True))
-        failures = [(c, r.error) for c, r in outcomes if isinstance(r, Failed)]
-        pauses = [(c, r.question) for c, r in outcomes if isinstance(r, AskUser)]
-        waits = [(c, r.group_id) for c, r in outcomes if isinstance(r, Delegated)]
-        if any(isinstance(r, Stopped) for r in results):
-            return StepOutcome.STOP
-        if failures:
-            written = await tasks.record(
-                self.redis,
-                task,
-                step_marker(step, Piece.TOOL_FAILURE, task.retries_used),
-                [c.id for c, _ in failures],
-                increments={"retries_used": 1},
-            )
-            if written < 0:
-                return StepOutcome.STOP
-            if task.retries_used + 1 > policy.max_retries:
-                names = [c.name for c, _ in failures]
-                await self._handle_failure(
-                    task,
-                    f"tool {names[0]} failed: {failures[0][1]}",
-                    policy,
-                    tool_name=names[0],
-                    tool_names=names if len(names) > 1 else None,
-                )
-            return StepOutcome.STOP if task.retries_used + 1 > policy.max_retries else StepOutcome.RETRY
-        if waits:
-            call, group_id = waits[0]
-            pause = {"kind": "delegation", "group_id": group_id, "call_id": call.id, "step": step}
-            await tasks.transition(
-                self.redis,
-                task,
-                TaskStatus.WAITING_FOR_INPUT.value,
-                fields={"pause": dumps(pause)},
-                expected=TaskStatus.RUNNING.value,
-            )
-            # Fast children may all have finished before the parent paused: the scheduler resumes
-            # it if so (a no-op otherwise).
-            await delegation.emit(self.redis, "await_completed", ws=task.workspace_id, group=group_id)
-            return StepOutcome.STOP
-        if pauses:
-            call, question = pauses[0]
-            pause = {"kind": "ask_user", "question": question, "call_id": call.id, "step": step}
-            await tasks.transition(
-                self.redis,
-                task,
-                TaskStatus.WAITING_FOR_INPUT.value,
-                fields={"pause": dumps(pause)},
-                expected=TaskStatus.RUNNING.value,
-            )
-            return StepOutcome.STOP
-        if awaiting_review:
-            call = awaiting_review[0]
-            binding = await binding_of(
-                self.registry, call.name, call.arguments, self._context(task, policy, step, call_id=call.id)
-            )
-            pending: dict[str, Any] = {
-                "call_id": call.id,
-                # Shown beside the call id: the two a review names to say which preview it answers.
-                "arguments_sha256": binding["arguments_sha256"],
-                "tool_name": call.name,
-                "arguments": call.arguments,
-                "step": step,
-            }
-            preview = await self._review_preview(task, policy, step, call)
-            if preview is not None:
-                pending["preview"] = preview
-            pending["binding"] = binding
-            pause = {"kind": "review", "tool_name": call.name, "pending_tool_call": pending}
-            await tasks.transition(
-                self.redis,
-                task,
-                TaskStatus.AWAITING_REVIEW.value,
-                fields={"pause": dumps(pause)},
-                items=[
-                    {
-                        "type": "message_sent",
-                        "kind": "review_requested",
-                        "text": f"{call.name} needs approval before it runs",
-                        "tool_name": call.name,
-                        "pending_tool_call": pending,
-                    }
-                ],
-                expected=TaskStatus.RUNNING.value,
-            )
-            return StepOutcome.STOP
-        return StepOutcome.CONTINUE
-
-    async def _review_preview(
-        self, task: Task, policy: AgentPolicy, step: int, call: ToolCall
-    ) -> dict[str, Any] | None:
-        """The tool's preview of a call paused for review, or why it cannot be previewed."""
-        try:
-            return await self.registry.preview(
-                call.name, call.arguments, self._context(task, policy, step, call_id=call.id)
-            )
-        except ToolError as exc:
-            return {"error": exc.message}
-
-    async def _run_one(
-        self,
-        task: Task,
-        policy: AgentPolicy,
-        step: int,
-        call: ToolCall,
-        rejected: bool,
-        steps: dict[str, Any],
-    ) -> CallOutcome:
-        """Run one call and record its result (or say why it was not recorded)."""
-        review = steps.get(step_marker(step, Piece.REVIEW, call.id)) or {}
-        if rejected:
-            comment = review.get("comment")
-            note = f": {comment}" if comment else ""
-            return await self._record_result(task, step, call, error=f"a reviewer rejected this call{note}")
-        ctx = self._context(task, policy, step, call_id=call.id)
-        if review.get("decision") == "approve":
-            if not runs_as_approved(review, call.arguments):
-                return await self._record_result(
-                    task, step, call, error="this call is not the one a reviewer approved; it did not run"
-                )
-            if review.get("target") is not None:
-                ctx = replace(ctx, approved_target=review["target"])
-        try:
-            # read_result only reads this task's own stored results, so every task may call it.
-            if call.name != READ_RESULT and call.name not in self._tool_names(task, policy):
-                raise ToolError(f"tool {call.name!r} is not available to this agent")
-            with metrics.timed(metrics.TOOL_CALL_SECONDS, tool=call.name):
-                output = await self.registry.call(call.name, call.arguments, ctx)
-        except PauseForInput as signal:
-            return AskUser(signal.question)
-        except PauseForChildren as signal:
-            return Delegated(signal.group_id)
-        except ToolError as exc:
-            if exc.retryable:
-                return Failed(exc.message)
-            return await self._record_result(task, step, call, error=exc.message, payload=exc.payload)
-        except Exception as exc:
-            log.warning("tool %s of task %s crashed: %s", call.name, task.id, type(exc).__name__)
-            return Failed(type(exc).__name__)
-        return await self._record_result(task, step, call, output=output)
-
-    def _context(self, task: Task, policy: AgentPolicy, step: int, *, call_id: str) -> ToolContext:
-        return ToolContext(
-            workspace_id=task.workspace_id,
-            task_id=task.id,
-            step_id=f"{task.id}:{step}",
-            call_id=call_id,
-            agent_config=policy.config,
-            settings=self.settings,
-            redis=self.redis,
-            injected={},
-            task_model=TaskModel(
-                workspace_id=task.agent_workspace_id,
-                setting=policy.model,
-                task_workspace_id=task.workspace_id,
-                task_id=task.id,
-            ),
-        )
-
-    async def _record_result(
-        self,
-        task: Task,
-        step: int,
-        call: ToolCall,
-        *,
-        output: Any = None,
-        error: str | None = None,
-        payload: dict[str, Any] | None = None,
-    ) -> Recorded | Stopped:
-        item: dict[str, Any] = {
-            "type": "tool_result",
-            "call_id": call.id,
-            "tool_name": call.name,
-            "step": step,
-        }
-        if error is None:
-            item |= {"status": "ok", "output": output}
-        else:
-            item |= {"status": "error", "error": error}
-            if payload:
-                item["details"] = payload
-        written = await tasks.record(
-            self.redis,
-            task,
-            step_marker(step, Piece.TOOL, call.id),
-            {"status": item["status"]},
-            items=[item],
-            markers=stored_results(call.name, step, call.id, output) if error is None else None,
-        )
-        return Stopped() if written < 0 else Recorded()
-
-    async def _handle_failure(
-        self,
-        task: Task,
-        error: str,
-        policy: AgentPolicy,
-        *,
-        tool_name: str | None = None,
-        tool_names: list[str] | None = None,
-    ) -> None:
-        if policy.pauses_on_failure(task.spec.source):
-            await self._pause_failure(task, error, tool_name=tool_name, tool_names=tool_names)
-        else:
-            await self._fail(task, error)
-
-    async def _pause_failure(
-        self,
-        task: Task,
-        text: str,
-        *,
-        reason: str | None = None,
-        tool_name: str | None = None,
-        tool_names: list[str] | None = None,
-    ) -> None:
-        pause: dict[str, Any] = {"kind": "failure_pause"}
-        item: dict[str, Any] = {"type": "message_sent", "kind": "failure_pause", "text": text}
-        for key, value in (("reason", reason), ("tool_name", tool_name), ("tool_names", tool_names)):
-            if value is not None:
-                pause[key] = value
-                item[key] = value
-        pause["question"] = text
-        await tasks.transition(
-            self.redis,
-            task,
-            TaskStatus.WAITING_FOR_INPUT.value,
-            fields={"pause": dumps(pause)},
-            items=[item],
-            expected=TaskStatus.RUNNING.value,
-        )
-
-    async def _fail(self, task: Task, error: str) -> None:
-        # Refused when the task was stopped meanwhile: a task stopped during error handling stays stopped.
-        await tasks.transition(
-            self.redis,
-            task,
-            TaskStatus.FAILED.value,
-            fields={"error": error},
-            expected=TaskStatus.RUNNING.value,
         )
 
 

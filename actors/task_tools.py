@@ -1,0 +1,274 @@
+"""The tool calls of a runner's step: the tools one task's model may call, and one round of calls.
+
+A round runs the step's calls that have no recorded result, in parallel, and records each result
+once under its marker (`actors.step_markers`: `s<step>:tool:<call id>`), so a runner started again
+after a crash runs only the calls whose results were not recorded. A call that failed and may succeed
+if tried again records no result: the step runs again while retries are left, then the failure
+policy applies (`actors.failure`). A call of a tool the agent lists in `review_tools` waits for a
+recorded review decision (`actors.review_binding`): until there is one, the task pauses in
+`awaiting_review` with the call's preview.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from dataclasses import dataclass, replace
+from typing import Any
+
+import redis.asyncio as aioredis
+
+from actors.context_budget import stored_results
+from actors.failure import handle_failure
+from actors.models.base import ToolCall
+from actors.outcomes import AskUser, CallOutcome, Delegated, Failed, Recorded, StepOutcome, Stopped
+from actors.policy import AgentPolicy
+from actors.review_binding import binding_of, runs_as_approved
+from actors.step_markers import Piece, step_marker
+from core import delegation, metrics, tasks
+from core.settings import Settings
+from core.state_machine import TaskStatus
+from core.tasks import Task, dumps
+from extraction.jobs.model import TaskModel
+from tools.context import ToolContext
+from tools.errors import ToolError
+from tools.read_result import READ_RESULT
+from tools.registry import ToolRegistry
+from tools.selection import resolve_tool_names
+from tools.signals import PauseForChildren, PauseForInput
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class TaskTools:
+    """The tools a task's model is offered and may call: a runner's shared one has the native tools
+    alone; a task with MCP tools gets its own (`TaskRunner._loop`)."""
+
+    settings: Settings
+    redis: aioredis.Redis
+    registry: ToolRegistry
+    #: The task's remote MCP tools (actors.mcp_tools), offered beside the agent's native tools.
+    mcp_names: tuple[str, ...] = ()
+
+    def names(self, task: Task, policy: AgentPolicy) -> list[str]:
+        """The tools the task's model may call: the agent's native ones, then its MCP tools."""
+        native = resolve_tool_names(
+            policy.config, disable_delegation=task.spec.disable_delegation, available=tuple(self.registry)
+        )
+        return native + [name for name in self.mcp_names if name not in native]
+
+    async def run_round(
+        self, task: Task, policy: AgentPolicy, step: int, calls: list[ToolCall], steps: dict[str, Any]
+    ) -> StepOutcome:
+        """Run the step's calls that have no recorded result. CONTINUE when every call is recorded,
+        RETRY when some failed with retries left, STOP when the task paused, failed or left running."""
+        todo = [c for c in calls if step_marker(step, Piece.TOOL, c.id) not in steps]
+        if not todo:
+            return StepOutcome.CONTINUE
+        awaiting_review = [
+            c
+            for c in todo
+            if c.name in policy.review_tools and step_marker(step, Piece.REVIEW, c.id) not in steps
+        ]
+        runnable = [c for c in todo if c not in awaiting_review]
+        rejected = {
+            c.id
+            for c in runnable
+            if (steps.get(step_marker(step, Piece.REVIEW, c.id)) or {}).get("decision") == "reject"
+        }
+        results = await asyncio.gather(
+            *(self._run_one(task, policy, step, c, c.id in rejected, steps) for c in runnable)
+        )
+        outcomes = list(zip(runnable, results, strict=True))
+        failures = [(c, r.error) for c, r in outcomes if isinstance(r, Failed)]
+        pauses = [(c, r.question) for c, r in outcomes if isinstance(r, AskUser)]
+        waits = [(c, r.group_id) for c, r in outcomes if isinstance(r, Delegated)]
+        if any(isinstance(r, Stopped) for r in results):
+            return StepOutcome.STOP
+        if failures:
+            written = await tasks.record(
+                self.redis,
+                task,
+                step_marker(step, Piece.TOOL_FAILURE, task.retries_used),
+                [c.id for c, _ in failures],
+                increments={"retries_used": 1},
+            )
+            if written < 0:
+                return StepOutcome.STOP
+            if task.retries_used + 1 > policy.max_retries:
+                names = [c.name for c, _ in failures]
+                await handle_failure(
+                    self.redis,
+                    task,
+                    f"tool {names[0]} failed: {failures[0][1]}",
+                    policy,
+                    tool_name=names[0],
+                    tool_names=names if len(names) > 1 else None,
+                )
+            return StepOutcome.STOP if task.retries_used + 1 > policy.max_retries else StepOutcome.RETRY
+        if waits:
+            call, group_id = waits[0]
+            pause = {"kind": "delegation", "group_id": group_id, "call_id": call.id, "step": step}
+            await tasks.transition(
+                self.redis,
+                task,
+                TaskStatus.WAITING_FOR_INPUT.value,
+                fields={"pause": dumps(pause)},
+                expected=TaskStatus.RUNNING.value,
+            )
+            # Fast children may all have finished before the parent paused: the scheduler resumes
+            # it if so (a no-op otherwise).
+            await delegation.emit(self.redis, "await_completed", ws=task.workspace_id, group=group_id)
+            return StepOutcome.STOP
+        if pauses:
+            call, question = pauses[0]
+            pause = {"kind": "ask_user", "question": question, "call_id": call.id, "step": step}
+            await tasks.transition(
+                self.redis,
+                task,
+                TaskStatus.WAITING_FOR_INPUT.value,
+                fields={"pause": dumps(pause)},
+                expected=TaskStatus.RUNNING.value,
+            )
+            return StepOutcome.STOP
+        if awaiting_review:
+            call = awaiting_review[0]
+            binding = await binding_of(
+                self.registry, call.name, call.arguments, self.context(task, policy, step, call_id=call.id)
+            )
+            pending: dict[str, Any] = {
+                "call_id": call.id,
+                # Shown beside the call id: the two a review names to say which preview it answers.
+                "arguments_sha256": binding["arguments_sha256"],
+                "tool_name": call.name,
+                "arguments": call.arguments,
+                "step": step,
+            }
+            preview = await self._review_preview(task, policy, step, call)
+            if preview is not None:
+                pending["preview"] = preview
+            pending["binding"] = binding
+            pause = {"kind": "review", "tool_name": call.name, "pending_tool_call": pending}
+            await tasks.transition(
+                self.redis,
+                task,
+                TaskStatus.AWAITING_REVIEW.value,
+                fields={"pause": dumps(pause)},
+                items=[
+                    {
+                        "type": "message_sent",
+                        "kind": "review_requested",
+                        "text": f"{call.name} needs approval before it runs",
+                        "tool_name": call.name,
+                        "pending_tool_call": pending,
+                    }
+                ],
+                expected=TaskStatus.RUNNING.value,
+            )
+            return StepOutcome.STOP
+        return StepOutcome.CONTINUE
+
+    async def _review_preview(
+        self, task: Task, policy: AgentPolicy, step: int, call: ToolCall
+    ) -> dict[str, Any] | None:
+        """The tool's preview of a call paused for review, or why it cannot be previewed."""
+        try:
+            return await self.registry.preview(
+                call.name, call.arguments, self.context(task, policy, step, call_id=call.id)
+            )
+        except ToolError as exc:
+            return {"error": exc.message}
+
+    async def _run_one(
+        self,
+        task: Task,
+        policy: AgentPolicy,
+        step: int,
+        call: ToolCall,
+        rejected: bool,
+        steps: dict[str, Any],
+    ) -> CallOutcome:
+        """Run one call and record its result (or say why it was not recorded)."""
+        review = steps.get(step_marker(step, Piece.REVIEW, call.id)) or {}
+        if rejected:
+            comment = review.get("comment")
+            note = f": {comment}" if comment else ""
+            return await self._record_result(task, step, call, error=f"a reviewer rejected this call{note}")
+        ctx = self.context(task, policy, step, call_id=call.id)
+        if review.get("decision") == "approve":
+            if not runs_as_approved(review, call.arguments):
+                return await self._record_result(
+                    task, step, call, error="this call is not the one a reviewer approved; it did not run"
+                )
+            if review.get("target") is not None:
+                ctx = replace(ctx, approved_target=review["target"])
+        try:
+            # read_result only reads this task's own stored results, so every task may call it.
+            if call.name != READ_RESULT and call.name not in self.names(task, policy):
+                raise ToolError(f"tool {call.name!r} is not available to this agent")
+            with metrics.timed(metrics.TOOL_CALL_SECONDS, tool=call.name):
+                output = await self.registry.call(call.name, call.arguments, ctx)
+        except PauseForInput as signal:
+            return AskUser(signal.question)
+        except PauseForChildren as signal:
+            return Delegated(signal.group_id)
+        except ToolError as exc:
+            if exc.retryable:
+                return Failed(exc.message)
+            return await self._record_result(task, step, call, error=exc.message, payload=exc.payload)
+        except Exception as exc:
+            log.warning("tool %s of task %s crashed: %s", call.name, task.id, type(exc).__name__)
+            return Failed(type(exc).__name__)
+        return await self._record_result(task, step, call, output=output)
+
+    def context(self, task: Task, policy: AgentPolicy, step: int, *, call_id: str) -> ToolContext:
+        """What a tool runs with for the task's step (`call_id` "": the model's tool schemas)."""
+        return ToolContext(
+            workspace_id=task.workspace_id,
+            task_id=task.id,
+            step_id=f"{task.id}:{step}",
+            call_id=call_id,
+            agent_config=policy.config,
+            settings=self.settings,
+            redis=self.redis,
+            injected={},
+            task_model=TaskModel(
+                workspace_id=task.agent_workspace_id,
+                setting=policy.model,
+                task_workspace_id=task.workspace_id,
+                task_id=task.id,
+            ),
+        )
+
+    async def _record_result(
+        self,
+        task: Task,
+        step: int,
+        call: ToolCall,
+        *,
+        output: Any = None,
+        error: str | None = None,
+        payload: dict[str, Any] | None = None,
+    ) -> Recorded | Stopped:
+        item: dict[str, Any] = {
+            "type": "tool_result",
+            "call_id": call.id,
+            "tool_name": call.name,
+            "step": step,
+        }
+        if error is None:
+            item |= {"status": "ok", "output": output}
+        else:
+            item |= {"status": "error", "error": error}
+            if payload:
+                item["details"] = payload
+        written = await tasks.record(
+            self.redis,
+            task,
+            step_marker(step, Piece.TOOL, call.id),
+            {"status": item["status"]},
+            items=[item],
+            markers=stored_results(call.name, step, call.id, output) if error is None else None,
+        )
+        return Stopped() if written < 0 else Recorded()
