@@ -12,7 +12,6 @@ from typing import Any
 
 import httpx
 import pytest
-from agentry_client import operations as ops
 from agentry_client.errors import (
     AgentryClientError,
     ConnectionFailed,
@@ -23,6 +22,11 @@ from agentry_client.errors import (
     WaitTimeout,
 )
 from agentry_client.models import Job, Page, SyncReply, Task, TaskSummary
+from agentry_client.operations import jobs as job_ops
+from agentry_client.operations import lists as list_ops
+from agentry_client.operations import runs as run_ops
+from agentry_client.operations import tasks as task_ops
+from agentry_client.operations.common import segment
 from agentry_client.protocol import Call, Context, Flow, Reply, TransportFailure, drive_sync
 from agentry_client.retry import PollPolicy, RetryPolicy
 from agentry_client.transport import request_options, resolve_api_key, to_failure
@@ -77,7 +81,7 @@ class Script:
 
 def test_500_and_503_are_retried_with_backoff_then_succeed() -> None:
     script = Script(reply({"error": "x"}, 500), reply({"error": "y"}, 503, retry_after="2"), task("running"))
-    found = script.drive(ops.get_task(script.context(), "t1"))
+    found = script.drive(task_ops.get_task(script.context(), "t1"))
     assert isinstance(found, Task) and found.status == "running"
     assert script.sleeps == [0.5, 2.0] and len(script.calls) == 3
 
@@ -85,52 +89,52 @@ def test_500_and_503_are_retried_with_backoff_then_succeed() -> None:
 def test_retries_are_bounded_and_end_in_a_typed_error() -> None:
     script = Script(*[reply({"error": "boom"}, 500)] * 3)
     with pytest.raises(ServerError) as raised:
-        script.drive(ops.get_task(script.context(max_attempts=3), "t1"))
+        script.drive(task_ops.get_task(script.context(max_attempts=3), "t1"))
     assert raised.value.status == 500 and raised.value.message == "boom" and script.sleeps == [0.5, 1.0]
 
 
 def test_429_waits_retry_after_even_for_a_run() -> None:
     script = Script(reply({"error": "slow down"}, 429, retry_after="3"), reply(TASK, 201))
-    created = script.drive(ops.run(script.context(), "a1", ops.RunInputs(query="hi")))
+    created = script.drive(run_ops.run(script.context(), "a1", run_ops.RunInputs(query="hi")))
     assert created.task_id == "t1" and script.sleeps == [3.0]
     exhausted = Script(reply(b"Too many requests", 429, retry_after="120"))
     with pytest.raises(RateLimited) as raised:
-        exhausted.drive(ops.get_task(exhausted.context(), "t1"))
+        exhausted.drive(task_ops.get_task(exhausted.context(), "t1"))
     assert raised.value.retry_after == 120 and raised.value.message == "Too many requests"
 
 
 def test_a_run_is_not_resent_once_it_may_have_reached_the_service() -> None:
     script = Script(TransportFailure("ReadError", sent=True))
     with pytest.raises(ConnectionFailed) as raised:
-        script.drive(ops.run(script.context(), "a1", ops.RunInputs(query="hi")))
+        script.drive(run_ops.run(script.context(), "a1", run_ops.RunInputs(query="hi")))
     assert raised.value.maybe_applied and len(script.calls) == 1
     gateway = Script(reply(b"bad gateway", 502))
     with pytest.raises(ServerError):
-        gateway.drive(ops.run(gateway.context(), "a1", ops.RunInputs(query="hi")))
+        gateway.drive(run_ops.run(gateway.context(), "a1", run_ops.RunInputs(query="hi")))
 
 
 def test_a_run_is_resent_when_no_connection_was_made_and_reads_after_any_break() -> None:
     script = Script(TransportFailure("ConnectError", sent=False), reply(TASK, 201))
-    script.drive(ops.run(script.context(), "a1", ops.RunInputs(query="hi")))
+    script.drive(run_ops.run(script.context(), "a1", run_ops.RunInputs(query="hi")))
     assert len(script.calls) == 2
     reads = Script(TransportFailure("ReadError", sent=True), reply(b"bad gateway", 502), task("running"))
-    reads.drive(ops.get_task(reads.context(), "t1"))
+    reads.drive(task_ops.get_task(reads.context(), "t1"))
     assert len(reads.calls) == 3
     cancels = Script(TransportFailure("RemoteProtocolError", sent=True), task("stopped"))
-    assert cancels.drive(ops.cancel(cancels.context(), "t1", cascade=True)).status == "stopped"
+    assert cancels.drive(task_ops.cancel(cancels.context(), "t1", cascade=True)).status == "stopped"
     assert cancels.calls[0].params == {"cascade": "true"}
 
 
 def test_error_bodies_of_both_apis() -> None:
     v1 = Script(reply({"error": "task not found"}, 404))
     with pytest.raises(NotFound) as raised:
-        v1.drive(ops.get_task(v1.context(), "t1"))
+        v1.drive(task_ops.get_task(v1.context(), "t1"))
     assert raised.value.message == "task not found" and raised.value.body == {"error": "task not found"}
     v2 = Script(
         reply({"detail": [{"loc": ["body", "input"], "msg": "Field required", "type": "missing"}]}, 422)
     )
     with pytest.raises(ValidationFailed) as invalid:
-        v2.drive(ops.get_job(v2.context(), "r1"))
+        v2.drive(job_ops.get_job(v2.context(), "r1"))
     assert invalid.value.message == "input: Field required"
 
 
@@ -160,7 +164,7 @@ def wait_run(script: Script, **options: Any) -> Flow[Any]:
         "stop_on_pause": True,
         "timeout": None,
     }
-    return ops.run_and_wait(script.context(), "a1", ops.RunInputs(query="hi"), **(settings | options))
+    return run_ops.run_and_wait(script.context(), "a1", run_ops.RunInputs(query="hi"), **(settings | options))
 
 
 def test_a_too_large_result_is_read_from_its_polling_endpoint() -> None:
@@ -253,7 +257,7 @@ def test_without_a_result_the_agents_stored_selector_applies_after_a_fallback() 
 def test_waits_end_at_their_timeout_with_the_last_state() -> None:
     script = Script(task("running"), task("running"), task("running"))
     with pytest.raises(WaitTimeout) as raised:
-        script.drive(ops.wait_task(script.context(), "t1", stop_on_pause=True, timeout=2.0))
+        script.drive(task_ops.wait_task(script.context(), "t1", stop_on_pause=True, timeout=2.0))
     assert isinstance(raised.value.last, Task) and script.sleeps == [1.0, 1.0]
 
 
@@ -262,7 +266,7 @@ def test_sync_extraction_still_processing_is_polled_to_its_end() -> None:
     done = processing | {"status": "completed", "result": {"data": {"name": "Ada"}}}
     script = Script(reply(processing), reply(processing), reply(done))
     job = script.drive(
-        ops.run_job(script.context(), "extract", {"input": "file://x"}, settle=True, timeout=None)
+        job_ops.run_job(script.context(), "extract", {"input": "file://x"}, settle=True, timeout=None)
     )
     assert isinstance(job, Job) and job.data == {"name": "Ada"} and script.sleeps == [1.0]
     assert script.paths == ["POST /api/v2/extract/sync", "GET /api/v2/jobs/r1", "GET /api/v2/jobs/r1"]
@@ -282,15 +286,19 @@ def test_models_accept_fields_they_do_not_know_and_unknown_enum_members() -> Non
 
 
 def test_list_pages_carry_filters_and_the_cursor() -> None:
-    params = ops.task_filters(status=["running", "queued"], include_data_fields=True, limit=2, title=None)
+    params = list_ops.task_filters(
+        status=["running", "queued"], include_data_fields=True, limit=2, title=None
+    )
     assert params == {"status": "running,queued", "include_data_fields": "true", "limit": "2"}
     script = Script(reply({"data": [TASK], "has_more": False, "next_cursor": ""}))
-    page = script.drive(ops.page(script.context(), "/api/v1/tasks", params, TaskSummary, "c1"))
+    page = script.drive(list_ops.page(script.context(), "/api/v1/tasks", params, TaskSummary, "c1"))
     assert script.calls[0].params == params | {"cursor": "c1"} and page.data[0].task_id == "t1"
 
 
 def test_run_bodies_json_or_multipart() -> None:
-    plain = ops.RunInputs(query="q", file_ids=["file://1"], output_config={"instructions": "x"}, version=2)
+    plain = run_ops.RunInputs(
+        query="q", file_ids=["file://1"], output_config={"instructions": "x"}, version=2
+    )
     call = plain.call("a1", {"async": "true"})
     assert call.json == {
         "query": "q",
@@ -299,7 +307,7 @@ def test_run_bodies_json_or_multipart() -> None:
         "version": 2,
     }
     assert request_options(call)["json"] == call.json and not call.idempotent
-    with_files = ops.run_inputs(
+    with_files = run_ops.run_inputs(
         "q",
         files=[("a.pdf", b"%PDF-")],
         file_ids=[],
@@ -315,7 +323,7 @@ def test_run_bodies_json_or_multipart() -> None:
         "output_config": '{"output_schema": {"type": "object"}}',
         "source": "test",
     }
-    assert ops.segment("file://abc") == "file%3A%2F%2Fabc"
+    assert segment("file://abc") == "file%3A%2F%2Fabc"
 
 
 def test_which_connection_errors_prove_nothing_was_sent(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -333,8 +341,8 @@ def test_which_connection_errors_prove_nothing_was_sent(monkeypatch: pytest.Monk
 def test_a_review_names_the_preview_it_answers() -> None:
     pending = {"call_id": "call_1_0", "arguments_sha256": "ab" * 32, "tool_name": "x", "arguments": {}}
     bound, unbound = Script(task("running")), Script(task("running"))
-    bound.drive(ops.review(bound.context(), "t1", "approve", None, pending))
-    unbound.drive(ops.review(unbound.context(), "t1", "reject", "no"))
+    bound.drive(task_ops.review(bound.context(), "t1", "approve", None, pending))
+    unbound.drive(task_ops.review(unbound.context(), "t1", "reject", "no"))
     assert bound.calls[0].json == {
         "decision": "approve",
         "call_id": "call_1_0",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from extraction.fields import extract_fields
+from extraction.fields import FieldResult, extract_fields
 from extraction.formats.document import Box, Document, Element, Line, Page, Word
 
 
@@ -106,6 +106,11 @@ def text_document(text: str) -> Document:
                 Element(id=f"l{number}", type="text", page=1, text=line, line_start=number, line_end=number)
             )
     return doc
+
+
+def extract(doc: Document, *names: str) -> dict[str, FieldResult]:
+    """The field results rules-mode extraction gives for `names`, cited as `doc.pdf`."""
+    return extract_fields(doc, list(names), file_name="doc.pdf")
 
 
 def values(builder: DocBuilder, names: list[str]) -> dict[str, object]:

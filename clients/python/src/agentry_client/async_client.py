@@ -10,7 +10,6 @@ from typing import Any, Literal, TypeVar
 import httpx
 from pydantic import BaseModel
 
-from . import operations as ops
 from .events import EventStream
 from .models import (
     Agent,
@@ -28,7 +27,15 @@ from .models import (
     TaskCreated,
     TaskSummary,
 )
-from .operations import FileSource, JobKind
+from .operations import agents as agent_ops
+from .operations import files as file_ops
+from .operations import jobs as job_ops
+from .operations import lists as list_ops
+from .operations import runs as run_ops
+from .operations import tasks as task_ops
+from .operations.common import V1, V2, segment
+from .operations.files import FileSource
+from .operations.jobs import JobKind
 from .protocol import Call, Context, Flow, Reply, drive_async
 from .retry import PollPolicy, RetryPolicy
 from .transport import (
@@ -90,7 +97,7 @@ class AsyncClient:
     async def _iterate(self, path: str, params: Mapping[str, str], item: type[ItemT]) -> AsyncIterator[ItemT]:
         cursor: str | None = None
         while True:
-            page = await self._do(ops.page(self._ctx, path, params, item, cursor))
+            page = await self._do(list_ops.page(self._ctx, path, params, item, cursor))
             for entry in page.data:
                 yield entry
             cursor = page.cursor_for_next
@@ -109,11 +116,13 @@ class AsyncClient:
     ) -> Agent:
         """Create an agent, published as version 1."""
         return await self._do(
-            ops.create_agent(self._ctx, name=name, config=config, is_active=is_active, is_public=is_public)
+            agent_ops.create_agent(
+                self._ctx, name=name, config=config, is_active=is_active, is_public=is_public
+            )
         )
 
     async def get_agent(self, agent_id: str) -> Agent:
-        return await self._do(ops.get_agent(self._ctx, agent_id))
+        return await self._do(agent_ops.get_agent(self._ctx, agent_id))
 
     async def update_agent(
         self,
@@ -125,20 +134,18 @@ class AsyncClient:
         is_public: bool | None = None,
     ) -> Agent:
         """Change what is given; a `config` publishes a new version."""
-        changes = ops.agent_changes(name=name, config=config, is_active=is_active, is_public=is_public)
-        return await self._do(ops.update_agent(self._ctx, agent_id, changes))
+        changes = agent_ops.agent_changes(name=name, config=config, is_active=is_active, is_public=is_public)
+        return await self._do(agent_ops.update_agent(self._ctx, agent_id, changes))
 
     async def delete_agent(self, agent_id: str) -> DeletedAgent:
-        return await self._do(ops.delete_agent(self._ctx, agent_id))
+        return await self._do(agent_ops.delete_agent(self._ctx, agent_id))
 
     def list_agents(self, *, limit: int | None = None) -> AsyncIterator[Agent]:
         """Every agent (its latest version), newest first, following the cursors."""
-        return self._iterate(f"{ops.V1}/agents", ops.limit_param(limit), Agent)
+        return self._iterate(f"{V1}/agents", list_ops.limit_param(limit), Agent)
 
     def list_versions(self, agent_id: str, *, limit: int | None = None) -> AsyncIterator[Agent]:
-        return self._iterate(
-            f"{ops.V1}/agents/{ops.segment(agent_id)}/versions", ops.limit_param(limit), Agent
-        )
+        return self._iterate(f"{V1}/agents/{segment(agent_id)}/versions", list_ops.limit_param(limit), Agent)
 
     # -- runs -------------------------------------------------------------------------------------
 
@@ -157,7 +164,7 @@ class AsyncClient:
         """Start a task (the 201 answer); `files` are attached, `file_ids` name uploaded files."""
         # Attachments are read from disk on a thread, off the event loop.
         inputs = await asyncio.to_thread(
-            ops.run_inputs,
+            run_ops.run_inputs,
             query,
             files=files,
             file_ids=file_ids,
@@ -166,7 +173,7 @@ class AsyncClient:
             source=source,
             disable_delegation=disable_delegation,
         )
-        return await self._do(ops.run(self._ctx, agent_id, inputs))
+        return await self._do(run_ops.run(self._ctx, agent_id, inputs))
 
     async def run_and_wait(
         self,
@@ -190,7 +197,7 @@ class AsyncClient:
         a pause ends the wait with outcome `result_unavailable` unless `stop_on_pause` is false."""
         # Attachments are read from disk on a thread, off the event loop.
         inputs = await asyncio.to_thread(
-            ops.run_inputs,
+            run_ops.run_inputs,
             query,
             files=files,
             file_ids=file_ids,
@@ -200,7 +207,7 @@ class AsyncClient:
             disable_delegation=disable_delegation,
         )
         return await self._do(
-            ops.run_and_wait(
+            run_ops.run_and_wait(
                 self._ctx,
                 agent_id,
                 inputs,
@@ -215,7 +222,7 @@ class AsyncClient:
     # -- tasks ------------------------------------------------------------------------------------
 
     async def get_task(self, task_id: str) -> Task:
-        return await self._do(ops.get_task(self._ctx, task_id))
+        return await self._do(task_ops.get_task(self._ctx, task_id))
 
     def list_tasks(
         self,
@@ -231,7 +238,7 @@ class AsyncClient:
         limit: int | None = None,
     ) -> AsyncIterator[TaskSummary]:
         """Every matching task, newest first, following the cursors (`limit` is the page size)."""
-        params = ops.task_filters(
+        params = list_ops.task_filters(
             agent_group_id=agent_group_id,
             agent_id=agent_id,
             status=status,
@@ -242,31 +249,33 @@ class AsyncClient:
             include_data_fields=include_data_fields,
             limit=limit,
         )
-        return self._iterate(f"{ops.V1}/tasks", params, TaskSummary)
+        return self._iterate(f"{V1}/tasks", params, TaskSummary)
 
     def children(self, task_id: str, *, limit: int | None = None) -> AsyncIterator[TaskSummary]:
         """The tasks this task delegated to, newest first."""
         return self._iterate(
-            f"{ops.V1}/tasks/{ops.segment(task_id)}/children", ops.limit_param(limit), TaskSummary
+            f"{V1}/tasks/{segment(task_id)}/children", list_ops.limit_param(limit), TaskSummary
         )
 
     async def wait(self, task_id: str, *, stop_on_pause: bool = True, timeout: float | None = None) -> Task:
         """Poll until the task ends (or pauses for input or review, with `stop_on_pause`)."""
-        return await self._do(ops.wait_task(self._ctx, task_id, stop_on_pause=stop_on_pause, timeout=timeout))
+        return await self._do(
+            task_ops.wait_task(self._ctx, task_id, stop_on_pause=stop_on_pause, timeout=timeout)
+        )
 
     async def summary(self, task_id: str) -> Summary:
-        return await self._do(ops.get_summary(self._ctx, task_id))
+        return await self._do(task_ops.get_summary(self._ctx, task_id))
 
     async def structured_response(
         self, task_id: str, *, include_citations: bool = False
     ) -> StructuredResponse:
         return await self._do(
-            ops.structured_response(self._ctx, task_id, include_citations=include_citations)
+            task_ops.structured_response(self._ctx, task_id, include_citations=include_citations)
         )
 
     async def feed(self, task_id: str) -> Feed:
         """The whole reasoning transcript (`/result`)."""
-        return await self._do(ops.get_feed(self._ctx, task_id))
+        return await self._do(task_ops.get_feed(self._ctx, task_id))
 
     async def reply(
         self,
@@ -277,9 +286,9 @@ class AsyncClient:
         file_ids: Sequence[str | FileInfo] = (),
     ) -> Task:
         """Answer a task in `waiting_for_input` (`Conflict` otherwise)."""
-        parts = await asyncio.to_thread(lambda: [ops.file_part("files", f) for f in files])
-        ids = [ops.document_id(f) for f in file_ids]
-        return await self._do(ops.reply(self._ctx, task_id, message, parts, ids))
+        parts = await asyncio.to_thread(lambda: [file_ops.file_part("files", f) for f in files])
+        ids = [file_ops.document_id(f) for f in file_ids]
+        return await self._do(task_ops.reply(self._ctx, task_id, message, parts, ids))
 
     async def review(
         self,
@@ -294,14 +303,14 @@ class AsyncClient:
         Pass the `pause.pending_tool_call` the decision was made on as `answering`: if another call
         is pending by then, the review is refused (`Conflict`) instead of answering that one.
         """
-        return await self._do(ops.review(self._ctx, task_id, decision, comment, answering))
+        return await self._do(task_ops.review(self._ctx, task_id, decision, comment, answering))
 
     async def cancel(self, task_id: str, *, cascade: bool = False) -> Task:
         """Stop the task (and, with `cascade`, its active descendants); idempotent."""
-        return await self._do(ops.cancel(self._ctx, task_id, cascade=cascade))
+        return await self._do(task_ops.cancel(self._ctx, task_id, cascade=cascade))
 
     async def delete_task(self, task_id: str, *, include_subtasks: bool = False) -> list[str]:
-        return await self._do(ops.delete_task(self._ctx, task_id, include_subtasks=include_subtasks))
+        return await self._do(task_ops.delete_task(self._ctx, task_id, include_subtasks=include_subtasks))
 
     async def events(self, task_id: str, last_event_id: str | None = None) -> AsyncIterator[Event]:
         """The task's live events until `end`, reconnecting with `Last-Event-ID` when dropped."""
@@ -331,17 +340,17 @@ class AsyncClient:
 
     async def upload(self, file: FileSource, filename: str | None = None) -> FileInfo:
         """Upload a document (a path, or bytes with a `filename`); its `file_id` is an `input`."""
-        part = await asyncio.to_thread(ops.file_part, "file", file, filename)
-        return await self._do(ops.upload(self._ctx, part))
+        part = await asyncio.to_thread(file_ops.file_part, "file", file, filename)
+        return await self._do(file_ops.upload(self._ctx, part))
 
     async def get_file(self, file_id: str) -> FileInfo:
-        return await self._do(ops.get_file(self._ctx, file_id))
+        return await self._do(file_ops.get_file(self._ctx, file_id))
 
     async def download(self, file_id: str) -> bytes:
-        return await self._do(ops.file_content(self._ctx, file_id))
+        return await self._do(file_ops.file_content(self._ctx, file_id))
 
     async def delete_file(self, file_id: str) -> None:
-        await self._do(ops.delete_file(self._ctx, file_id))
+        await self._do(file_ops.delete_file(self._ctx, file_id))
 
     async def parse(
         self,
@@ -353,8 +362,8 @@ class AsyncClient:
         timeout: float | None = None,
     ) -> Job:
         """Parse a document (`/parse/sync`); with `wait` a job still processing is polled to its end."""
-        body = ops.job_body("parse", ops.document_id(document), config, config_id)
-        return await self._do(ops.run_job(self._ctx, "parse", body, settle=wait, timeout=timeout))
+        body = job_ops.job_body("parse", file_ops.document_id(document), config, config_id)
+        return await self._do(job_ops.run_job(self._ctx, "parse", body, settle=wait, timeout=timeout))
 
     async def extract(
         self,
@@ -367,10 +376,10 @@ class AsyncClient:
         timeout: float | None = None,
     ) -> Job:
         """Extract `fields` (and any other `extraction_config` options), or per a saved config."""
-        body = ops.job_body(
-            "extract", ops.document_id(document), ops.extract_config(fields, config), config_id
+        body = job_ops.job_body(
+            "extract", file_ops.document_id(document), job_ops.extract_config(fields, config), config_id
         )
-        return await self._do(ops.run_job(self._ctx, "extract", body, settle=wait, timeout=timeout))
+        return await self._do(job_ops.run_job(self._ctx, "extract", body, settle=wait, timeout=timeout))
 
     async def classify(
         self,
@@ -384,10 +393,13 @@ class AsyncClient:
         timeout: float | None = None,
     ) -> Job:
         """Classify a document into `categories` (`mode` `document` or `split`), or per a saved config."""
-        body = ops.job_body(
-            "classify", ops.document_id(document), ops.classify_config(categories, mode, config), config_id
+        body = job_ops.job_body(
+            "classify",
+            file_ops.document_id(document),
+            job_ops.classify_config(categories, mode, config),
+            config_id,
         )
-        return await self._do(ops.run_job(self._ctx, "classify", body, settle=wait, timeout=timeout))
+        return await self._do(job_ops.run_job(self._ctx, "classify", body, settle=wait, timeout=timeout))
 
     async def submit(
         self,
@@ -400,7 +412,9 @@ class AsyncClient:
         """Queue a `parse`, `extract` or `classify` job (`/{kind}/async`); `wait_job` its `record_id`.
         `config` is the kind's whole config (`extraction_config` for extract)."""
         return await self._do(
-            ops.submit_job(self._ctx, kind, ops.job_body(kind, ops.document_id(document), config, config_id))
+            job_ops.submit_job(
+                self._ctx, kind, job_ops.job_body(kind, file_ops.document_id(document), config, config_id)
+            )
         )
 
     async def submit_batch(
@@ -412,31 +426,31 @@ class AsyncClient:
         config_id: str | None = None,
     ) -> Batch:
         """Queue a job per document (at most 50); `wait_batch` its `batch_id`."""
-        body = ops.job_body(kind, [ops.document_id(d) for d in documents], config, config_id)
-        return await self._do(ops.submit_batch(self._ctx, kind, body))
+        body = job_ops.job_body(kind, [file_ops.document_id(d) for d in documents], config, config_id)
+        return await self._do(job_ops.submit_batch(self._ctx, kind, body))
 
     async def get_job(self, record_id: str) -> Job:
-        return await self._do(ops.get_job(self._ctx, record_id))
+        return await self._do(job_ops.get_job(self._ctx, record_id))
 
     async def wait_job(self, record_id: str, *, timeout: float | None = None) -> Job:
         """Poll a job until it is `completed` or `failed`."""
-        return await self._do(ops.wait_job(self._ctx, record_id, timeout=timeout))
+        return await self._do(job_ops.wait_job(self._ctx, record_id, timeout=timeout))
 
     async def get_batch(self, batch_id: str) -> Batch:
-        return await self._do(ops.get_batch(self._ctx, batch_id))
+        return await self._do(job_ops.get_batch(self._ctx, batch_id))
 
     async def wait_batch(self, batch_id: str, *, timeout: float | None = None) -> Batch:
-        return await self._do(ops.wait_batch(self._ctx, batch_id, timeout=timeout))
+        return await self._do(job_ops.wait_batch(self._ctx, batch_id, timeout=timeout))
 
     async def create_config(self, name: str, type: JobKind, params: Mapping[str, Any]) -> SavedConfig:
         """Save a parse, extract or classify config; pass its `config_id` instead of a config."""
-        return await self._do(ops.create_config(self._ctx, name, type, params))
+        return await self._do(job_ops.create_config(self._ctx, name, type, params))
 
     async def get_config(self, config_id: str) -> SavedConfig:
-        return await self._do(ops.get_config(self._ctx, config_id))
+        return await self._do(job_ops.get_config(self._ctx, config_id))
 
     def list_configs(self, *, limit: int | None = None) -> AsyncIterator[SavedConfig]:
-        return self._iterate(f"{ops.V2}/configs", ops.limit_param(limit), SavedConfig)
+        return self._iterate(f"{V2}/configs", list_ops.limit_param(limit), SavedConfig)
 
     async def delete_config(self, config_id: str) -> None:
-        await self._do(ops.delete_config(self._ctx, config_id))
+        await self._do(job_ops.delete_config(self._ctx, config_id))
