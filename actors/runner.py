@@ -23,7 +23,6 @@ import uuid
 from dataclasses import asdict, dataclass, replace
 from typing import Any
 
-import httpx
 import redis.asyncio as aioredis
 
 from actors import completion, mcp_tools, spend_caps, step_load, tree_budget
@@ -60,19 +59,15 @@ class RunState:
     completed: bool = False
 
 
-RUNNING = (TaskStatus.RUNNING.value,)
 #: A runner stops after this many steps of one task, so a model that never finishes cannot loop forever.
 MAX_STEPS = 200
 
 
 class TaskRunner:
-    def __init__(
-        self, *, settings: Settings, redis: aioredis.Redis, registry: ToolRegistry, http: httpx.AsyncClient
-    ) -> None:
+    def __init__(self, *, settings: Settings, redis: aioredis.Redis, registry: ToolRegistry) -> None:
         self.settings = settings
         self.redis = redis
         self.tools = TaskTools(settings, redis, registry)
-        self.http = http
 
     async def run(self, workspace_id: str, task_id: str) -> None:
         try:

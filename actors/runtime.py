@@ -47,6 +47,6 @@ def runtime() -> Runtime:
         redis = async_client(url)
         registry = build_registry(extraction_model)
         http = httpx.AsyncClient(timeout=httpx.Timeout(120.0, connect=10.0))
-        runner = TaskRunner(settings=settings, redis=redis, registry=registry, http=http)
+        runner = TaskRunner(settings=settings, redis=redis, registry=registry)
         _runtime = Runtime(settings=settings, redis=redis, registry=registry, http=http, runner=runner)
     return _runtime
