@@ -49,6 +49,8 @@ def _question(c: Canvas, question: str, answer: str, next_line: bool, bold: bool
     size = c.style.size
     _new_page_if_full(c, size * 3)
     end = c.text(c.left, c.y, question, bold=bold)
+    # An answer too long for the rest of the line wraps under the question, as a browser prints it.
+    next_line = next_line or end + size * 0.8 + c.width(c.value(answer)) > PAGE_WIDTH - c.style.margin * 0.5
     if next_line:
         c.y += size * 1.35
         if answer:
@@ -352,16 +354,31 @@ def make_child(rng: random.Random) -> Patient:
     return replace(p, dob=dob, subscriber=parent, guarantor=parent)
 
 
+def _split_crowded(c: Canvas, rows: Sequence[Pairs], prefix: str, span: float) -> list[Pairs]:
+    """Rows whose pairs would not fit side by side are set one pair a line, as a designer would."""
+    out: list[Pairs] = []
+    for row in rows:
+        room = span / len(row) - 12
+        if all(c.width(f"{prefix}{label}: {c.value(value)}") <= room for label, value in row):
+            out.append(row)
+        else:
+            out.extend([pair] for pair in row)
+    return out
+
+
 def _block(c: Canvas, title: str, rows: Sequence[Pairs], prefix: str) -> None:
     """A boxed block under a title bar: rows of `Label: value` pairs, labels maybe prefixed."""
     size = c.style.size
+    span = c.right - c.left - 12
+    lines = _split_crowded(c, rows, prefix, span)
+    _new_page_if_full(c, size * (1.8 * len(lines) + 3.5))
     top = c.y
     c.rect(c.left, top, c.right, top + size * 1.6, fill=False, width=0.8)
     c.text(c.left + 4, top + size * 1.15, title, bold=True)
     c.y = top + size * 1.6 + size * 1.5
-    for row in rows:
+    for row in lines:
         x = c.left + 6
-        share = (c.right - c.left - 12) / len(row)
+        share = span / len(row)
         for label, value in row:
             end = c.text(x, c.y, f"{prefix}{label}:")
             if value:
