@@ -6,4 +6,6 @@ keys), which `python -m bench.corpus_quality --in-process --corpus DIR` scores p
 Designs are split into dev (tuned on) and held-out (never tuned on): `generate.DESIGNS`. A third
 split, unseen (`generate.UNSEEN_DESIGNS`, generated only when named with `--design`), was written
 before the rules were read: half of it may be tuned on (`UNSEEN_TUNE`), the other half is kept back.
+Four more unseen designs (`fresh_designs.py`: question labels, two columns, a fax, a child's form
+with a parent block) were written after the rules and are all kept back.
 """

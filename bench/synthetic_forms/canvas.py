@@ -3,7 +3,8 @@
 `Canvas` is the few things form designs draw: text, ruled lines, boxes, one character per box,
 choice marks (tick, cross, circle, filled box) and grid cells with a tiny caption. Its `Style`
 (font, sizes, margins) is drawn per document, so one design comes out a little different every
-time. `scan` rasterises a page, tilts, blurs and noises it as a photocopier or a phone would.
+time. `scan` rasterises a page, tilts, blurs and noises it as a photocopier or a phone would;
+with `fax=True` it is a fax machine's black-and-white copy instead (half the lines in standard mode).
 """
 
 from __future__ import annotations
@@ -166,6 +167,28 @@ def _scanned(page: Any, rng: random.Random) -> Image.Image:
     return Image.fromarray(np.clip(pixels + noise, 0, 255).astype(np.uint8))
 
 
+def _faxed(page: Any, rng: random.Random) -> Image.Image:
+    """One page as a fax machine prints it: 200 dpi across, 200 ("fine") or 100 ("standard") lines
+    an inch down, thresholded to black and white with speckle, slightly skewed."""
+    pixmap = page.get_pixmap(dpi=200, colorspace=pymupdf.csGRAY)
+    image = Image.frombytes("L", (pixmap.width, pixmap.height), pixmap.samples)
+    if rng.random() < 0.5:
+        # Standard mode sends every other line; the receiver doubles each one back.
+        size = image.size
+        image = image.resize((size[0], size[1] // 2), Image.Resampling.BOX).resize(
+            size, Image.Resampling.NEAREST
+        )
+    image = image.rotate(
+        rng.uniform(-0.8, 0.8), resample=Image.Resampling.BILINEAR, expand=True, fillcolor=255
+    )
+    noise_rng = np.random.default_rng(rng.randrange(2**32))
+    pixels = np.asarray(image, dtype=np.float32)
+    ink = pixels + noise_rng.normal(0.0, rng.uniform(25, 45), pixels.shape) < rng.uniform(140, 185)
+    # Speckle: dust on the sender's glass and line noise, a few pixels in a thousand.
+    ink ^= noise_rng.random(ink.shape) < rng.uniform(0.001, 0.004)
+    return Image.fromarray(np.where(ink, 0, 255).astype(np.uint8))
+
+
 def _image_pdf(images: list[Image.Image]) -> bytes:
     """Images as the pages of an image-only PDF, with no dates nor random id."""
     pdf = pymupdf.open()
@@ -180,9 +203,10 @@ def _image_pdf(images: list[Image.Image]) -> bytes:
     return out.getvalue()
 
 
-def scan(page: Any, rng: random.Random, fmt: str) -> bytes:
-    """The page as a scanner or phone would give it: `png`, `jpg` (or `pdf`: an image-only PDF)."""
-    image = _scanned(page, rng)
+def scan(page: Any, rng: random.Random, fmt: str, fax: bool = False) -> bytes:
+    """The page as a scanner or phone would give it: `png`, `jpg` (or `pdf`: an image-only PDF);
+    as a fax machine would with `fax`."""
+    image = _faxed(page, rng) if fax else _scanned(page, rng)
     out = io.BytesIO()
     if fmt == "jpg":
         image.save(out, "JPEG", quality=rng.randint(70, 88))
@@ -193,6 +217,6 @@ def scan(page: Any, rng: random.Random, fmt: str) -> bytes:
     return out.getvalue()
 
 
-def scan_pages(pdf: Any, rng: random.Random) -> bytes:
-    """Every page of `pdf` scanned, as one image-only PDF."""
-    return _image_pdf([_scanned(page, rng) for page in pdf])
+def scan_pages(pdf: Any, rng: random.Random, fax: bool = False) -> bytes:
+    """Every page of `pdf` scanned (or faxed), as one image-only PDF."""
+    return _image_pdf([_faxed(page, rng) if fax else _scanned(page, rng) for page in pdf])
