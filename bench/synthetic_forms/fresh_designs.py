@@ -1,7 +1,9 @@
 """Fresh unseen designs: written after the extraction rules existed, and never tuned on.
 
-Four more ordinary clinic forms unlike the 23 designs before them, all kept back (in
-`UNSEEN_DESIGNS`, not in `UNSEEN_TUNE`): only their aggregate figures are ever looked at.
+Four more ordinary clinic forms unlike the 23 designs before them. First scored untouched (seed
+21: question_labels 0.266, two_column_pairs 0.993, fax_copy 0.667, relationship_blocks 0.941);
+then the two that failed were given to tuning (`UNSEEN_TUNE`) and the two others stay kept back:
+only their aggregate figures are ever looked at.
 
 `question_labels`: a patient-portal print-out where every label is a whole question ("What is
 your date of birth?", "Who is your primary care physician?"), worded differently per document,
