@@ -25,6 +25,9 @@ CONCEPTS: dict[str, tuple[str, ...]] = {
         "cellular",
         "cell number",
         "mobile number",
+        # Longer than "phone number", which would otherwise tie with "cell phone".
+        "cell phone number",
+        "mobile phone number",
     ),
     "fax": ("fax", "fax number", "telefax"),
     "email": ("email", "e mail", "email address", "mail", "courriel"),

@@ -14,6 +14,7 @@ import re
 from dataclasses import replace
 
 from extraction.fields.normalize import concept_of, label_tokens
+from extraction.fields.structure.asked_questions import asked_as_label
 from extraction.fields.structure.combs import joined_combs
 from extraction.fields.structure.fill_ins import (
     CLOSING_END_RE,
@@ -114,10 +115,10 @@ def cell_units(doc: Document) -> list[TextUnit]:
             and len(groups) < 2
             and all(len(j) == len(g) for j, g in zip(joined, groups, strict=True))
         ):
-            out.append(replace(unit, text=leaders_as_colons(unit.text), order=len(out)))
+            out.append(replace(unit, text=asked_as_label(leaders_as_colons(unit.text)), order=len(out)))
             continue
         for group in joined:
-            text = leaders_as_colons(" ".join(w.text for w in group))
+            text = asked_as_label(leaders_as_colons(" ".join(w.text for w in group)))
             out.append(replace(unit, text=text, box=_union([w.box for w in group]), order=len(out)))
     return out
 

@@ -138,8 +138,15 @@ def field_spec(name: str) -> FieldSpec:
 
 def is_other_party(text: str) -> bool:
     """Whether a label or heading names someone other than the patient ("Emergency Contact",
-    "Insured's Name", "Subscriber DOB")."""
-    return bool(set(label_tokens(text)) & OTHER_PARTY_WORDS)
+    "Insured's Name", "Subscriber DOB"). "Contact Information" heads the patient's own phone,
+    e-mail and address: a contact is someone else's only as a person ("Emergency Contact",
+    "Contact Person"), not as the details to reach the patient by."""
+    tokens = label_tokens(text)
+    named = set(tokens) & OTHER_PARTY_WORDS
+    if named == {"contact"}:
+        at = tokens.index("contact")
+        return tokens[at + 1 : at + 2] not in (("information",), ("info",), ("details",))
+    return bool(named)
 
 
 _ZIP_RE = re.compile(r"^\d{5}(?:-?\d{4})?$")
