@@ -198,6 +198,9 @@ CONCEPTS: dict[str, tuple[str, ...]] = {
         "insurance provider",
         "ins name",
         "ins co",
+        "primary ins",
+        "ins carrier",
+        "ins plan",
         "ins carrier",
         # Longer than "company name", so that the company is the insurer.
         "insurance company name",
@@ -285,7 +288,7 @@ CONCEPTS: dict[str, tuple[str, ...]] = {
         "internist",
         "clinician",
     ),
-    "emergency_contact": ("emergency contact", "emergency", "contact name", "in case of emergency"),
+    "emergency_contact": ("emergency contact", "emergency", "emerg contact", "emerg", "contact name", "in case of emergency"),
     "relationship": ("relationship", "relation", "relationship to patient", "relation to patient"),
     "pharmacy": ("pharmacy", "preferred pharmacy"),
     "employer": ("employer", "employer name"),

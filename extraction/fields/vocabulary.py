@@ -23,6 +23,7 @@ from extraction.fields.parties import looks_like_party
 OTHER_PARTY_WORDS = frozenset(
     {
         "emergency",
+        "emerg",
         "ec",
         "contact",
         "insured",

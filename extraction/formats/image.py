@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from extraction.formats.bilevel import despeckled, is_bilevel
 from extraction.formats.checkboxes import with_checkboxes
 from extraction.formats.circled import with_circled
 from extraction.formats.comb_boxes import without_comb_boxes
@@ -66,7 +67,9 @@ def upright_frame(image: Image.Image, index: int, max_pixels: int = MAX_IMAGE_PI
         image.seek(index)
         check_image_pixels(image.width, image.height, max_pixels)
         upright = ImageOps.exif_transpose(image) or image
-        return deskewed(upright.convert("RGB"))[0]
+        # Before levelling: turning a page resamples it, and its specks would no longer be lone.
+        rgb = despeckled(upright) if is_bilevel(upright) else upright.convert("RGB")
+        return deskewed(rgb)[0]
     except (OSError, SyntaxError, ValueError, EOFError) as exc:
         raise InvalidDocument(f"Page {index + 1} of the image is damaged or truncated.") from exc
 

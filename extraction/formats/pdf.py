@@ -13,6 +13,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
+from extraction.formats.bilevel import despeckled, one_bit_images
 from extraction.formats.checkboxes import with_checkboxes
 from extraction.formats.circled import with_circled
 from extraction.formats.comb_boxes import without_comb_boxes
@@ -326,6 +327,8 @@ def _ocr_page(page: PdfPage, number: int) -> list[Element]:
         matrix=pymupdf.Matrix(zoom, zoom), alpha=False, colorspace=pymupdf.csRGB, annots=False
     )
     image = Image.frombytes("RGB", (pix.width, pix.height), pix.samples)
+    if one_bit_images(page):
+        image = despeckled(image)
     # Read level, placed back as the page is drawn: a PDF page's citations are drawn on the page
     # as it is (page_images.py), so its boxes stay in its own geometry.
     level, angle = deskewed(image)

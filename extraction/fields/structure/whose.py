@@ -16,7 +16,7 @@ from extraction.fields.text_lines import TextUnit, same_row
 #: referred or ordered, a former one, a specialist or a dentist beside the primary one.
 OTHER_PROVIDER_WORDS = frozenset(
     {
-        "referring", "referred", "referral", "ordering", "pharmacy", "pharmacist", "specialist",
+        "referring", "referred", "referral", "ref", "ordering", "pharmacy", "pharmacist", "specialist",
         "consulting", "previous", "former", "prior", "dentist", "dental", "surgeon", "optometrist",
         "ophthalmologist", "chiropractor", "therapist", "psychiatrist", "cardiologist", "gynecologist",
     }
