@@ -27,4 +27,7 @@ def test_a_shortened_insurer_label_ends_where_its_value_begins() -> None:
     b.line("INSURANCE", 50, 60, 150, 72)
     b.line("PRIMARY INS: PRAIRIE SHIELD", 50, 90, 250, 100)
     b.line("ID #: FA751795005", 50, 110, 300, 120)
-    assert values(b, ["ins_name", "policy_number"]) == {"ins_name": "PRAIRIE SHIELD", "policy_number": "FA751795005"}
+    assert values(b, ["ins_name", "policy_number"]) == {
+        "ins_name": "PRAIRIE SHIELD",
+        "policy_number": "FA751795005",
+    }
