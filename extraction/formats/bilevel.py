@@ -2,11 +2,12 @@
 
 A fax machine or a 1-bit scanner keeps only black and white: every grey of the paper becomes
 dust, and the line noise of the transmission adds black specks. The text detector reads such a
-page badly (on faxed intake forms in Courier it found three lines of twenty-eight), while the same
-page without its lone specks reads nearly whole. Only specks are taken away: a black pixel with
-no black neighbour (and a white pixel with no white one, a pinhole, is filled), never a stroke,
-however thin; a median filter did as well on those forms but erases one-pixel strokes. A page of greys (a
-photo, a grayscale scan) is never touched: its specks are soft and the ink has no clear edge.
+page badly (on a faxed intake form in Courier it found three lines of twenty-eight), while the
+same page without its lone specks reads nearly whole. Only specks are taken away: a black pixel
+with no black neighbour (and a white pixel with no white one, a pinhole, is filled), never a
+stroke, however thin; a median filter did as well on those forms but erases one-pixel strokes. A
+page of greys (a photo, a grayscale scan) is never touched: its specks are soft and the ink has
+no clear edge.
 """
 
 from __future__ import annotations
