@@ -8,5 +8,7 @@ split, unseen (`generate.UNSEEN_DESIGNS`, generated only when named with `--desi
 before the rules were read: half of it may be tuned on (`UNSEEN_TUNE`), the other half is kept back.
 Four more unseen designs (`fresh_designs.py`: question labels, two columns, a fax, a child's form
 with a parent block) were written after the rules; the two that failed at first (question labels,
-the fax) are tuned on, the other two are kept back.
+the fax) are tuned on, the other two are kept back. Three last unseen designs (`late_designs.py`: an
+EHR's demographics table, a phone's photograph of a form, a form entirely in Spanish) were written
+after every rule of this stop; all three are kept back and never tuned on.
 """

@@ -4,7 +4,8 @@
 choice marks (tick, cross, circle, filled box) and grid cells with a tiny caption. Its `Style`
 (font, sizes, margins) is drawn per document, so one design comes out a little different every
 time. `scan` rasterises a page, tilts, blurs and noises it as a photocopier or a phone would;
-with `fax=True` it is a fax machine's black-and-white copy instead (half the lines in standard mode).
+with `fax=True` it is a fax machine's black-and-white copy instead (half the lines in standard mode),
+with `photo=True` a phone's colour photograph of the sheet on a desk (keystoned, unevenly lit).
 """
 
 from __future__ import annotations
@@ -189,6 +190,63 @@ def _faxed(page: Any, rng: random.Random) -> Image.Image:
     return Image.fromarray(np.where(ink, 0, 255).astype(np.uint8))
 
 
+def _quad_coefficients(quad: list[tuple[float, float]], size: tuple[int, int]) -> list[float]:
+    """PIL's eight perspective coefficients taking each output point of `quad` (the sheet's
+    corners as the photo shows them: top left, top right, bottom right, bottom left) back to the
+    corners of the `size` sheet."""
+    width, height = size
+    corners = [(0.0, 0.0), (float(width), 0.0), (float(width), float(height)), (0.0, float(height))]
+    rows, rhs = [], []
+    for (x, y), (u, v) in zip(quad, corners, strict=True):
+        rows.append([x, y, 1, 0, 0, 0, -u * x, -u * y])
+        rows.append([0, 0, 0, x, y, 1, -v * x, -v * y])
+        rhs += [u, v]
+    return [float(k) for k in np.linalg.solve(np.array(rows), np.array(rhs))]
+
+
+def _photographed(page: Any, rng: random.Random) -> Image.Image:
+    """One page as a phone photographs it on a desk: the sheet keystoned a few degrees (the phone
+    held not quite parallel) on a darker surface, lit unevenly, a little out of focus, in colour."""
+    pixmap = page.get_pixmap(dpi=rng.choice((170, 200, 220)), colorspace=pymupdf.csRGB)
+    sheet = Image.frombytes("RGB", (pixmap.width, pixmap.height), pixmap.samples)
+    width, height = sheet.size
+    margin = width * rng.uniform(0.03, 0.07)
+    # The near edge of the sheet looks wider than the far one: its sides lean in by 1-3 degrees.
+    lean = height * float(np.tan(np.radians(rng.uniform(1.0, 3.0))))
+    top_in, bottom_in = (lean, 0.0) if rng.random() < 0.7 else (0.0, lean)
+    turn = width * rng.uniform(-0.015, 0.015)  # the phone turned a little in the hand
+
+    def jitter() -> float:
+        return rng.uniform(-0.008, 0.008) * width
+
+    quad = [
+        (margin + top_in + jitter(), margin + turn + jitter()),
+        (width - margin - top_in + jitter(), margin - turn + jitter()),
+        (width - margin - bottom_in + jitter(), height - margin - turn + jitter()),
+        (margin + bottom_in + jitter(), height - margin + turn + jitter()),
+    ]
+    desk = tuple(rng.randint(50, 120) for _ in range(3))
+    image = sheet.transform(
+        sheet.size,
+        Image.Transform.PERSPECTIVE,
+        _quad_coefficients(quad, sheet.size),
+        resample=Image.Resampling.BICUBIC,
+        fillcolor=desk,
+    )
+    # Light from one side: brightness falls off along a random direction, the paper a warm white.
+    angle = rng.uniform(0, 2 * np.pi)
+    ys, xs = np.mgrid[0:height, 0:width].astype(np.float32)
+    along = xs / width * np.cos(angle) + ys / height * np.sin(angle)
+    along = (along - along.min()) / (along.max() - along.min())
+    dark = rng.uniform(0.62, 0.85)
+    light = dark + (1.0 - dark) * along
+    tint = np.array([1.0, rng.uniform(0.95, 1.0), rng.uniform(0.86, 0.96)], dtype=np.float32)
+    pixels = np.asarray(image, dtype=np.float32) * light[..., None] * tint
+    noise = np.random.default_rng(rng.randrange(2**32)).normal(0.0, rng.uniform(3, 8), pixels.shape)
+    image = Image.fromarray(np.clip(pixels + noise, 0, 255).astype(np.uint8))
+    return image.filter(ImageFilter.GaussianBlur(rng.uniform(0.6, 1.2)))
+
+
 def _image_pdf(images: list[Image.Image]) -> bytes:
     """Images as the pages of an image-only PDF, with no dates nor random id."""
     pdf = pymupdf.open()
@@ -203,10 +261,15 @@ def _image_pdf(images: list[Image.Image]) -> bytes:
     return out.getvalue()
 
 
-def scan(page: Any, rng: random.Random, fmt: str, fax: bool = False) -> bytes:
-    """The page as a scanner or phone would give it: `png`, `jpg` (or `pdf`: an image-only PDF);
-    as a fax machine would with `fax`."""
-    image = _faxed(page, rng) if fax else _scanned(page, rng)
+def scan(page: Any, rng: random.Random, fmt: str, fax: bool = False, photo: bool = False) -> bytes:
+    """The page as a scanner would give it: `png`, `jpg` (or `pdf`: an image-only PDF); as a fax
+    machine would with `fax`; as a phone's photograph with `photo` (best saved as `jpg`)."""
+    if photo:
+        image = _photographed(page, rng)
+    elif fax:
+        image = _faxed(page, rng)
+    else:
+        image = _scanned(page, rng)
     out = io.BytesIO()
     if fmt == "jpg":
         image.save(out, "JPEG", quality=rng.randint(70, 88))

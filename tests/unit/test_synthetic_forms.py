@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from bench.corpus_score import is_kept_back, score
-from bench.synthetic_forms import fresh_designs
+from bench.synthetic_forms import fresh_designs, late_designs
 from bench.synthetic_forms.canvas import PAGE_HEIGHT, PAGE_WIDTH, Canvas, Style, pymupdf, scan, scan_pages
 from bench.synthetic_forms.generate import (
     DESIGNS,
@@ -92,9 +92,12 @@ def test_unseen_designs_are_a_split_of_their_own(tmp_path: Path) -> None:
     # Half of the designs written before the rules are tuned on, and half of the fresh ones,
     # written after the rules: each group keeps designs back.
     fresh = {name for name, fn in UNSEEN_DESIGNS.items() if fn.__module__ == fresh_designs.__name__}
-    older = set(UNSEEN_DESIGNS) - fresh
-    assert len(fresh) == 4
+    # The late designs, written after every rule of this stop, are all kept back.
+    late = {name for name, fn in UNSEEN_DESIGNS.items() if fn.__module__ == late_designs.__name__}
+    older = set(UNSEEN_DESIGNS) - fresh - late
+    assert len(fresh) == 4 and len(late) == 3
     assert len(older & UNSEEN_TUNE) == len(older) / 2 and len(fresh & UNSEEN_TUNE) == len(fresh) / 2
+    assert not late & UNSEEN_TUNE
     manifest = generate(tmp_path, len(UNSEEN_DESIGNS), seed=2, only=list(UNSEEN_DESIGNS))
     for doc in manifest:
         assert doc["split"] == "unseen"
@@ -129,3 +132,46 @@ def test_a_child_is_a_teenager_whose_parent_holds_the_policy() -> None:
         assert parent is not None and parent is child.guarantor
         assert parent.relationship in ("Mother", "Father", "Legal Guardian")
         assert child.truth()["dob"] == f"{child.dob[1]:02d}/{child.dob[2]:02d}/{child.dob[0]}"
+
+
+def test_a_phone_photo_is_a_keystoned_unevenly_lit_colour_jpeg(tmp_path: Path) -> None:
+    page = pymupdf.open().new_page(width=PAGE_WIDTH, height=PAGE_HEIGHT)
+    page.insert_text((72, 72), "Last Name: QUILLFEATHER")
+    data = scan(page, random.Random(3), "jpg", photo=True)
+    assert data[:3] == b"\xff\xd8\xff"
+    image = pymupdf.Pixmap(data)
+    assert image.n == 3
+    width, height = image.width, image.height
+    # The desk shows at the corners, darker than the paper in the middle.
+    middle = sum(image.pixel(width // 2, height // 2)) / 3
+    corners = [image.pixel(x, y) for x in (2, width - 3) for y in (2, height - 3)]
+    assert all(sum(rgb) / 3 < middle - 40 for rgb in corners)
+    # Lit from one side: the paper is brighter at one end than the other.
+    edges = [
+        sum(image.pixel(x, y)) / 3
+        for x, y in (
+            (width // 5, height // 2),
+            (width * 4 // 5, height // 2),
+            (width // 2, height // 5),
+            (width // 2, height * 4 // 5),
+        )
+    ]
+    assert max(abs(edges[0] - edges[1]), abs(edges[2] - edges[3])) > 8
+    for doc in generate(tmp_path, 2, seed=6, only=["phone_photo"]):
+        assert doc["path"].endswith(".jpg") and doc["kept_back"]
+
+
+def test_a_spanish_patient_is_printed_as_the_truth_states_it() -> None:
+    accented = plain = 0
+    for n in range(30):
+        p = late_designs.make_hispanic(random.Random(n))
+        names = [p.first, p.last, p.middle or "", p.emergency.first, p.emergency.last]
+        if any(late_designs._plain(name) != name for name in names):
+            accented += 1
+            # Accents are kept or avoided for the whole form, never for one name only.
+            assert p.first in late_designs.HISPANIC_MALE + late_designs.HISPANIC_FEMALE
+        else:
+            plain += 1
+        assert p.email.isascii()
+        assert p.emergency.relationship in late_designs.KIN.values()
+    assert accented and plain
