@@ -77,7 +77,17 @@ UNSEEN_DESIGNS: dict[str, DesignFn] = {
     "spanish_only": late_designs.spanish_only,
 }
 #: The unseen designs whose misses may be looked at while tuning; the others are kept back.
-UNSEEN_TUNE = frozenset({"stacked_labels", "underscore_typed", "bilingual", "question_labels", "fax_copy"})
+UNSEEN_TUNE = frozenset(
+    {
+        "stacked_labels",
+        "underscore_typed",
+        "bilingual",
+        "question_labels",
+        "fax_copy",
+        "ehr_demographics",
+        "spanish_only",
+    }
+)
 ALL_DESIGNS: dict[str, DesignFn] = {**DESIGNS, **UNSEEN_DESIGNS}
 #: Designs that print only the middle initial ("MI"): their truth is the initial.
 INITIAL_ONLY = frozenset(

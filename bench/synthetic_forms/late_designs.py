@@ -1,7 +1,9 @@
-"""Late unseen designs: written after every rule of this stop, all three kept back, never tuned on.
+"""Late unseen designs: written after the rules for the fresh designs.
 
-Three more ordinary clinic documents unlike the 27 designs before them; only their aggregate
-figures are ever looked at.
+Three more ordinary clinic documents unlike the 27 designs before them. Scored untouched first
+(seed 31: ehr_demographics 0.747, phone_photo 0.986, spanish_only 0.172); then the two that failed
+were given to tuning (`UNSEEN_TUNE`) and phone_photo stays kept back: only its aggregate figures
+are ever looked at.
 
 `ehr_demographics`: an EHR's "Patient Demographics" report, a ruled two-column table (label cell,
 value cell) whose cells combine fields as EHRs print them ("DOB / Age / Sex: 04/24/1988 / 38 y /
