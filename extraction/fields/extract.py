@@ -56,6 +56,7 @@ from extraction.fields.structure.choice_rows import (
     options_under_candidates,
 )
 from extraction.fields.structure.date_parts import date_parts_candidates
+from extraction.fields.structure.listed_parts import listed_candidates
 from extraction.fields.structure.phone_kinds import marked_kind_phones
 from extraction.fields.structure.self_holder import (
     PATIENT_PART_FIELDS,
@@ -235,6 +236,11 @@ def _read_one(ctx: ExtractionContext, name: str) -> FieldResult:
             reading = read_value(kind, phone, leading=True)
             if reading is not None:
                 kept.append(Candidate.of(reading.value, PRIORS["phone_kind"], row, phone, "phone_kind", ""))
+    if not kept and spec.patient_owned and spec.concept is not None:
+        # Only where no label names the field alone: a caption listing it among others, in the
+        # order its value gives them ("DOB / Age / Sex", "Phone (H) / (C)").
+        listed = (shaped(c, spec, ctx) for c in listed_candidates(ctx, spec.concept))
+        kept = [c for c in listed if c is not None and belongs(c, spec, ctx)]
     if not kept and spec.patient_owned and spec.concept == "mobile":
         kept = plain_phone_candidates(ctx, spec, kind)
     if not kept and not spec.patient_owned and spec.part is None:

@@ -162,7 +162,9 @@ def other_party_units(units: list[TextUnit]) -> set[int]:
         if unit.page != page:
             page, current = unit.page, False
         if is_heading(unit) and _alone_on_row(unit, units):
-            current = is_other_party(unit.text)
+            # "Contact" alone heads the patient's own phone, e-mail and address (an EHR's section
+            # row); a section about someone else says whose: "Emergency Contact".
+            current = is_other_party(unit.text) and label_tokens(unit.text) != ("contact",)
             continue
         if current:
             inside.add(unit.order)

@@ -15,14 +15,14 @@ from extraction.fields.text_lines import TextUnit, same_row
 
 #: Phone kinds a form offers, and the concept of the field each answers.
 KIND_CONCEPTS = {"Cell": "mobile", "Mobile": "mobile", "Home": "home_phone", "Work": "work_phone"}
-_PHONE_RE = re.compile(r"\(?\b\d{3}\)?[\s.-]*\d{3}[\s.-]\d{4}\b")
+PHONE_RE = re.compile(r"\(?\b\d{3}\)?[\s.-]*\d{3}[\s.-]\d{4}\b")
 
 
 def marked_kind_phones(units: list[TextUnit], concept: str) -> Iterator[tuple[str, list[TextUnit]]]:
     """(phone, the units it and its marked kind were read from) for each phone whose marked
     kind answers `concept`."""
     for unit in units:
-        found = _PHONE_RE.search(unit.text)
+        found = PHONE_RE.search(unit.text)
         if found is None or unit.box is None:
             continue
         row = _phone_row(unit, found.end(), units)
@@ -35,7 +35,7 @@ def marked_kind_phones(units: list[TextUnit], concept: str) -> Iterator[tuple[st
 def offers_kinds(unit: TextUnit, units: list[TextUnit]) -> bool:
     """Whether the phone in `unit` is followed by kinds to mark, read or not: such a form says
     whose number it is only by the mark."""
-    found = _PHONE_RE.search(unit.text)
+    found = PHONE_RE.search(unit.text)
     if found is None or unit.box is None:
         return False
     row = _phone_row(unit, found.end(), units)
@@ -56,7 +56,7 @@ def _phone_row(unit: TextUnit, end: int, units: list[TextUnit]) -> list[TextUnit
         key=lambda u: u.box.x0 if u.box else 0.0,
     )  # fmt: skip
     for other in after:
-        if _PHONE_RE.search(other.text):
+        if PHONE_RE.search(other.text):
             break
         row.append(other)
     return row
