@@ -1,6 +1,8 @@
 """Field concepts and the phrases documents label them with: the vocabulary `normalize.py` matches
 labels and field names against. Data only, so adding a way forms name a field touches nothing else."""
 
+from extraction.fields.spanish_labels import SPANISH_LABELS
+
 #: Field concepts and the ways documents label them. A field name maps to a concept when its words
 #: contain one of the concept's phrases; the longest phrase wins ("amount_untaxed" is a subtotal).
 CONCEPTS: dict[str, tuple[str, ...]] = {
@@ -306,3 +308,5 @@ CONCEPTS: dict[str, tuple[str, ...]] = {
     "party": ("party", "parties", "counterparty"),
     "term": ("term", "duration", "period"),
 }
+for _concept, _phrases in SPANISH_LABELS.items():
+    CONCEPTS[_concept] = CONCEPTS.get(_concept, ()) + _phrases

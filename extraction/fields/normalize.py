@@ -76,6 +76,8 @@ OCR_REPAIR_MIN_LENGTH = 4
 OCR_REPAIR_MIN_RATIO = 80
 #: A word's length may differ from the label word's by one letter in this many (one at least).
 OCR_REPAIR_LENGTH_SHARE = 3
+#: Label words shorter than this are repaired from words of their length give or take one letter.
+SHORT_LABEL_WORD = 5
 
 
 @lru_cache(maxsize=65536)
@@ -90,10 +92,14 @@ def _repaired(token: str) -> str:
         lettered = token.translate(_DIGITS_AS_LETTERS)
         if lettered in _VOCABULARY:
             return lettered
-    # A slip changes a short word's length by one letter at most ("Reno" is no "prenom"); a long
-    # one may hold a label run into the next word ("TAXINVOICE").
+    # A slip changes a short word's length by one letter at most ("Reno" is no "prenom"; "Ibanez",
+    # a surname, no "IBAN"); a long one may hold a label run into the next word ("TAXINVOICE").
     slack = max(1, len(token) // OCR_REPAIR_LENGTH_SHARE)
-    near = [w for w in _LONG_VOCABULARY if abs(len(w) - len(token)) <= slack]
+    near = [
+        w
+        for w in _LONG_VOCABULARY
+        if abs(len(w) - len(token)) <= (slack if len(w) >= SHORT_LABEL_WORD else 1)
+    ]
     match = process.extractOne(token, near, scorer=fuzz.ratio, score_cutoff=OCR_REPAIR_MIN_RATIO)
     return match[0] if match else token
 
@@ -228,6 +234,16 @@ _FILLER_WORDS = frozenset(
         "rs",
         "s",
         "legal",
+        # Spanish articles and prepositions ("Fecha de nacimiento", "Titular de la póliza").
+        "de",
+        "del",
+        "la",
+        "el",
+        "los",
+        "las",
+        "y",
+        "que",
+        "lo",
     }
 )
 #: Score of a label of a related concept (an address label for a street field).
@@ -264,7 +280,8 @@ def match_label(field_name: str, label: str) -> float:
         if f_concept != l_concept:
             # "Home Address" labels the street line a field `address_1` asks for.
             return RELATED_SCORE if frozenset((f_concept, l_concept)) in _RELATED_CONCEPTS else 0.0
-        if any(l_tokens == label_tokens(p) for p in CONCEPTS[f_concept]):
+        if any(_content(l_tokens) == _content(label_tokens(p)) for p in CONCEPTS[f_concept]):
+            # A synonym but for words that name nothing ("Apellido(s)", "Fecha de nacimiento").
             return SYNONYM_SCORE
         best = _best_phrase(l_tokens, f_concept)
         # Fragments of one or two letters are OCR debris more often than words.
@@ -307,6 +324,11 @@ _FOLDED_VOCABULARY = {_ocr_folded(w): w for w in _LONG_VOCABULARY}
 
 
 #: An item number opening a caption ("11c. ", "11C. "), or one whose "1" OCR read as a letter ("la. ").
+def _content(tokens: tuple[str, ...]) -> tuple[str, ...]:
+    """A label's words less those that name nothing (`_FILLER_WORDS`)."""
+    return tuple(t for t in tokens if t not in _FILLER_WORDS)
+
+
 _ITEM_NUMBER_RE = re.compile(r"^\s*(?:\d{1,2}[a-zA-Z]?|[lI]\d?[a-z])\.\s+(?=[A-Za-z])")
 #: A bracketed hint closing a label: a format or the options to choose from.
 _LABEL_HINT_RE = re.compile(r"\s*\([^()]*\)\s*:?\s*$")

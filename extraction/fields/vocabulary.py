@@ -24,6 +24,15 @@ OTHER_PARTY_WORDS = frozenset(
     {
         "emergency",
         "emerg",
+        "emergencia",
+        "titular",
+        "asegurado",
+        "tutor",
+        "padre",
+        "madre",
+        "conyuge",
+        "parentesco",
+        "empleador",
         "ec",
         "contact",
         "insured",
@@ -93,7 +102,13 @@ US_STATES = {
 _STATE_NAMES = frozenset(US_STATES.values())
 #: The options of a choice field, as check boxes or a word label them.
 GENDER_OPTIONS = ("Male", "Female", "Other", "Non-binary", "Unknown")
-_GENDER_WORDS = {"m": "Male", "f": "Female", **{o.lower(): o for o in GENDER_OPTIONS}}
+_GENDER_WORDS = {
+    "m": "Male",
+    "f": "Female",
+    "masculino": "Male",
+    "femenino": "Female",
+    **{o.lower(): o for o in GENDER_OPTIONS},
+}
 
 
 @dataclass(frozen=True)

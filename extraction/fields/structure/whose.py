@@ -9,6 +9,7 @@ one of them takes no value labelled as another's. Rows of a table name which cov
 from __future__ import annotations
 
 import re
+import unicodedata
 
 from extraction.fields.text_lines import TextUnit, same_row
 
@@ -16,7 +17,7 @@ from extraction.fields.text_lines import TextUnit, same_row
 #: referred or ordered, a former one, a specialist or a dentist beside the primary one.
 OTHER_PROVIDER_WORDS = frozenset(
     {
-        "referring", "referred", "referral", "ref", "ordering", "pharmacy", "pharmacist", "specialist",
+        "referring", "referred", "referral", "ref", "refirio", "referido", "ordering", "pharmacy", "pharmacist", "specialist",
         "consulting", "previous", "former", "prior", "dentist", "dental", "surgeon", "optometrist",
         "ophthalmologist", "chiropractor", "therapist", "psychiatrist", "cardiologist", "gynecologist",
     }
@@ -31,7 +32,9 @@ LATER_COVERAGE_SHARE = 0.8
 
 def _words(text: str) -> set[str]:
     # Plain words: `label_tokens` mends misspellings, and "referred" is one letter from "preferred".
-    return set(re.findall(r"[a-z]+", text.lower()))
+    # Accents are taken off, as labels are matched ("refirió" is "refirio").
+    bare = "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
+    return set(re.findall(r"[a-z]+", bare.lower()))
 
 
 def other_provider(label: str) -> bool:
