@@ -21,7 +21,7 @@ from extraction.fields.normalize import (
 )
 from extraction.fields.other_wording import past_other_wording
 from extraction.fields.structure.captions import CaptionIndex
-from extraction.fields.text_lines import TextUnit, below, right_of
+from extraction.fields.text_lines import TextUnit, below, right_of, same_row
 from extraction.fields.value_kinds import Kind, Reading, read_value
 from extraction.fields.vocabulary import code_like_label, field_spec, valid_state, valid_zip
 
@@ -55,6 +55,26 @@ COLON_RE = re.compile("\\s*[:\uff1a]\\s*")
 _MARKED_OPTION_RE = re.compile(r"\s*[xX\u2612\u2713\u2714]\s+[^\W\d_]")
 #: A check box, ticked or not, among a line's words.
 _BOX_MARK_RE = re.compile("[\u2610\u2611\u2612\u2713\u2714]")
+
+
+#: An empty box standing alone in a cell: a choice's option left unmarked follows it.
+_EMPTY_BOX_RE = re.compile("^\\s*[\u2610\u25a1\u274f\u25a2]\\s*$")
+
+
+def after_empty_box(unit: TextUnit, units: list[TextUnit]) -> bool:
+    """Whether an empty box stands just left of `unit` on its row, in a cell of its own (the
+    unit is the box's option)."""
+    if unit.box is None:
+        return False
+    height = unit.box.y1 - unit.box.y0
+    return any(
+        u.box is not None
+        and u.page == unit.page
+        and _EMPTY_BOX_RE.match(u.text)
+        and same_row(u.box, unit.box)
+        and 0 <= unit.box.x0 - u.box.x1 <= height
+        for u in units
+    )
 
 
 def _state_under_its_label(unit: TextUnit, units: list[TextUnit]) -> bool:
@@ -136,6 +156,10 @@ def label_candidates(
                     and captions.above(neighbour)
                 ):
                     # Beside a caption under its value stands the next caption, not a value.
+                    break
+                if strategy == "label_right" and after_empty_box(neighbour, units):
+                    # "☐ Male ☒ Female" in cells of their own: an option left unmarked is no
+                    # value; the marked one is read from the whole row (`choice_rows`).
                     break
                 reading = read_value(kind, neighbour.text, order=order)
                 # A value of a distinctive shape standing alone is no label, even where its words

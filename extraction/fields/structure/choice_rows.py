@@ -44,19 +44,22 @@ def row_after(unit: TextUnit, units: list[TextUnit]) -> list[TextUnit]:
 
 def choice_row_candidates(units: list[TextUnit], name: str) -> Iterator[Candidate]:
     """The options after each label of the field whose own cell holds no option word: what the
-    label's cell holds after it (an empty box) and the cells after it, as one value."""
+    label's cell holds after it (an empty box) and the cells after it, as one value. A label
+    without a colon ("Gender" before "☐ Male ☒ Female") counts when boxes follow it."""
     for unit in units:
         head, colon, rest = unit.text.partition(":")
-        if not colon or any(c.isalpha() for c in rest):
+        if any(c.isalpha() for c in rest):
             continue
         score = match_label(name, head)
-        if score < LABEL_THRESHOLD:
+        if score < LABEL_THRESHOLD or (not colon and score < SYNONYM_SCORE):
             continue
         row = row_after(unit, units)
-        if not row:
+        if not row or (not colon and not any(_BOX_RE.search(u.text) for u in row)):
+            # Without a colon only a row of boxes says the cells after the label are its options.
             continue
         value = " ".join([rest.strip(), *(u.text for u in row)]).strip()
-        yield Candidate.of(value, PRIORS["label_colon"] * score, [unit, *row], value, "label_colon", head)
+        strategy = "label_colon" if colon else "label_right"
+        yield Candidate.of(value, PRIORS[strategy] * score, [unit, *row], value, strategy, head)
 
 
 def inline_choice_candidates(units: list[TextUnit], name: str) -> Iterator[Candidate]:
