@@ -25,6 +25,8 @@ pymupdf: Any = _pymupdf
 #: Base-14 fonts (regular, bold): what a form designer would pick from.
 FONTS = (("helv", "hebo"), ("tiro", "tibo"), ("cour", "cobo"))
 PAGE_WIDTH, PAGE_HEIGHT = 612.0, 792.0
+#: Nearest a text may come to the page's right edge (a printer's margin).
+PAGE_EDGE = 12.0
 
 
 @dataclass(frozen=True)
@@ -72,6 +74,11 @@ class Canvas:
         """Text with its baseline at `y`; returns where it ends on the right."""
         size = size or self.style.size
         font = self.style.bold if bold else self.style.font
+        room = PAGE_WIDTH - PAGE_EDGE - x
+        if self.width(text, size, bold) > room > 0:
+            # Set smaller, as a form's software would, rather than run off the page: what runs
+            # off is not on the document, and the truth would name more than it shows.
+            size *= room / self.width(text, size, bold)
         self.page.insert_text((x, y), text, fontname=font, fontsize=size)
         return x + self.width(text, size, bold)
 

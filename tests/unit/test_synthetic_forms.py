@@ -11,7 +11,16 @@ import pytest
 
 from bench.corpus_score import is_kept_back, score
 from bench.synthetic_forms import fresh_designs, late_designs
-from bench.synthetic_forms.canvas import PAGE_HEIGHT, PAGE_WIDTH, Canvas, Style, pymupdf, scan, scan_pages
+from bench.synthetic_forms.canvas import (
+    PAGE_EDGE,
+    PAGE_HEIGHT,
+    PAGE_WIDTH,
+    Canvas,
+    Style,
+    pymupdf,
+    scan,
+    scan_pages,
+)
 from bench.synthetic_forms.generate import (
     DESIGNS,
     DEV_DESIGNS,
@@ -175,3 +184,14 @@ def test_a_spanish_patient_is_printed_as_the_truth_states_it() -> None:
         assert p.email.isascii()
         assert p.emergency.relationship in late_designs.KIN.values()
     assert accented and plain
+
+
+def test_a_value_too_long_for_the_page_is_set_smaller_not_cut_off() -> None:
+    doc = pymupdf.open()
+    page = doc.new_page(width=PAGE_WIDTH, height=PAGE_HEIGHT)
+    canvas = Canvas(page, Style.draw(random.Random(3)), random.Random(3))
+    long_email = "wilhelmina.quillfeather-ravensworth49@letterbox.example"
+    end = canvas.text(PAGE_WIDTH - 200, 100, long_email)
+    assert end <= PAGE_WIDTH - PAGE_EDGE + 0.01
+    # Everything drawn is on the page, so the text layer holds the whole value.
+    assert long_email in page.get_text()
