@@ -1,5 +1,6 @@
-"""How a runner ends a task's run on a failure: the task fails, or pauses in `waiting_for_input`
-with the failure as its question (its agent's `on_failure: ask_user`, or any cap it went over)."""
+"""How a runner ends a task's run without finishing it: the task fails, or pauses in
+`waiting_for_input` (for its children, for the user's answer, or with a failure as its question:
+its agent's `on_failure: ask_user`, or any cap it went over)."""
 
 from __future__ import annotations
 
@@ -45,12 +46,20 @@ async def pause_failure(
             pause[key] = value
             item[key] = value
     pause["question"] = text
+    await pause_run(redis, task, pause, items=[item])
+
+
+async def pause_run(
+    redis: aioredis.Redis, task: Task, pause: dict[str, Any], *, items: list[dict[str, Any]] | None = None
+) -> None:
+    """The running task to `waiting_for_input` with `pause` saying what it waits for; refused when
+    the task was stopped meanwhile."""
     await tasks.transition(
         redis,
         task,
         TaskStatus.WAITING_FOR_INPUT.value,
         fields={"pause": dumps(pause)},
-        items=[item],
+        items=items,
         expected=TaskStatus.RUNNING.value,
     )
 

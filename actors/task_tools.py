@@ -19,7 +19,7 @@ from typing import Any
 import redis.asyncio as aioredis
 
 from actors.context_budget import stored_results
-from actors.failure import handle_failure
+from actors.failure import handle_failure, pause_run
 from actors.models.base import ToolCall
 from actors.outcomes import AskUser, CallOutcome, Delegated, Failed, Recorded, StepOutcome, Stopped
 from actors.policy import AgentPolicy
@@ -110,13 +110,7 @@ class TaskTools:
         if waits:
             call, group_id = waits[0]
             pause = {"kind": "delegation", "group_id": group_id, "call_id": call.id, "step": step}
-            await tasks.transition(
-                self.redis,
-                task,
-                TaskStatus.WAITING_FOR_INPUT.value,
-                fields={"pause": dumps(pause)},
-                expected=TaskStatus.RUNNING.value,
-            )
+            await pause_run(self.redis, task, pause)
             # Fast children may all have finished before the parent paused: the scheduler resumes
             # it if so (a no-op otherwise).
             await delegation.emit(self.redis, "await_completed", ws=task.workspace_id, group=group_id)
@@ -124,13 +118,7 @@ class TaskTools:
         if pauses:
             call, question = pauses[0]
             pause = {"kind": "ask_user", "question": question, "call_id": call.id, "step": step}
-            await tasks.transition(
-                self.redis,
-                task,
-                TaskStatus.WAITING_FOR_INPUT.value,
-                fields={"pause": dumps(pause)},
-                expected=TaskStatus.RUNNING.value,
-            )
+            await pause_run(self.redis, task, pause)
             return StepOutcome.STOP
         if awaiting_review:
             call = awaiting_review[0]

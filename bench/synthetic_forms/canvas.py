@@ -55,6 +55,15 @@ class Style:
         )
 
 
+def on_page(text: str, x: float, size: float, font: str) -> float:
+    """The font size `text` set at `x` is drawn in: `size`, or smaller, as a form's software would,
+    where it would run off the page (what runs off is not on the document, and the truth would
+    name more than it shows)."""
+    width = float(pymupdf.get_text_length(text, fontname=font, fontsize=size))
+    room = PAGE_WIDTH - PAGE_EDGE - x
+    return size * room / width if width > room > 0 else size
+
+
 class Canvas:
     """One page being drawn; `y` is where the next row goes."""
 
@@ -72,13 +81,8 @@ class Canvas:
 
     def text(self, x: float, y: float, text: str, size: float | None = None, bold: bool = False) -> float:
         """Text with its baseline at `y`; returns where it ends on the right."""
-        size = size or self.style.size
         font = self.style.bold if bold else self.style.font
-        room = PAGE_WIDTH - PAGE_EDGE - x
-        if self.width(text, size, bold) > room > 0:
-            # Set smaller, as a form's software would, rather than run off the page: what runs
-            # off is not on the document, and the truth would name more than it shows.
-            size *= room / self.width(text, size, bold)
+        size = on_page(text, x, size or self.style.size, font)
         self.page.insert_text((x, y), text, fontname=font, fontsize=size)
         return x + self.width(text, size, bold)
 

@@ -9,7 +9,7 @@ the top-left corner, values in an italic face as a hand or a typewriter fills th
 
 from __future__ import annotations
 
-from bench.synthetic_forms.canvas import PAGE_EDGE, PAGE_WIDTH, Canvas, pymupdf
+from bench.synthetic_forms.canvas import Canvas, on_page
 from bench.synthetic_forms.designs import date_text, doctor_text, letterhead, person_text
 from bench.synthetic_forms.people import FIRST_FEMALE, FIRST_MALE, LAST, Doctor, Patient
 
@@ -90,13 +90,8 @@ def right_aligned(c: Canvas, p: Patient) -> None:
 
 
 def _hand(c: Canvas, x: float, y: float, text: str, font: str) -> None:
-    shown, size = c.value(text), c.style.size * 1.05
-    width = float(pymupdf.get_text_length(shown, fontname=font, fontsize=size))
-    room = PAGE_WIDTH - PAGE_EDGE - x
-    if width > room > 0:
-        # Smaller rather than off the page, as `Canvas.text` does.
-        size *= room / width
-    c.page.insert_text((x, y), shown, fontname=font, fontsize=size)
+    shown = c.value(text)
+    c.page.insert_text((x, y), shown, fontname=font, fontsize=on_page(shown, x, c.style.size * 1.05, font))
 
 
 def caption_cells(c: Canvas, p: Patient) -> None:

@@ -24,7 +24,7 @@ from extraction.fields.structure.fill_ins import (
     without_rule_ends,
 )
 from extraction.fields.text_lines import TextUnit, same_row, text_units
-from extraction.fields.vocabulary import is_other_party
+from extraction.fields.vocabulary import heads_other_party
 from extraction.formats.document import Box, Document, Word
 
 #: Words further apart than this many line heights stand in different cells.
@@ -162,9 +162,7 @@ def other_party_units(units: list[TextUnit]) -> set[int]:
         if unit.page != page:
             page, current = unit.page, False
         if is_heading(unit) and _alone_on_row(unit, units):
-            # "Contact" alone heads the patient's own phone, e-mail and address (an EHR's section
-            # row); a section about someone else says whose: "Emergency Contact".
-            current = is_other_party(unit.text) and label_tokens(unit.text) != ("contact",)
+            current = heads_other_party(unit.text)
             continue
         if current:
             inside.add(unit.order)

@@ -165,6 +165,13 @@ def is_other_party(text: str) -> bool:
     return bool(named)
 
 
+def heads_other_party(heading: str) -> bool:
+    """Whether a section heading names someone other than the patient: as a label does, except
+    that "Contact" alone (an EHR's section row) heads the patient's own phone, e-mail and address;
+    a section about someone else says whose ("Emergency Contact")."""
+    return is_other_party(heading) and label_tokens(heading) != ("contact",)
+
+
 _ZIP_RE = re.compile(r"^\d{5}(?:-?\d{4})?$")
 _ID_RE = re.compile(r"^(?=.*\d)[A-Za-z0-9][A-Za-z0-9\-./]{2,24}$")
 _PERSON_WORD_RE = re.compile(r"^[A-Za-z\u00c0-\u024f][A-Za-z\u00c0-\u024f'\u2019.\-]*$")

@@ -16,19 +16,16 @@ from extraction.fields.candidate import Candidate
 from extraction.fields.context import ExtractionContext
 from extraction.fields.label_pairs import PRIORS
 from extraction.fields.normalize import concept_of
-from extraction.fields.structure.phone_kinds import PHONE_RE
+from extraction.fields.structure.phone_kinds import KIND_CONCEPTS, PHONE_RE
 from extraction.fields.text_lines import below, right_of
 
 #: Words of a caption that name a phone's kind, and the concept of the field each answers.
 KIND_WORDS = {
-    "home": "home_phone",
+    **{kind.lower(): concept for kind, concept in KIND_CONCEPTS.items()},
+    "business": "work_phone",
     "h": "home_phone",
-    "cell": "mobile",
-    "mobile": "mobile",
     "c": "mobile",
     "m": "mobile",
-    "work": "work_phone",
-    "business": "work_phone",
     "w": "work_phone",
 }
 #: Words that make a caption a phone's (a one-letter kind means nothing without one).
