@@ -1,7 +1,7 @@
 """A spend budget for a whole task tree: `settings.tree_spend_cap_usd` on the agent that starts it.
 
-Every model call a task pays for is added, in one atomic step, to the `tree_*` fields of the task
-and of each of its ancestors (shown as `usage.tree`: what a task and everything below it spent).
+Every model call a task pays for is added, in the same script that records the call, to the
+`tree_*` fields of the task and of each of its ancestors (shown as `usage.tree`: what a task and everything below it spent).
 
 The root's budget is its agent's cap (read at each check, so raising it applies at once). A child
 reserves its budget from what its parent has left when it starts (`tree_budget_usd` on the child's
@@ -33,20 +33,6 @@ MAX_TREE_DEPTH = 64
 TREE_FIELDS = ("input_tokens", "output_tokens", "cost_usd")
 #: Set on a task paused for being over its own reservation: its next check (after a reply) tops it up.
 _TOP_UP_FIELD = "tree_top_up"
-
-#: KEYS: the ancestors' hashes of a task. ARGV: input tokens, output tokens, cost, 1 when the
-#: model had no known price (else 0). A deleted task's hash is not recreated.
-_CHARGE = """
-for _, key in ipairs(KEYS) do
-  if redis.call('EXISTS', key) == 1 then
-    redis.call('HINCRBYFLOAT', key, 'tree_input_tokens', ARGV[1])
-    redis.call('HINCRBYFLOAT', key, 'tree_output_tokens', ARGV[2])
-    redis.call('HINCRBYFLOAT', key, 'tree_cost_usd', ARGV[3])
-    if ARGV[4] == '1' then redis.call('HINCRBYFLOAT', key, 'tree_unpriced_calls', 1) end
-  end
-end
-return 1
-"""
 
 #: KEYS: the child's hash, its parent's, and the parent's other children's. ARGV: the parent's
 #: budget when it is the root ('' otherwise: the parent's own reservation is read), the child's own
@@ -102,10 +88,11 @@ def _key(task: Task) -> str:
     return keys.task(task.workspace_id, task.id)
 
 
-def own_tree_increments(
+def tree_increments(
     input_tokens: int, output_tokens: int, cost_usd: float, *, cost_known: bool = True
 ) -> dict[str, float]:
-    """One model call of a task added to its own tree totals: written with the call's record."""
+    """One model call added to tree totals: the task's own, written with the call's record, and
+    each ancestor's, in the same script (`ancestor_keys`)."""
     added: dict[str, float] = {
         "tree_input_tokens": input_tokens,
         "tree_output_tokens": output_tokens,
@@ -116,22 +103,12 @@ def own_tree_increments(
     return added
 
 
-async def charge_ancestors(
-    redis: aioredis.Redis,
-    task: Task,
-    input_tokens: int,
-    output_tokens: int,
-    cost_usd: float,
-    *,
-    cost_known: bool = True,
-) -> None:
-    """Add one model call of `task` to every ancestor's tree totals, atomically (the task's own
-    are written with the call's record: `own_tree_increments`). No round trip for a root task."""
-    chain = [_key(t) for t in (await lineage(redis, task))[1:]]
-    if not chain:
-        return
-    unpriced = 0 if cost_known else 1
-    await redis.eval(_CHARGE, len(chain), *chain, input_tokens, output_tokens, cost_usd, unpriced)
+async def ancestor_keys(redis: aioredis.Redis, task: Task) -> list[str]:
+    """The hashes of `task`'s ancestors, parent first: what a model call of `task` rolls up into.
+    No round trip for a root task."""
+    if not task.spec.parent_task_id:
+        return []
+    return [_key(t) for t in (await lineage(redis, task))[1:]]
 
 
 async def _agent_cap(redis: aioredis.Redis, settings: Settings, task: Task) -> float | None:

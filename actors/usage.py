@@ -24,7 +24,7 @@ def model_call_increments(
     added = (increments or {}) | tasks.usage_increments(
         purpose, usage.input_tokens, usage.output_tokens, usage.cost_usd, cost_known=usage.cost_known
     )
-    return added | tree_budget.own_tree_increments(
+    return added | tree_budget.tree_increments(
         usage.input_tokens, usage.output_tokens, usage.cost_usd, cost_known=usage.cost_known
     )
 
@@ -42,9 +42,12 @@ async def record_model_call(
     increments: dict[str, float] | None = None,
 ) -> int:
     """Record `value` under `marker` with the call's usage added to the task's (under `purpose`) and
-    to its own tree totals in the same script; then, when the record was written now, to its
-    ancestors' tree totals. Returns `tasks.record`'s code."""
-    written = await tasks.record(
+    to the tree totals of the task and its ancestors, all in one script, so a sibling reserving its
+    budget never sees the cost on this task but not yet on its parent. Returns `tasks.record`'s code."""
+    rolled_up = tree_budget.tree_increments(
+        usage.input_tokens, usage.output_tokens, usage.cost_usd, cost_known=usage.cost_known
+    )
+    return await tasks.record(
         redis,
         task,
         marker,
@@ -52,9 +55,5 @@ async def record_model_call(
         fields=fields,
         items=items,
         increments=model_call_increments(purpose, usage, increments),
+        rollup=(await tree_budget.ancestor_keys(redis, task), rolled_up),
     )
-    if written > 0:
-        await tree_budget.charge_ancestors(
-            redis, task, usage.input_tokens, usage.output_tokens, usage.cost_usd, cost_known=usage.cost_known
-        )
-    return written

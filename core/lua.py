@@ -95,13 +95,16 @@ return {1, current}
 """
 )
 
-#: Record one piece of a step exactly once. KEYS: task hash, feed stream, steps hash, and (a child
-#: only) the parent's feed. ARGV: marker field, marker value, allowed statuses (JSON list), fields
+#: Record one piece of a step exactly once. KEYS: task hash, feed stream, steps hash, (a child only)
+#: the parent's feed, then the ancestors' hashes whose tree totals roll the record's cost up. ARGV: marker field, marker value, allowed statuses (JSON list), fields
 #: (JSON object), drop (JSON list), feed items (JSON list), increments (JSON object field -> number),
 #: now, channel, member, further step markers written with it (JSON object marker -> value), task id,
 #: the parent's live-set member ("" = no parent), the reviewed call the task must be paused on ("" =
 #: any; else JSON `{call_id, arguments_sha256}`, compared with the `pause` field's `pending_tool_call`,
-#: whose digest older records keep only under `binding`).
+#: whose digest older records keep only under `binding`), the increments added to each ancestor's hash
+#: (JSON object; an ancestor deleted meanwhile is not recreated), the number of ancestors' keys.
+#: One script, so a sibling reserving from the tree never sees a cost on the child but not yet on
+#: its parent (actors.tree_budget).
 #: Returns 1 when written, 0 when the marker was already there, -1 when the status forbids it, -2
 #: when the task is paused on another call than the one named.
 RECORD = (
@@ -132,6 +135,15 @@ for k, v in pairs(cjson.decode(ARGV[7])) do
   redis.call('HINCRBYFLOAT', KEYS[1], k, v)
 end
 redis.call('HSET', KEYS[1], 'updated_at', ARGV[8])
+local ancestors = tonumber(ARGV[16])
+if ancestors > 0 then
+  local rollup = cjson.decode(ARGV[15])
+  for i = #KEYS - ancestors + 1, #KEYS do
+    if redis.call('EXISTS', KEYS[i]) == 1 then
+      for k, v in pairs(rollup) do redis.call('HINCRBYFLOAT', KEYS[i], k, v) end
+    end
+  end
+end
 local items = cjson.decode(ARGV[6])
 append_items(KEYS[1], KEYS[2], items, KEYS[4] or '', ARGV[12])
 redis.call('PUBLISH', ARGV[9], ARGV[10] .. '|' .. status)

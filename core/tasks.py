@@ -365,11 +365,13 @@ async def record(
     increments: dict[str, float] | None = None,
     markers: dict[str, Any] | None = None,
     paused_on: dict[str, str] | None = None,
+    rollup: tuple[list[str], dict[str, float]] | None = None,
 ) -> int:
     """Write one recorded piece of a step exactly once (see `lua.RECORD` for the result codes).
 
     `paused_on` (`{call_id, arguments_sha256}`) writes only while the task's pending reviewed call
-    is that one, checked in the same script that writes.
+    is that one, checked in the same script that writes. `rollup` (ancestors' hash keys, increments)
+    adds the increments to each ancestor in the same script.
     """
     ws, task_id = task.workspace_id, task.id
     stamp = now_iso()
@@ -381,6 +383,8 @@ async def record(
         keys.task_steps(ws, task_id),
         *parent_feed,
     ]
+    ancestors, rolled = rollup if rollup is not None else ([], {})
+    script_keys += ancestors
     result = await redis.eval(
         lua.RECORD,
         len(script_keys),
@@ -399,6 +403,8 @@ async def record(
         task_id,
         parent_member,
         "" if paused_on is None else dumps(paused_on),
+        dumps(rolled),
+        len(ancestors),
     )
     return int(result)
 
