@@ -20,8 +20,10 @@ Two stages, both fitted by `bench/fit_calibration.py` and kept in `calibration.j
    value from a layout the evidence covers well keeps a high confidence, and one whose signals
    disagree or that few documents like it backed gets a low one.
 3. The design gate. Evidence of a kind (source and strategy) that an average design group of the
-   fit got right less often than `HIGH` (its mean less half a deviation between groups) stays
+   fit got right less often than `HIGH` (its mean less some deviations between groups) stays
    under `HIGH`, whatever its signals: familiar designs that read it well do not vouch for a new one.
+   Nor does a kind no design group of the fit showed: a document kind new to the fit (a contract
+   when only forms were fitted) is read by strategies of its own, which stay under `HIGH`.
 
 A value that fails its validator is never returned as certain: at most `INVALID_CAP`; no value
 gets more than `MAX_CONFIDENCE`.
@@ -169,12 +171,14 @@ class Fitted:
 
 
 def below_high(group_share: dict[str, float], key: str) -> bool:
-    """Whether evidence of `key`'s kind was right less often than `HIGH` on an average design."""
-    parts = key.split("|")
-    for broader in ("|".join(parts[:2]), parts[0]):
-        if broader in group_share:
-            return group_share[broader] < HIGH
-    return False
+    """Whether evidence of `key`'s kind (source and strategy) was right less often than `HIGH` on
+    an average design, or no design of the fit showed it in enough values to say: a strategy new to
+    the fit (a kind of document it never saw reads through strategies of its own) is not vouched
+    for by its source's other strategies. `group_share` empty: no fit, no gate."""
+    if not group_share:
+        return False
+    kind = "|".join(key.split("|")[:2])
+    return group_share.get(kind, 0.0) < HIGH
 
 
 @lru_cache(maxsize=1)

@@ -122,8 +122,10 @@ def test_document_tools_ask_the_tasks_connection_and_never_the_operators_model(
 
     results = {r["tool_name"]: r for r in of_type(feed(api, task_id), "tool_result")}
     extracted = results["extract_document"]
+    assert "output" in extracted, extracted
     assert extracted["output"]["data"] == {"patient_name": MARKER}, extracted
     classified = results["classify_document"]
+    assert "output" in classified, classified
     assert classified["output"]["classification"] == {"category": "omega", "confidence": 0.8}, classified
 
     received = connection_model.requests

@@ -194,13 +194,17 @@ def test_the_design_average_share_weighs_each_group_the_same() -> None:
 
 def test_evidence_an_average_design_does_not_support_is_never_certain() -> None:
     recalibration = Recalibration(5.0, {"table_logit": 1.0})
-    shares = {"ocr|label_inline": 0.8, "ocr": 0.95, "text_layer": 0.97}
+    shares = {"ocr|label_inline": 0.8, "ocr|label_colon": 0.95, "ocr": 0.95, "text_layer": 0.97}
     fitted = Fitted({"ocr": 0.99}, {"ocr": 100}, recalibration, {"ocr": 4}, shares)
     assert below_high(shares, "ocr|label_inline|valid") and not below_high(shares, "ocr|label_colon|valid")
     assert confidence_of(fitted, "ocr|label_inline|valid", 0.9, AGREEING) < 0.9
-    # A strategy without a design share of its own falls back to its source's.
     assert confidence_of(fitted, "ocr|label_colon|valid", 0.9, AGREEING) >= 0.9
-    assert not below_high(shares, "form_fields|form_field|valid")
+    # A strategy no design of the fit showed (a new kind of document's own) is not vouched for
+    # by its source's other strategies, however well they did.
+    assert below_high(shares, "ocr|governing_law|valid")
+    assert confidence_of(fitted, "ocr|governing_law|valid", 0.9, AGREEING) < 0.9
+    # Without a fit's design shares there is no gate at all.
+    assert not below_high({}, "form_fields|form_field|valid")
 
 
 def test_rivals_and_coverage_are_read_from_the_document() -> None:
