@@ -11,25 +11,11 @@ import pytest
 import redis.asyncio as aioredis
 
 from core import keys, tasks
-from core.ids import new_id
 from serve.event_stream import task_event_stream
 from serve.waiters import DRAIN_CHANNEL, Waiters, request_drain
+from tests.support.stored_tasks import new_task
 
 pytestmark = [pytest.mark.integration, pytest.mark.store]
-
-
-async def new_task(store: aioredis.Redis, ws: str, parent: str | None = None) -> tasks.Task:
-    fields: dict[str, Any] = {
-        "task_id": new_id(),
-        "workspace_id": ws,
-        "agent_id": new_id(),
-        "agent_group_id": new_id(),
-        "version_number": 1,
-        "agent_name": "A",
-        "query": "hi",
-        "parent_task_id": parent,
-    }
-    return await tasks.create_task(store, fields)
 
 
 async def test_child_items_reach_the_parent_log_but_not_its_feed(store: aioredis.Redis) -> None:

@@ -13,26 +13,14 @@ from actors import tree_budget
 from actors.models.base import Usage
 from actors.usage import record_model_call
 from core import keys, tasks
-from core.ids import new_id
+from tests.support.stored_tasks import new_task
 
 pytestmark = [pytest.mark.integration, pytest.mark.store]
 
 
 async def _running(store: aioredis.Redis, ws: str, parent: str | None = None) -> tasks.Task:
-    fields = {
-        "task_id": new_id(),
-        "workspace_id": ws,
-        "agent_id": new_id(),
-        "agent_group_id": new_id(),
-        "version_number": 1,
-        "agent_name": "A",
-        "query": "hi",
-        "placement": "pooled",
-    }
-    if parent is not None:
-        fields["parent_task_id"] = parent
-    task = await tasks.create_task(store, fields)
-    await store.hset(keys.task(ws, task.id), "status", "running")
+    task = await new_task(store, ws, parent)
+    assert await tasks.admit(store, task, limit=5, from_status="pending") == "running"
     return await tasks.find_task(store, ws, task.id) or task
 
 
