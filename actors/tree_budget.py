@@ -1,7 +1,8 @@
 """A spend budget for a whole task tree: `settings.tree_spend_cap_usd` on the agent that starts it.
 
 Every model call a task pays for is added, in the same script that records the call, to the
-`tree_*` fields of the task and of each of its ancestors (shown as `usage.tree`: what a task and everything below it spent).
+`tree_*` fields of the task and of each of its ancestors (shown as `usage.tree`: what a task and
+everything below it spent).
 
 The root's budget is its agent's cap (read at each check, so raising it applies at once). A child
 reserves its budget from what its parent has left when it starts (`tree_budget_usd` on the child's

@@ -96,7 +96,8 @@ return {1, current}
 )
 
 #: Record one piece of a step exactly once. KEYS: task hash, feed stream, steps hash, (a child only)
-#: the parent's feed, then the ancestors' hashes whose tree totals roll the record's cost up. ARGV: marker field, marker value, allowed statuses (JSON list), fields
+#: the parent's feed, then the ancestors' hashes whose tree totals roll the record's cost up.
+#: ARGV: marker field, marker value, allowed statuses (JSON list), fields
 #: (JSON object), drop (JSON list), feed items (JSON list), increments (JSON object field -> number),
 #: now, channel, member, further step markers written with it (JSON object marker -> value), task id,
 #: the parent's live-set member ("" = no parent), the reviewed call the task must be paused on ("" =
