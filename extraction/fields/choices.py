@@ -15,7 +15,8 @@ from collections.abc import Iterable
 _MARK = "(?:\\[\\s*[xX\u2713\u2714\u2715\u2717\u2718]\\s*\\]|\\(\\s*[xX\u2713\u2714\u2715\u2717\u2718]\\s*\\)|[xX\u2713\u2714\u2715\u2717\u2718\u2612\u2611\u25a0\u25cf\u25c9\u22a0\u25a3\u5188])"
 #: Every character a box is written with, ticked or not, as text layers and OCR give them.
 BOX_MARKS = "\u2610\u2611\u2612\u25a1\u22a0\u25a3\u5188"
-_EMPTY = "(?:\\[\\s*\\]|\\(\\s*\\)|[\u2610\u25a1\u25cb\u274f\u25a2])"
+#: An empty box as forms print it: a ballot box, a square, a circle, "[ ]" or "( )".
+EMPTY_BOX = "(?:\\[\\s*\\]|\\(\\s*\\)|[\u2610\u25a1\u25cb\u274f\u25a2])"
 
 
 def marked_option(text: str, options: Iterable[str]) -> str | None:
@@ -36,11 +37,11 @@ def marked_option(text: str, options: Iterable[str]) -> str | None:
     if marked:
         return None
     # No mark at all: a value that is a single option word is that option.
-    bare = re.sub(_EMPTY, " ", text)
+    bare = re.sub(EMPTY_BOX, " ", text)
     found = [
         o for o in options if re.search(rf"(?<![A-Za-z]){re.escape(o)}(?![A-Za-z])", bare, re.IGNORECASE)
     ]
-    if len(found) == 1 and not re.search(_EMPTY, text):
+    if len(found) == 1 and not re.search(EMPTY_BOX, text):
         return found[0]
     return None
 
@@ -48,11 +49,11 @@ def marked_option(text: str, options: Iterable[str]) -> str | None:
 def _boxes_after(text: str, words: str) -> bool:
     """Whether each option's box follows it ("M ☐ F ☒"): the text starts with an option, ends
     with a box, and holds two boxes or more (one `X` after the options marks nothing)."""
-    boxes = re.findall(f"{_MARK}|{_EMPTY}", text)
+    boxes = re.findall(f"{_MARK}|{EMPTY_BOX}", text)
     return (
         len(boxes) >= 2
         and re.match(rf"\s*(?:{words})(?![A-Za-z])", text, re.IGNORECASE) is not None
-        and re.search(f"(?:{_MARK}|{_EMPTY})\\s*$", text) is not None
+        and re.search(f"(?:{_MARK}|{EMPTY_BOX})\\s*$", text) is not None
     )
 
 

@@ -5,6 +5,7 @@ import re
 from collections.abc import Iterator
 
 from extraction.fields.candidate import Candidate
+from extraction.fields.choices import EMPTY_BOX
 from extraction.fields.date_text import DateOrder, find_dates
 from extraction.fields.normalize import (
     SYNONYM_SCORE,
@@ -58,7 +59,7 @@ _BOX_MARK_RE = re.compile("[\u2610\u2611\u2612\u2713\u2714]")
 
 
 #: An empty box standing alone in a cell: a choice's option left unmarked follows it.
-_EMPTY_BOX_RE = re.compile("^\\s*[\u2610\u25a1\u274f\u25a2]\\s*$")
+_EMPTY_BOX_RE = re.compile(f"^\\s*{EMPTY_BOX}\\s*$")
 
 
 def after_empty_box(unit: TextUnit, units: list[TextUnit]) -> bool:
