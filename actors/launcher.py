@@ -2,7 +2,8 @@
 actor (`dedicated`) or as a coroutine in a warm host (`pooled`), on the node `actors.placement` picks.
 
 Whatever starts a task (a run, a reply or review, a child's or parent's turn, the reconciler, a
-freed slot) calls `admit_and_launch`, `drain_queue` or `launch` here."""
+freed slot) calls `admit_and_launch`, `drain_queue` or `launch` here. The warm spares a dedicated
+task runs on are driven by `actors.spare_pool`."""
 
 from __future__ import annotations
 
@@ -10,9 +11,7 @@ import asyncio
 import concurrent.futures
 import logging
 import time
-import weakref
 import zlib
-from collections.abc import Coroutine
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,7 +19,7 @@ import ray
 import redis.asyncio as aioredis
 from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
-from actors import admission, spare_queue, spares
+from actors import admission, spare_queue
 from actors.hosts import TaskActor, TaskHost
 from actors.names import NAMESPACE, actor_name, host_name
 from actors.placement import (
@@ -32,7 +31,8 @@ from actors.placement import (
     least_full,
     pick_node,
 )
-from core import keys, tasks
+from actors.spare_pool import SparePool
+from core import keys
 from core.ids import parse_iso
 from core.settings import Settings
 from core.state_machine import TaskStatus
@@ -44,9 +44,6 @@ log = logging.getLogger(__name__)
 HOST_MAX_CONCURRENCY = 1000
 
 _recent = RecentPlaces()
-_warming = spares.Warming()
-#: Dedicated launches per node lately: how many spares the node is asked for now.
-_demand = spares.Recent(spares.DEMAND_SECONDS)
 
 
 async def admit_and_launch(
@@ -187,14 +184,14 @@ async def launch(
         node_id = _place(nodes, task, on_spare=on_spare)
     # The node whose spare runs the task; None: a pooled host, or an actor of its own.
     spare_node = node_id if on_spare else None
-    spare = await _take_spare(redis, spare_node) if spare_node is not None else None
+    spare = await _spares.take(redis, spare_node) if spare_node is not None else None
     # Counted at once (other launches of this process may run while this one awaits the store): a
     # runner that takes no Ray slot counts against its node's slots until its run returns.
     counted = node_id if pooled else spare_node
     if counted is not None:
         _recent.add_pooled(counted)
     if not pooled and node_id is not None:
-        _demand.add(node_id)
+        _spares.wanted_on(node_id)
     try:
         fields = {"launched_at": str(int(time.time() * 1000))}
         if node_id is not None:
@@ -216,9 +213,9 @@ async def launch(
         if spare_node is not None:
             waiting = spare_queue.Waiting(task, spare_node, slots=any(n.total for n in nodes))
             if spare is not None:
-                _run_on_spare(redis, settings, waiting, spare)
+                _spares.run_on(redis, settings, waiting, spare)
             else:
-                _queue(redis, settings).add(redis, waiting, settings.task_lease_seconds / 3)
+                _spares.wait_for_one(redis, settings, waiting)
     except BaseException:
         if counted is not None:
             _recent.pooled_done(counted)
@@ -227,7 +224,7 @@ async def launch(
         await asyncio.to_thread(_start_own_actor, task, node_id, nodes)
     else:
         # Not on the task's path: its run is on its way already, or waits for these.
-        _in_background(_refill(redis, settings, spare_node, _free_slots(nodes, spare_node)))
+        _spares.refill_soon(redis, settings, spare_node, _free_slots(nodes, spare_node))
 
 
 def _relaunch(task: Task) -> bool:
@@ -238,83 +235,13 @@ def _relaunch(task: Task) -> bool:
 
 
 def _start_own_actor(task: Task, node_id: str | None, nodes: list[NodeSlots]) -> None:
-    _own_actor(task, node_id, slots=any(n.total for n in nodes))
+    _own_actor(task, node_id, any(n.total for n in nodes))
 
 
-def _own_actor(task: Task, node_id: str | None, *, slots: bool) -> None:
+def _own_actor(task: Task, node_id: str | None, slots: bool) -> None:
     options = task_actor_options(task.id, node_id, slots=slots)
     actor = TaskActor.options(**options).remote()  # type: ignore[attr-defined]
     actor.run.remote(task.workspace_id, task.id)
-
-
-async def _take_spare(redis: aioredis.Redis, node_id: str) -> tuple[str, Any] | None:
-    """An idle spare of the node, promised to this launch; None when the node has none ready."""
-    while (name := await spares.take(redis, node_id)) is not None:
-        try:
-            return name, await asyncio.to_thread(ray.get_actor, name, namespace=NAMESPACE)
-        except ValueError:
-            continue  # it died while idle (its node was lost, or it was killed): the next one
-    return None
-
-
-#: Spares this process handed a task whose run has not returned, per node: with the idle and the
-#: warming ones, what the node has toward its target.
-_busy = spares.Counted()
-
-
-def _run_on_spare(
-    redis: aioredis.Redis, settings: Settings, waiting: spare_queue.Waiting, spare: tuple[str, Any]
-) -> None:
-    node_id = waiting.node_id
-    _busy.add(node_id)
-    try:
-        run = spare[1].run.remote(waiting.task.workspace_id, waiting.task.id)
-    except BaseException:
-        _busy.done(node_id)
-        raise
-    run.future().add_done_callback(_after_spare_run(redis, settings, waiting.task, node_id))
-
-
-#: The launches waiting for spares, per event loop (a replica or the scheduler has one; its queue's
-#: coroutines and store client belong to it).
-_spare_queues: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, spare_queue.SpareQueue] = (
-    weakref.WeakKeyDictionary()
-)
-
-
-def _queue(redis: aioredis.Redis, settings: Settings) -> spare_queue.SpareQueue:
-    """This loop's launches waiting for spares."""
-    loop = asyncio.get_running_loop()
-    queue = _spare_queues.get(loop)
-    if queue is None:
-
-        async def hand(waiting: spare_queue.Waiting, name: str, handle: Any) -> None:
-            key = keys.task(waiting.task.workspace_id, waiting.task.id)
-            try:
-                await redis.hset(key, "actor", name)
-                _run_on_spare(redis, settings, waiting, (name, handle))
-            except BaseException:
-                _recent.pooled_done(waiting.node_id)
-                raise
-
-        async def cold(waiting: spare_queue.Waiting) -> None:
-            _recent.pooled_done(waiting.node_id)
-            key = keys.task(waiting.task.workspace_id, waiting.task.id)
-            await redis.hset(key, "actor", actor_name(waiting.task.id))
-            await asyncio.to_thread(_own_actor, waiting.task, waiting.node_id, slots=waiting.slots)
-
-        queue = _spare_queues[loop] = spare_queue.SpareQueue(hand, cold, _warming.count)
-    return queue
-
-
-_background: set[asyncio.Task[None]] = set()
-
-
-def _in_background(work: Coroutine[Any, Any, None]) -> None:
-    job = asyncio.get_running_loop().create_task(work)
-    # Held until done: the loop keeps only weak references to its tasks.
-    _background.add(job)
-    job.add_done_callback(_background.discard)
 
 
 def _free_slots(nodes: list[NodeSlots], node_id: str) -> float:
@@ -324,79 +251,4 @@ def _free_slots(nodes: list[NodeSlots], node_id: str) -> float:
     return 0.0 if node is None else node.free - _recent.placed(node_id)
 
 
-#: Nodes this process is starting spares on now: one refill per node at a time, so that a burst's
-#: launches do not each count the same shortfall.
-_refilling: set[str] = set()
-
-
-async def _refill(redis: aioredis.Redis, settings: Settings, node_id: str, free_slots: float) -> None:
-    """Start spares on the node until its idle, warming and busy spares reach its target: the floor
-    when dedicated launches are few, up to the bound and its free slots in a burst. Started at once,
-    not one after another: each is a worker process Ray starts while the others start."""
-    if node_id in _refilling:
-        return
-    _refilling.add(node_id)
-    floor = settings.spare_task_actors
-    limit = max(floor, settings.max_spare_task_actors)
-    try:
-        # Again while launches meanwhile raised the demand.
-        while True:
-            wanted = spares.target(floor, limit, _demand.count(node_id), free_slots)
-            idle = await spares.idle_count(redis, node_id)
-            missing = wanted - idle - _warming.count(node_id) - _busy.count(node_id)
-            if missing <= 0:
-                return
-            for _ in range(missing):
-                _warming.add(node_id)
-            await asyncio.gather(
-                *(asyncio.to_thread(_start_spare, node_id, limit, floor) for _ in range(missing))
-            )
-    except Exception:
-        # Spares only save time: the next launch on the node tries again.
-        log.warning("could not start a spare task actor on node %s", node_id, exc_info=True)
-    finally:
-        _refilling.discard(node_id)
-
-
-def _start_spare(node_id: str, limit: int, floor: int) -> None:
-    actor = TaskActor.options(  # type: ignore[attr-defined]
-        name=spares.spare_name(),
-        namespace=NAMESPACE,
-        lifetime="detached",
-        num_cpus=0,
-        max_restarts=0,
-        # Pinned: it waits on this node's list.
-        scheduling_strategy=NodeAffinitySchedulingStrategy(node_id, soft=False),
-    ).remote()
-    actor.stand_by.remote(node_id, limit, floor).future().add_done_callback(lambda _: _warming.done(node_id))
-
-
-def _after_spare_run(redis: aioredis.Redis, settings: Settings, task: Task, node_id: str) -> Any:
-    """What follows a spare's run: its place is free again, and should the spare have died before
-    its runner took the task, the task gets its own actor now rather than at the reconciler's
-    next look once the grace has passed."""
-    loop = asyncio.get_running_loop()
-
-    def done(run: concurrent.futures.Future[Any]) -> None:
-        _recent.pooled_done(node_id)
-        _busy.done(node_id)
-        if run.cancelled() or not isinstance(run.exception(), ray.exceptions.RayActorError):
-            return
-        asyncio.run_coroutine_threadsafe(_unless_running(redis, task, node_id), loop)
-
-    return done
-
-
-async def _unless_running(redis: aioredis.Redis, task: Task, node_id: str) -> None:
-    try:
-        current = await tasks.find_task(redis, task.workspace_id, task.id)
-        if current is None or current.status != TaskStatus.RUNNING.value:
-            return
-        if await redis.exists(keys.task_lease(task.workspace_id, task.id)):
-            return  # a runner took it (the spare died after): the reconciler watches its lease
-        log.info("the spare given task %s died before running it; starting its own actor", task.id)
-        nodes = await asyncio.to_thread(cluster_nodes)
-        await asyncio.to_thread(_start_own_actor, task, node_id, nodes)
-    except Exception:
-        # The reconciler starts it once its grace has passed.
-        log.warning("could not restart task %s after its spare died", task.id, exc_info=True)
+_spares = SparePool(_recent, _own_actor)
