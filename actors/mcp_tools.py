@@ -25,7 +25,7 @@ import re
 import time
 import uuid
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import jsonschema
@@ -73,6 +73,13 @@ def server_of(name: str) -> str:
     return name[len(PREFIX) :].split(SEPARATOR, 1)[0]
 
 
+def not_offered(name: str, unavailable: Mapping[str, str]) -> str:
+    """What a call of tool `name`, which the task does not offer, tells the model."""
+    if is_mcp_tool(name) and server_of(name) in unavailable:
+        return unavailable[server_of(name)]
+    return f"tool {name!r} is not available to this agent"
+
+
 def tool_view(server: str, tool: Tool) -> dict[str, Any]:
     return {
         "name": tool.name,
@@ -90,6 +97,7 @@ async def list_server_tools(
         mcp_servers.opened(settings, record),
         allow_private=settings.allow_private_urls,
         limit_seconds=settings.mcp_call_timeout_seconds,
+        max_bytes=settings.mcp_max_result_bytes,
     )
     if redis is not None:
         kept = {"revision": record.updated_at, "tools": [t.model_dump(mode="json") for t in tools]}
@@ -98,8 +106,12 @@ async def list_server_tools(
 
 
 async def _known_tools(redis: aioredis.Redis, settings: Settings, record: McpServerRecord) -> list[Tool]:
+    """The server's tools now, or those it offered last time when it cannot be listed; a listing
+    over the read bound (`McpTooLarge`) raises: the server answers, so its old list is not its own."""
     try:
         return await list_server_tools(settings, record, redis)
+    except mcp_client.McpTooLarge:
+        raise
     except (mcp_client.McpFailure, mcp_servers.ServerUnreadable) as exc:
         raw = await redis.get(keys.mcp_server_tools(record.workspace_id, record.id))
         kept = json.loads(raw) if raw else {}
@@ -111,10 +123,12 @@ async def _known_tools(redis: aioredis.Redis, settings: Settings, record: McpSer
 
 @dataclass(frozen=True)
 class Toolset:
-    """The MCP tools of one task: their specs, names, and which of them pause for review."""
+    """The MCP tools of one task: their specs, names, which of them pause for review, and why the
+    servers that offer none to this task do not (server name: the error a call of their tools gets)."""
 
     specs: tuple[ToolSpec, ...] = ()
     review_names: frozenset[str] = frozenset()
+    unavailable: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -139,19 +153,26 @@ async def toolset_for(
         return Toolset()
     specs: list[ToolSpec] = []
     review: set[str] = set()
+    unavailable: dict[str, str] = {}
     for use in uses:
         record = await mcp_servers.find_by_name(redis, task.agent_workspace_id, use.server)
         if record is None:
             log.warning("task %s: its agent names MCP server %r, which does not exist", task.id, use.server)
             continue
-        for tool in await _known_tools(redis, settings, record):
+        try:
+            tools = await _known_tools(redis, settings, record)
+        except mcp_client.McpTooLarge as exc:
+            log.warning("task %s: MCP server %s listed more tools than it may", task.id, record.name)
+            unavailable[use.server] = f"{exc.message}: none of its tools is available to this task"
+            continue
+        for tool in tools:
             spec = _spec(record, use, tool)
             if spec is None or any(s.name == spec.name for s in specs):
                 continue
             specs.append(spec)
             if use.needs_approval(tool.name):
                 review.add(spec.name)
-    return Toolset(tuple(specs), frozenset(review))
+    return Toolset(tuple(specs), frozenset(review), unavailable)
 
 
 def _parameters(tool: Tool) -> dict[str, Any] | None:
@@ -238,6 +259,7 @@ async def _call(server: str, tool: str, arguments: dict[str, Any], ctx: ToolCont
             arguments,
             allow_private=settings.allow_private_urls,
             limit_seconds=settings.mcp_call_timeout_seconds,
+            max_bytes=settings.mcp_max_result_bytes,
         )
         output = _output(result)
         size = len(json.dumps(output, default=str).encode("utf-8"))
@@ -254,6 +276,8 @@ async def _call(server: str, tool: str, arguments: dict[str, Any], ctx: ToolCont
             )
     except mcp_client.McpUnreachable as exc:
         outcome, error = "unreachable", ToolError(exc.message, retryable=True)
+    except mcp_client.McpTooLarge as exc:
+        outcome, error = "too_large", ToolError(exc.message)
     except mcp_client.McpFailure as exc:
         outcome = "refused" if isinstance(exc, mcp_client.McpRefused) else "protocol_error"
         error = ToolError(exc.message)

@@ -125,11 +125,14 @@ class TaskRunner:
         policy = AgentPolicy.of(version.config, task.spec.output_config, self.settings)
         runner = self
         toolset = await mcp_tools.toolset_for(self.redis, self.settings, task, version.config)
-        if toolset.specs:
+        if toolset.specs or toolset.unavailable:
             # This task's own runner: the shared one's registry stays the native tools alone.
             runner = copy.copy(self)
             runner.tools = replace(
-                self.tools, registry=self.tools.registry.with_tools(toolset.specs), mcp_names=toolset.names
+                self.tools,
+                registry=self.tools.registry.with_tools(toolset.specs),
+                mcp_names=toolset.names,
+                mcp_unavailable=toolset.unavailable,
             )
             policy = toolset.policy(policy)
         view: step_load.StepView | None = first

@@ -13,13 +13,15 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from dataclasses import dataclass, replace
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import redis.asyncio as aioredis
 
 from actors.context_budget import stored_results
 from actors.failure import handle_failure, pause_run
+from actors.mcp_tools import not_offered
 from actors.models.base import ToolCall
 from actors.outcomes import AskUser, CallOutcome, Delegated, Failed, Recorded, StepOutcome, Stopped
 from actors.policy import AgentPolicy
@@ -50,6 +52,8 @@ class TaskTools:
     registry: ToolRegistry
     #: The task's remote MCP tools (actors.mcp_tools), offered beside the agent's native tools.
     mcp_names: tuple[str, ...] = ()
+    #: Its MCP servers that offer it no tools, with the error a call of one of their tools gets.
+    mcp_unavailable: Mapping[str, str] = field(default_factory=dict)
 
     def names(self, task: Task, policy: AgentPolicy) -> list[str]:
         """The tools the task's model may call: the agent's native ones, then its MCP tools."""
@@ -194,7 +198,7 @@ class TaskTools:
         try:
             # read_result only reads this task's own stored results, so every task may call it.
             if call.name != READ_RESULT and call.name not in self.names(task, policy):
-                raise ToolError(f"tool {call.name!r} is not available to this agent")
+                raise ToolError(not_offered(call.name, self.mcp_unavailable))
             with metrics.timed(metrics.TOOL_CALL_SECONDS, tool=call.name):
                 output = await self.registry.call(call.name, call.arguments, ctx)
         except PauseForInput as signal:

@@ -66,6 +66,12 @@ class RateLimited(AgentryError):
         self.retry_after = max(1, retry_after)
 
 
+class BadGateway(AgentryError):
+    """A remote server the request reached answered in a way the service will not take."""
+
+    status_code = 502
+
+
 class ServiceUnavailable(AgentryError):
     """A dependency (Redis, Ray) cannot be reached right now; retrying later can help."""
 

@@ -45,6 +45,8 @@ _RESERVED_HEADERS = frozenset(
         "content-length",
         "content-type",
         "accept",
+        # The client asks for uncompressed answers, so what it reads can be bounded as it arrives.
+        "accept-encoding",
         "transfer-encoding",
         "connection",
         "mcp-session-id",

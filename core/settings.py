@@ -121,7 +121,10 @@ class Settings(BaseSettings):
     mcp_call_timeout_seconds: float = Field(
         30.0, gt=0, le=3600, validation_alias=_env("AGENTRY_MCP_CALL_TIMEOUT_SECONDS")
     )
-    #: Largest MCP tool result (its JSON) a task records; a larger one is a tool error the model sees.
+    #: Largest answer read from a remote MCP server (each tools/list page, a call's answer; counted
+    #: while it arrives, so a larger one is never held whole), largest tool list (all its pages) and
+    #: largest tool result (its JSON) a task records. Past it: a tool error the model sees, or a 502
+    #: on `POST /api/v1/mcp-servers/{id}/test`, and nothing of the answer is kept.
     mcp_max_result_bytes: int = Field(
         1024 * 1024, ge=1024, le=64 * 1024 * 1024, validation_alias=_env("AGENTRY_MCP_MAX_RESULT_BYTES")
     )

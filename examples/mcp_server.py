@@ -20,10 +20,16 @@ ORDERS: dict[str, dict[str, Any]] = {
 }
 
 
-def build_server(*, host: str = "127.0.0.1", port: int = 8765) -> FastMCP:
-    """The example server; stateless JSON replies, so any client request stands on its own."""
+def build_server(*, host: str = "127.0.0.1", port: int = 8765, json_response: bool = True) -> FastMCP:
+    """The example server; stateless replies (JSON, or an SSE stream with `json_response=False`),
+    so any client request stands on its own."""
     server = FastMCP(
-        "orders", host=host, port=port, stateless_http=True, json_response=True, log_level="WARNING"
+        "orders",
+        host=host,
+        port=port,
+        stateless_http=True,
+        json_response=json_response,
+        log_level="WARNING",
     )
     orders = {key: dict(value) for key, value in ORDERS.items()}
 

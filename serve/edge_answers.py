@@ -18,6 +18,7 @@ TIMEOUT_MESSAGE = "the request took longer than the server allows; retry shortly
 # RFC 9110 asks a server to take URIs of at least 8000 octets; twice that leaves room for long filters.
 MAX_URL_BYTES = 16 * 1024
 MAX_QUERY_PARAMS = 1000
+#: Header lines (HAProxy's `req.fhdr_cnt`): a field listing many comma-separated values is one.
 MAX_HEADER_FIELDS = 100
 MAX_HEADER_BYTES = 32 * 1024
 #: HAProxy must hold a whole request head to run any rule on it; a head larger than this, or with

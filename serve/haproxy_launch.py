@@ -117,7 +117,8 @@ def _refusals() -> list[str]:
         refuse.format(
             status=431,
             body=_lf_json(TOO_MANY_HEADERS_MESSAGE),
-            test=f"{{ req.hdr_cnt gt {MAX_HEADER_FIELDS} }}",
+            # Whole header lines: `req.hdr_cnt` would count each comma-separated value as one.
+            test=f"{{ req.fhdr_cnt gt {MAX_HEADER_FIELDS} }}",
         ),
         refuse.format(
             status=431,

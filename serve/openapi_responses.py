@@ -65,6 +65,7 @@ _WHY: dict[int, str] = {
     "(answered by the edge)",
     429: "Rate limit of this API key exceeded; retry after `Retry-After` seconds",
     500: "Internal error; safe to retry with backoff",
+    502: "A remote server the request reached answered more, or otherwise, than the service takes",
     503: "A dependency (the state store, the extraction pool) is unavailable right now; retry shortly",
 }
 

@@ -9,6 +9,7 @@ from pydantic import BaseModel, Field
 
 from actors import mcp_client, mcp_tools
 from core import mcp_servers
+from core.errors import BadGateway
 from core.mcp_servers import McpServerCreate, McpServerPatch, McpServerView
 from core.models import PageOf
 from serve.deps import PrincipalDep, RedisDep, SettingsDep
@@ -85,16 +86,24 @@ async def delete_mcp_server(
     return {"id": record.id, "deleted": True}
 
 
-@router.post("/{server_id}/test", response_model=McpServerTest, response_model_exclude_none=True)
+@router.post(
+    "/{server_id}/test",
+    response_model=McpServerTest,
+    response_model_exclude_none=True,
+    responses=v1_errors(502),
+)
 async def test_mcp_server(
     server_id: McpServerIdPath, principal: PrincipalDep, redis: RedisDep, settings: SettingsDep
 ) -> dict[str, Any]:
     """Connect and list the server's tools: `{id, name, ok, tools: [{name, tool_name, description,
-    input_schema}]}`, or `ok: false` with the `error` that stopped it."""
+    input_schema}]}`, or `ok: false` with the `error` that stopped it. A listing larger than
+    `AGENTRY_MCP_MAX_RESULT_BYTES` is a 502 naming the bound, and nothing of it is kept."""
     record = await mcp_servers.get(redis, principal.workspace_id, server_id)
     reply: dict[str, Any] = {"id": record.id, "name": record.name}
     try:
         tools = await mcp_tools.list_server_tools(settings, record, redis)
+    except mcp_client.McpTooLarge as exc:
+        raise BadGateway(exc.message) from None
     except (mcp_client.McpFailure, mcp_servers.ServerUnreadable) as exc:
         return reply | {"ok": False, "tools": [], "error": str(exc)}
     return reply | {"ok": True, "tools": [mcp_tools.tool_view(record.name, tool) for tool in tools]}

@@ -3,6 +3,7 @@ of the API they were for: 414 for the URL, 431 for the header fields (docs/contr
 
 from __future__ import annotations
 
+import json
 import socket
 
 import httpx
@@ -17,6 +18,7 @@ from serve.edge_answers import (
     URL_TOO_LONG_MESSAGE,
 )
 from tests.integration.conftest import Service
+from tests.support.header_fields import MANY_MEDIA_TYPES, MANY_VALUES, at_the_limit, send
 
 pytestmark = pytest.mark.integration
 
@@ -69,3 +71,18 @@ def test_a_head_larger_than_the_edge_can_parse_is_its_400(service: Service) -> N
         while chunk := conn.recv(65536):
             answer += chunk
     assert answer.startswith(b"HTTP/1.1 400 "), answer[:200]
+
+
+@pytest.mark.parametrize("given", [MANY_VALUES, MANY_MEDIA_TYPES], ids=["150-values", "101-media-types"])
+def test_the_header_limit_counts_fields_not_their_values(
+    service: Service, api_key: str, given: list[tuple[str, str]]
+) -> None:
+    """Three fields (`Host`, the key, one listing 150 values) and an `Accept` of 101 media types are
+    answered by the app; so is a request of exactly the limit's fields with such a field among them,
+    and one field more is the 431."""
+    key = [("Authorization", f"Bearer {api_key}")]
+    status, body = send(service.url, "/api/v1/agents", [*key, *given])
+    assert status == 200 and "data" in json.loads(body)
+    assert send(service.url, "/api/v2/configs", at_the_limit([*key, *given]))[0] == 200
+    status, body = send(service.url, "/api/v1/agents", at_the_limit([*key, *given], over=1))
+    assert status == 431 and json.loads(body) == {"error": TOO_MANY_HEADERS_MESSAGE}

@@ -19,9 +19,11 @@ from serve.edge_answers import (
     INTERRUPTED_MESSAGE,
     REQUEST_HEAD_BUFFER_BYTES,
     RETRY_AFTER_SECONDS,
+    TOO_MANY_HEADERS_MESSAGE,
     URL_TOO_LONG_MESSAGE,
 )
 from serve.haproxy_launch import DISCONNECT_HEADER, MARKER, TIMEOUT_HEADER, haproxy_binary, rewrite
+from tests.support.header_fields import MANY_MEDIA_TYPES, MANY_VALUES, at_the_limit, send
 from tests.support.service import free_port, wait_for
 
 pytestmark = pytest.mark.integration
@@ -174,3 +176,13 @@ def test_a_poll_reaches_its_replica_unwatched_and_nothing_else_does(haproxy: str
     # A client's own value never reaches the replica, even on a poll.
     httpx.get(haproxy + "/api/v1/tasks/poll-2", headers={TIMEOUT_HEADER: "5"})
     assert _head_of(b"GET /api/v1/tasks/poll-2 ")[TIMEOUT_HEADER] == "0"
+
+
+@pytest.mark.parametrize("given", [MANY_VALUES, MANY_MEDIA_TYPES], ids=["150-values", "101-media-types"])
+def test_the_header_limit_counts_fields_not_their_values(haproxy: str, given: list[tuple[str, str]]) -> None:
+    """A field listing many comma-separated values is one field: with `Host` and one more, three
+    fields pass; the limit itself, with that field among them, passes; one field more is a 431."""
+    assert send(haproxy, "/api/v2/fields", [*given, ("X-Other", "1")]) == (200, b'{"ok": true}')
+    assert send(haproxy, "/api/v2/fields", at_the_limit(given))[0] == 200
+    status, body = send(haproxy, "/api/v2/fields", at_the_limit(given, over=1))
+    assert status == 431 and json.loads(body) == {"detail": TOO_MANY_HEADERS_MESSAGE}

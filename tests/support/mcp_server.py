@@ -1,7 +1,9 @@
 """The example MCP server (examples/mcp_server.py: the official SDK's FastMCP, Streamable HTTP) on a
 free loopback port, for tests. It runs uvicorn in a background thread and records the JSON-RPC
 methods it received (`tools/call` with the tool's name), so a test can tell a call that never
-reached the server from one that did; `stop` takes it down mid-test.
+reached the server from one that did; `stop` takes it down mid-test. `listing_bytes` adds tools
+with long descriptions until its tools/list answer is about that large; `sse` answers in an event
+stream instead of JSON.
 """
 
 from __future__ import annotations
@@ -19,10 +21,19 @@ from examples.mcp_server import build_server
 
 #: Longest wait for the server thread to start listening or to stop.
 STARTUP_DEADLINE_SECONDS = 10.0
+#: Description length of each tool `listing_bytes` adds.
+BULK_DESCRIPTION_CHARS = 10_000
+
+
+def bulk_tool(n: int) -> str:
+    """Echo `n`: one of the tools that make a listing long."""
+    return str(n)
 
 
 class McpTestServer:
-    def __init__(self) -> None:
+    def __init__(self, *, listing_bytes: int = 0, sse: bool = False) -> None:
+        self._listing_bytes = listing_bytes
+        self._sse = sse
         self._lock = threading.Lock()
         self._calls: list[tuple[str, dict[str, Any]]] = []
         self._server: uvicorn.Server | None = None
@@ -79,7 +90,12 @@ class McpTestServer:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind(("127.0.0.1", 0))
         self.port = sock.getsockname()[1]
-        app = build_server(port=self.port).streamable_http_app()
+        server = build_server(port=self.port, json_response=not self._sse)
+        for index in range(-(-self._listing_bytes // BULK_DESCRIPTION_CHARS)):
+            server.add_tool(
+                bulk_tool, name=f"bulk_{index}", description=f"{index} " + "x" * BULK_DESCRIPTION_CHARS
+            )
+        app = server.streamable_http_app()
         config = uvicorn.Config(
             self._recording(app), log_level="warning", lifespan="on", timeout_graceful_shutdown=1
         )

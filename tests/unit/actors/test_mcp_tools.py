@@ -111,7 +111,7 @@ async def test_every_request_passes_the_url_guard() -> None:
     connection while private addresses are not allowed: the client's transport is the guard's."""
     server = McpServer(id="s", name="crm", url="http://127.0.0.1:9/mcp", revision="r", headers={})
     with pytest.raises(mcp_client.McpRefused) as raised:
-        await mcp_client.list_tools(server, allow_private=False, limit_seconds=10)
+        await mcp_client.list_tools(server, allow_private=False, limit_seconds=10, max_bytes=1 << 20)
     assert "loopback" in raised.value.message
     with pytest.raises(mcp_client.McpUnreachable):
-        await mcp_client.call_tool(server, "x", {}, allow_private=True, limit_seconds=10)
+        await mcp_client.call_tool(server, "x", {}, allow_private=True, limit_seconds=10, max_bytes=1 << 20)
