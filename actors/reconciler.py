@@ -34,9 +34,7 @@ async def reconcile_once(redis: aioredis.Redis, settings: Settings) -> dict[str,
     counts = {"relaunched": 0, "admitted": 0, "queues": 0}
     now_ms = int(time.time() * 1000)
     grace_ms = int(settings.task_lease_seconds * 1000)
-    # On a Redis Cluster, the global steps (signals, webhook events) whose caller died after their
-    # workspace step; a caller still on its way gets the grace (core.cluster_tasks).
-    counts["journalled"] = await cluster_tasks.reconcile_journals(redis, now_ms - grace_ms)
+    counts["journalled"] = await apply_journals(redis, now_ms - grace_ms)
     queues: set[tuple[str, str]] = set()
     live: Counter[str] = Counter()
     members: list[str] = list(await redis.smembers(keys.live_tasks()))
@@ -70,6 +68,22 @@ async def reconcile_once(redis: aioredis.Redis, settings: Settings) -> dict[str,
     metrics.set_gauges(metrics.QUEUE_DEPTH, depths)
     metrics.set_gauge(metrics.TASK_ACTORS, actors)
     return counts
+
+
+async def apply_journals(redis: aioredis.Redis, cutoff_ms: int) -> int:
+    """On a Redis Cluster, the global steps (signals, webhook events) whose caller died after their
+    workspace step, before `cutoff_ms` (a caller still on its way gets the grace: core.cluster_tasks).
+    Returns how many were applied."""
+    applied = 0
+    for member in await cluster_tasks.journalled(redis, cutoff_ms):
+        try:
+            applied += await cluster_tasks.reconcile_journal(redis, member, cutoff_ms)
+        except STORE_ERRORS:
+            raise
+        except Exception:
+            # As for a live task: one journal that fails must not hold back the others.
+            log.exception("applying the journal of task %s failed; the next pass tries again", member)
+    return applied
 
 
 async def _reconcile_task(

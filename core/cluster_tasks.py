@@ -6,7 +6,7 @@ A step that may journal first adds its task to the journals' index (`keys.task_j
 then runs its workspace script, which writes the global step it owes to the task's journal; the
 caller then applies it (`apply`: once, whoever applies it) and deletes it. A caller that dies in
 between leaves the entry, and the index names its task: the reconciler applies what is left in
-journals whose last step began more than a grace ago (`reconcile_journals`).
+journals whose last step began more than a grace ago (`journalled`, `reconcile_journal`).
 """
 
 from __future__ import annotations
@@ -80,17 +80,23 @@ async def apply(redis: aioredis.Redis, entry: str) -> bool:
     return bool(int(applied))
 
 
-async def reconcile_journals(redis: aioredis.Redis, cutoff_ms: int) -> int:
-    """Apply what is left in the journals of tasks whose last step that may journal began before
-    `cutoff_ms` (their callers died, or are slower than the grace), and drop those tasks from the
-    index unless a new such step began meanwhile. Returns how many entries this call applied."""
+async def journalled(redis: aioredis.Redis, cutoff_ms: int) -> list[str]:
+    """The tasks (live-set members) whose last step that may journal began before `cutoff_ms`:
+    their journals hold what a caller that died (or is slower than the grace) left."""
+    members: list[str] = await redis.zrangebyscore(keys.task_journals(), "-inf", cutoff_ms)
+    return members
+
+
+async def reconcile_journal(redis: aioredis.Redis, member: str, cutoff_ms: int) -> int:
+    """Apply what is left in the journal of one task of `journalled`, and drop it from the index
+    unless a new step that may journal began for it meanwhile. Returns how many entries this call
+    applied."""
+    ws, _, task_id = member.partition("|")
     applied = 0
-    for member in await redis.zrangebyscore(keys.task_journals(), "-inf", cutoff_ms):
-        ws, _, task_id = member.partition("|")
-        for entry in (await redis.hgetall(keys.task_journal(ws, task_id))).values():
-            applied += await apply(redis, entry)
-        # Any later step that may journal re-scored the member first, and keeps it.
-        await redis.eval(cluster_lua.FORGET_JOURNAL, 1, keys.task_journals(), member, cutoff_ms)
+    for entry in (await redis.hgetall(keys.task_journal(ws, task_id))).values():
+        applied += await apply(redis, entry)
+    # Any later step that may journal re-scored the member first, and keeps it.
+    await redis.eval(cluster_lua.FORGET_JOURNAL, 1, keys.task_journals(), member, cutoff_ms)
     return applied
 
 

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 import redis.asyncio as aioredis
 
+from actors import reconciler
 from core import cluster_tasks, keys, task_finish, tasks
 from tests.support.die_between_steps import MOVE_FIELDS
 from tests.support.stored_tasks import new_task
@@ -78,6 +79,11 @@ async def _move(store: aioredis.Redis, child: tasks.Task, move: str) -> None:
         assert applied
 
 
+async def _reconcile(store: aioredis.Redis, cutoff_ms: int) -> None:
+    """The reconciler's pass over the journals (actors.reconciler), with the grace ending at `cutoff_ms`."""
+    await reconciler.apply_journals(store, cutoff_ms)
+
+
 def _now_ms() -> int:
     return int(time.time() * 1000)
 
@@ -109,10 +115,10 @@ async def test_a_caller_killed_between_the_steps_loses_nothing(
     entries = await store.hgetall(journal)
     assert len(entries) == 1
     # A caller may still be on its way within the grace: the reconciler leaves its journal alone.
-    await cluster_tasks.reconcile_journals(store, _now_ms() - 60_000)
+    await _reconcile(store, _now_ms() - 60_000)
     assert await store.hlen(journal) == 1 and await _reported(store, child) == ([], [])
     # Past the grace, the reconciler's pass applies it, once, and clears the journal and its index.
-    await cluster_tasks.reconcile_journals(store, _now_ms())
+    await _reconcile(store, _now_ms())
     _assert_once(await _reported(store, child), move, parent, ws)
     assert not await store.exists(journal)
     assert await store.zscore(keys.task_journals(), tasks.live_member(ws, child.id)) is None
@@ -122,7 +128,7 @@ async def test_a_caller_killed_between_the_steps_loses_nothing(
     # writes nothing.
     await store.hset(journal, mapping=entries)
     await cluster_tasks.will_journal(store, tasks.live_member(ws, child.id))
-    await cluster_tasks.reconcile_journals(store, _now_ms())
+    await _reconcile(store, _now_ms())
     _assert_once(await _reported(store, child), move, parent, ws)
     assert not await store.exists(journal)
 
@@ -134,7 +140,7 @@ async def test_the_normal_path_reports_once(store: aioredis.Redis, move: str) ->
     _assert_once(await _reported(store, child), move, parent, ws)
     assert not await store.exists(keys.task_journal(ws, child.id))
     # The reconciler's pass finds nothing of it left to apply.
-    await cluster_tasks.reconcile_journals(store, _now_ms())
+    await _reconcile(store, _now_ms())
     _assert_once(await _reported(store, child), move, parent, ws)
     if MOVES[move][1]:  # a terminal move: the task left the live set
         assert not await store.sismember(keys.live_tasks(), tasks.live_member(ws, child.id))
