@@ -148,5 +148,5 @@ async def complete(
             fields["citations"] = dumps(citations)
     done = await task_finish.complete(redis, task, fields=fields, drop=["pause"], lease_holder=lease_holder)
     if done.applied:
-        await task_finish.after_complete(redis, task, done)
+        await task_finish.after_complete(redis, done)
     return done.applied

@@ -17,7 +17,7 @@ import redis.asyncio as aioredis
 
 from actors.launcher import admit_and_launch, drain_queue, launch
 from actors.names import NAMESPACE, TASK_ACTOR_PREFIX, count_task_actors, task_actor_names
-from core import gauges, keys, metrics, task_finish, tasks
+from core import cluster_tasks, gauges, keys, metrics, tasks
 from core.ids import now_iso, parse_iso
 from core.settings import Settings
 from core.state_machine import TaskStatus
@@ -34,6 +34,7 @@ async def reconcile_once(redis: aioredis.Redis, settings: Settings) -> dict[str,
     counts = {"relaunched": 0, "admitted": 0, "queues": 0}
     now_ms = int(time.time() * 1000)
     grace_ms = int(settings.task_lease_seconds * 1000)
+    counts["journalled"] = await apply_journals(redis, now_ms - grace_ms)
     queues: set[tuple[str, str]] = set()
     live: Counter[str] = Counter()
     members: list[str] = list(await redis.smembers(keys.live_tasks()))
@@ -69,6 +70,22 @@ async def reconcile_once(redis: aioredis.Redis, settings: Settings) -> dict[str,
     return counts
 
 
+async def apply_journals(redis: aioredis.Redis, cutoff_ms: int) -> int:
+    """On a Redis Cluster, the global steps (signals, webhook events) whose caller died after their
+    workspace step, before `cutoff_ms` (a caller still on its way gets the grace: core.cluster_tasks).
+    Returns how many were applied."""
+    applied = 0
+    for member in await cluster_tasks.journalled(redis, cutoff_ms):
+        try:
+            applied += await cluster_tasks.reconcile_journal(redis, member, cutoff_ms)
+        except STORE_ERRORS:
+            raise
+        except Exception:
+            # As for a live task: one journal that fails must not hold back the others.
+            log.exception("applying the journal of task %s failed; the next pass tries again", member)
+    return applied
+
+
 async def _reconcile_task(
     redis: aioredis.Redis,
     settings: Settings,
@@ -81,12 +98,6 @@ async def _reconcile_task(
     """One member of the live-task set: relaunch, admit or note its queue; returns its live status."""
     workspace_id, _, task_id = member.partition("|")
     task = await tasks.find_task(redis, workspace_id, task_id)
-    if task is not None and task.status == TaskStatus.COMPLETED.value:
-        # Left in the live set only by a completer that died before the completion's global part
-        # (core.task_finish); given the grace of a completer still on its way, it is applied here.
-        if now_ms - _ended_ms(task) > grace_ms:
-            await task_finish.reconcile_completed(redis, task)
-        return None
     if task is None or task.status not in LIVE_STATUSES:
         await redis.srem(keys.live_tasks(), member)
         # A resume may have moved it back meanwhile: it added the member before its move (on a
@@ -152,10 +163,6 @@ def _kill(name: str) -> bool:
     except ValueError:
         return False  # it exited by itself meanwhile
     return True
-
-
-def _ended_ms(task: tasks.Task) -> int:
-    return int(_ended_s(task) * 1000)
 
 
 def _ended_s(task: tasks.Task) -> float:

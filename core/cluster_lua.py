@@ -1,47 +1,46 @@
-"""The task scripts of `core.lua` split per hash slot, for a Redis Cluster.
+"""The scripts a Redis Cluster needs beside those of `core.lua`, where every script runs on one slot
+(CROSSSLOT) while some task steps write both the workspace's keys and `{global}` ones (the live-task
+set, the runtime event stream, the webhook outbox).
 
-`lua.TRANSITION` and `lua.ADMIT` write the task's workspace keys and, in the same step, three
-`{global}` keys (the live-task set, the runtime event stream, the webhook outbox). A cluster runs a
-script on one slot only (CROSSSLOT), so there each runs as its workspace part here, one script that
-checks and changes the task exactly as the original does, and the global part around it
-(`core.tasks`), in an order that keeps every reader right:
-
-- The live-task set is the reconciler's list of tasks that may need a runner. A task entering a
-  live status (pending, queued, running) is added *before* the workspace step: should the step be
-  refused or the caller die, the set holds a task that is not live, which the reconciler drops. A
-  task reaching a terminal status is removed *after*: terminal statuses are sinks, so no later
-  move can need the member back; a crash between leaves a member the reconciler drops. A task
-  pausing (waiting_for_input, awaiting_review) keeps its member until the reconciler's next pass
-  drops it, as a resume that races the pause could otherwise find its member removed.
-- The child_task signal and the webhook event are appended *after* the workspace step, from what it
-  returns, so only an applied change is reported. Unlike on one server, a caller that dies between
-  the two steps loses them (docs/architecture.md, "Redis Cluster").
-
-KEYS keep their positions in the original scripts; the global positions are filled with the task's
-own key (unused here), so every key of the call is in the workspace's slot.
+- `lua.TRANSITION` and `lua.COMPLETE` are the same scripts on a cluster: called with their global
+  KEYS filled with the task's own key, they write their global step into the task's journal (in
+  the workspace's slot, in the same script) instead of applying it. `APPLY_JOURNAL` applies one
+  entry in the `{global}` slot, once: the caller runs it next, and the reconciler for the entries
+  of a caller that died first (`core.cluster_tasks`). So nothing is lost between the two steps.
+- `lua.ADMIT` runs as its workspace part here, the live-task set written before it
+  (`core.cluster_tasks`).
+- A task entering a live status (pending, queued, running) is added to the live-task set *before*
+  its workspace step: should the step be refused or the caller die, the set holds a task that is
+  not live, which the reconciler drops. A terminal task leaves it in its journalled global step:
+  terminal statuses are sinks, so no later move can need the member back. A task pausing
+  (waiting_for_input, awaiting_review) keeps its member until the reconciler's next pass drops it,
+  as a resume that races the pause could otherwise find its member removed.
 """
 
 from __future__ import annotations
 
-from core.lua import _APPEND, _TRANSITION_APPLY
+from core.lua import _APPEND, _EFFECTS
 
-#: `lua.TRANSITION` without its global writes. Returns {1, previous status, 1 when the workspace has a
-#: webhook subscription, the parent task id or ''} when applied, {0, current status} when refused.
-TRANSITION_WORKSPACE = (
-    _TRANSITION_APPLY
+#: One journal entry's global step, applied at most once (the marker is set with it).
+#: KEYS: the entry's applied-marker, the live set, the runtime event stream, the webhook outbox.
+#: ARGV: the entry (JSON, see `lua._EFFECTS`), the marker's lifetime in seconds.
+#: Returns 1 when applied, 0 when it had been already.
+APPLY_JOURNAL = (
+    _EFFECTS
     + """
-local subscribed = 0
-if ARGV[13] ~= '' and redis.call('ZCARD', KEYS[7]) > 0 then subscribed = 1 end
-if target ~= 'running' then redis.call('SREM', KEYS[4], ARGV[10]) end
-local parent = ''
-if target == 'completed' or target == 'failed' or target == 'stopped' then
-  parent = redis.call('HGET', KEYS[1], 'parent_task_id') or ''
-end
-redis.call('PUBLISH', ARGV[7], ARGV[8] .. '|' .. target)
-if ARGV[12] ~= '' then redis.call('PUBLISH', ARGV[7], ARGV[12] .. '|child') end
-return {1, current, subscribed, parent}
+if not redis.call('SET', KEYS[1], '1', 'NX', 'EX', tonumber(ARGV[2])) then return 0 end
+apply_effects(cjson.decode(ARGV[1]), KEYS[2], KEYS[3], KEYS[4])
+return 1
 """
 )
+
+#: Drop a member of the journals' index unless a step that may journal began for it after the
+#: cutoff. KEYS: the index. ARGV: member, cutoff (ms). Returns 1 when dropped.
+FORGET_JOURNAL = """
+local score = redis.call('ZSCORE', KEYS[1], ARGV[1])
+if score and tonumber(score) <= tonumber(ARGV[2]) then return redis.call('ZREM', KEYS[1], ARGV[1]) end
+return 0
+"""
 
 #: `lua.ADMIT` without adding the task to the live-task set (done before it, see above).
 ADMIT_WORKSPACE = (

@@ -130,6 +130,12 @@ def task_lease(workspace_id: str, task_id: str) -> str:
     return ws(workspace_id, "task", task_id, "lease")
 
 
+def task_journal(workspace_id: str, task_id: str) -> str:
+    """A task's global steps not yet applied on a Redis Cluster (a hash: entry id -> the step as JSON),
+    written by the workspace step that owes them (core.cluster_tasks)."""
+    return ws(workspace_id, "task", task_id, "journal")
+
+
 def tasks_index(workspace_id: str) -> str:
     return ws(workspace_id, "tasks")
 
@@ -145,6 +151,17 @@ def agent_queue(workspace_id: str, group_id: str) -> str:
 def live_tasks() -> str:
     """Every task that should have a runner or be waiting for one: pending, queued, running."""
     return glob("live_tasks")
+
+
+def task_journals() -> str:
+    """Live-set members (`<ws>|<task id>`) whose task journal may hold a step, scored by when (ms) a
+    step that may journal last began: the reconciler's list of journals to apply (core.cluster_tasks)."""
+    return glob("task_journals")
+
+
+def journal_applied(member: str, entry_id: str) -> str:
+    """Marks one journal entry's global step as applied, so whoever applies it again writes nothing."""
+    return glob("journal_applied", member, entry_id)
 
 
 #: Pub/sub channel that wakes waiters on any task change; never a source of facts.

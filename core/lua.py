@@ -36,10 +36,62 @@ local function set_fields(task_key, fields, drop)
 end
 """
 
-#: The workspace step shared by `TRANSITION` and `cluster_lua.TRANSITION_WORKSPACE`: check the move
-#: against the transition table and the expected status, then write the task and its feed items.
-_TRANSITION_APPLY = (
+#: A state change's global step: what it writes under the `{global}` tag (the live-task set, the
+#: runtime event stream, the webhook outbox), described by an entry (a table, JSON in a journal):
+#: `member`, `ws`, `task_id`, `leave_live` (1: the task leaves the live set), `parent` (a delegated
+#: child's parent to signal, or ''), `drain` (the agent whose queue to drain, or ''), and `webhook`
+#: (absent, or the event's `type`, `from`, `at`, `error`, `pause`). `settle` applies it in the same
+#: script on one server (`inline`); on a Redis Cluster, where the script may only touch the
+#: workspace's slot, it writes it to the task's journal and returns it, for the caller to apply
+#: next and the reconciler should the caller die first (`core.cluster_tasks`, `APPLY_JOURNAL`).
+_EFFECTS = """
+local function apply_effects(e, live_key, events_key, outbox_key)
+  if e['leave_live'] == 1 then redis.call('SREM', live_key, e['member']) end
+  if e['parent'] ~= '' then
+    redis.call('XADD', events_key, '*', 'kind', 'child_task', 'ws', e['ws'], 'child', e['task_id'],
+      'parent', e['parent'])
+  end
+  if e['drain'] ~= '' then
+    redis.call('XADD', events_key, '*', 'kind', 'drain_queue', 'ws', e['ws'], 'group', e['drain'])
+  end
+  local hook = e['webhook']
+  if type(hook) == 'table' then
+    redis.call('XADD', outbox_key, '*', 'type', hook['type'], 'ws', e['ws'], 'task_id', e['task_id'],
+      'from', hook['from'], 'at', hook['at'], 'error', hook['error'], 'pause', hook['pause'])
+  end
+end
+local function settle(e, inline, journal_key, live_key, events_key, outbox_key)
+  if e['leave_live'] ~= 1 and e['parent'] == '' and e['drain'] == '' and e['webhook'] == nil then
+    return ''
+  end
+  if inline then
+    apply_effects(e, live_key, events_key, outbox_key)
+    return ''
+  end
+  local entry = cjson.encode(e)
+  redis.call('HSET', journal_key, e['id'], entry)
+  return entry
+end
+"""
+
+#: KEYS: task hash, feed stream, live set, the agent's running set, the runtime event stream, the
+#: webhook outbox, the workspace's webhook index, the task's journal, (a child only) the parent's
+#: feed. ARGV: transition table JSON, target status, now (ISO), fields to set (JSON object of
+#: strings), fields to drop (JSON list), extra feed items (JSON list of JSON object strings),
+#: channel, live-set member, expected current status ("" = any allowed), task id, workspace id, the
+#: parent's live-set member ("" = no parent), the webhook event of the target status ("" = none),
+#: '1' on one server ('0' on a Redis Cluster: the global keys 3, 5 and 6 are then the task's own key,
+#: unused, and the global step is journalled, see `_EFFECTS`).
+#: Leaving `running` frees the task's slot in the agent's running set. The global step: a delegated
+#: child reaching a terminal state signals its parent (`child_task`), the webhook event is written
+#: when the workspace has a subscription, a terminal task leaves the live set; so none of them can
+#: be lost. On one server a task entering a live status joins the live set here and a paused one
+#: leaves it; on a cluster the caller adds the one before and the reconciler drops the other.
+#: Returns {1, previous status, the journal entry ('' = none)} when applied, {0, current status}
+#: when refused.
+TRANSITION = (
     _APPEND
+    + _EFFECTS
     + """
 local current = redis.call('HGET', KEYS[1], 'status')
 if not current then return {0, ''} end
@@ -57,41 +109,27 @@ set_fields(KEYS[1], fields, cjson.decode(ARGV[5]))
 local items = cjson.decode(ARGV[6])
 table.insert(items, 1, '{"type":"status_changed","from":"' .. current .. '","to":"' .. target
   .. '","created_at":"' .. ARGV[3] .. '"}')
-append_items(KEYS[1], KEYS[2], items, KEYS[8] or '', ARGV[10])"""
-)
-
-#: KEYS: task hash, feed stream, live set, the agent's running set. ARGV: transition table JSON,
-#: target status, now (ISO), fields to set (JSON object of strings), fields to drop (JSON list), extra
-#: feed items (JSON list of JSON object strings), channel, live-set member, expected current status
-#: ("" = any allowed), task id, workspace id, the parent's live-set member ("" = no parent), the
-#: webhook event of the target status ("" = none); KEYS[5] is the runtime event stream, KEYS[6] the
-#: webhook outbox, KEYS[7] the workspace's webhook index, KEYS[8] (a child only) the parent's feed.
-#: Leaving `running` frees the task's slot in the agent's running set; a delegated child reaching a
-#: terminal state enqueues its `child_task` signal in the same atomic step, so no signal can be lost;
-#: the same holds for the webhook event, written only when the workspace has a subscription.
-#: Returns {1, previous status} when applied, {0, current status} when refused.
-TRANSITION = (
-    _TRANSITION_APPLY
-    + """
-if ARGV[13] ~= '' and redis.call('ZCARD', KEYS[7]) > 0 then
-  redis.call('XADD', KEYS[6], '*', 'type', ARGV[13], 'ws', ARGV[11], 'task_id', ARGV[10], 'from', current,
-    'at', ARGV[3], 'error', fields['error'] or '', 'pause', fields['pause'] or '')
-end
-if target == 'pending' or target == 'queued' or target == 'running' then
-  redis.call('SADD', KEYS[3], ARGV[8])
-else
-  redis.call('SREM', KEYS[3], ARGV[8])
-end
+local seq = append_items(KEYS[1], KEYS[2], items, KEYS[9] or '', ARGV[10])
+local inline = ARGV[14] == '1'
+local live = target == 'pending' or target == 'queued' or target == 'running'
+local terminal = target == 'completed' or target == 'failed' or target == 'stopped'
+if inline and live then redis.call('SADD', KEYS[3], ARGV[8]) end
+if inline and not live and not terminal then redis.call('SREM', KEYS[3], ARGV[8]) end
 if target ~= 'running' then redis.call('SREM', KEYS[4], ARGV[10]) end
-if target == 'completed' or target == 'failed' or target == 'stopped' then
-  local parent = redis.call('HGET', KEYS[1], 'parent_task_id')
-  if parent then
-    redis.call('XADD', KEYS[5], '*', 'kind', 'child_task', 'ws', ARGV[11], 'child', ARGV[10], 'parent', parent)
-  end
+local e = {id = tostring(seq), member = ARGV[8], ws = ARGV[11], task_id = ARGV[10], leave_live = 0,
+  parent = '', drain = ''}
+if terminal then
+  e['leave_live'] = 1
+  e['parent'] = redis.call('HGET', KEYS[1], 'parent_task_id') or ''
 end
+if ARGV[13] ~= '' and redis.call('ZCARD', KEYS[7]) > 0 then
+  e['webhook'] = {type = ARGV[13], from = current, at = ARGV[3], error = fields['error'] or '',
+    pause = fields['pause'] or ''}
+end
+local entry = settle(e, inline, KEYS[8], KEYS[3], KEYS[5], KEYS[6])
 redis.call('PUBLISH', ARGV[7], ARGV[8] .. '|' .. target)
 if ARGV[12] ~= '' then redis.call('PUBLISH', ARGV[7], ARGV[12] .. '|child') end
-return {1, current}
+return {1, current, entry}
 """
 )
 
@@ -181,35 +219,42 @@ return target
 """
 )
 
-#: A running task's completion, within its workspace's hash slot. KEYS: task hash, feed stream, the
-#: agent's running set, the task's lease, the workspace's webhook index, the agent's queue, and (a
-#: child only) the parent's feed. ARGV: now, fields to set (JSON object of strings), fields to drop
-#: (JSON list), channel, live-set member, task id, the parent's live-set member ("" = no parent), the
-#: lease holder (its lease is released when it still holds it).
-#: Frees the task's running slot and releases its lease in the same step. What lives under the
-#: `{global}` tag (the live set, the runtime event stream, the webhook outbox) is another hash slot:
-#: the caller applies it next (`core.task_finish.after_complete`), and the reconciler applies it
-#: for a completed task still in the live set should the caller have died in between.
-#: Returns {1, 'running', webhook wanted (1/0), parent task id (''), queued tasks of the agent} when
-#: applied, {0, current status} when the task was not running.
+#: A running task's completion. KEYS: task hash, feed stream, the agent's running set, the task's
+#: lease, the workspace's webhook index, the agent's queue, the task's journal, the live set, the
+#: runtime event stream, the webhook outbox, and (a child only) the parent's feed. ARGV: now, fields
+#: to set (JSON object of strings), fields to drop (JSON list), channel, live-set member, task id,
+#: the parent's live-set member ("" = no parent), the lease holder (its lease is released when it
+#: still holds it), workspace id, the agent's group id, the `task.completed` event name, '1' on one
+#: server ('0' on a Redis Cluster: KEYS 8 to 10 are then the task's own key and the global step is
+#: journalled, see `_EFFECTS`).
+#: Frees the task's running slot and releases its lease in the same step. The global step: the task
+#: leaves the live set, a delegated child signals its parent, the agent's queue is drained when
+#: tasks wait in it, and the webhook event is written when the workspace has a subscription.
+#: Returns {1, 'running', the journal entry ('' = none)} when applied, {0, current status} when the
+#: task was not running.
 COMPLETE = (
     _APPEND
+    + _EFFECTS
     + """
 local current = redis.call('HGET', KEYS[1], 'status')
 if not current then return {0, ''} end
 if current ~= 'running' then return {0, current} end
 redis.call('HSET', KEYS[1], 'status', 'completed', 'updated_at', ARGV[1])
 set_fields(KEYS[1], cjson.decode(ARGV[2]), cjson.decode(ARGV[3]))
-append_items(KEYS[1], KEYS[2], {'{"type":"status_changed","from":"running","to":"completed","created_at":"'
-  .. ARGV[1] .. '"}'}, KEYS[7] or '', ARGV[6])
+local seq = append_items(KEYS[1], KEYS[2], {'{"type":"status_changed","from":"running","to":"completed",'
+  .. '"created_at":"' .. ARGV[1] .. '"}'}, KEYS[11] or '', ARGV[6])
 redis.call('SREM', KEYS[3], ARGV[6])
 if redis.call('GET', KEYS[4]) == ARGV[8] then redis.call('DEL', KEYS[4]) end
-local hooks = 0
-if redis.call('ZCARD', KEYS[5]) > 0 then hooks = 1 end
-local parent = redis.call('HGET', KEYS[1], 'parent_task_id') or ''
+local e = {id = tostring(seq), member = ARGV[5], ws = ARGV[9], task_id = ARGV[6], leave_live = 1,
+  parent = redis.call('HGET', KEYS[1], 'parent_task_id') or '', drain = ''}
+if redis.call('LLEN', KEYS[6]) > 0 then e['drain'] = ARGV[10] end
+if redis.call('ZCARD', KEYS[5]) > 0 then
+  e['webhook'] = {type = ARGV[11], from = 'running', at = ARGV[1], error = '', pause = ''}
+end
+local entry = settle(e, ARGV[12] == '1', KEYS[7], KEYS[8], KEYS[9], KEYS[10])
 redis.call('PUBLISH', ARGV[4], ARGV[5] .. '|completed')
 if ARGV[7] ~= '' then redis.call('PUBLISH', ARGV[4], ARGV[7] .. '|child') end
-return {1, 'running', hooks, parent, redis.call('LLEN', KEYS[6])}
+return {1, 'running', entry}
 """
 )
 

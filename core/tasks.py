@@ -1,8 +1,10 @@
 """Task records in Redis and every change to them.
 
 A task is a hash: the immutable `spec` (JSON) plus mutable fields (status, pause, outputs, usage
-counters). Its feed is a stream. Every status change goes through `transition` or `admit`, one
-atomic Lua call each that checks the current status against the state machine's table.
+counters). Its feed is a stream. Every status change goes through `transition` or `admit` (or a
+completion's `core.task_finish.complete`), one atomic Lua call each that checks the current status
+against the state machine's table; on a Redis Cluster a step that also writes `{global}` keys runs
+as two, with nothing lost between them (`core.cluster_tasks`).
 """
 
 from __future__ import annotations
@@ -326,8 +328,10 @@ async def transition(
         keys.runtime_events(),
         keys.webhook_outbox(),
         keys.webhooks_index(ws),
+        keys.task_journal(ws, task_id),
         *parent_feed,
     ]
+    cluster = slots.is_cluster(redis)
     args = [
         _TABLE,
         target,
@@ -342,11 +346,14 @@ async def transition(
         ws,
         parent_member,
         WEBHOOK_EVENTS.get(target, ""),
+        "0" if cluster else "1",
     ]
-    if slots.is_cluster(redis):
-        applied, previous = await cluster_tasks.transition(redis, script_keys, args, fields or {})
+    if cluster:
+        applied, previous = await cluster_tasks.transition(redis, script_keys, args)
     else:
-        applied, previous = await redis.eval(lua.TRANSITION, len(script_keys), *script_keys, *args)
+        # One server: the global step was applied in the same script (the result's third item is '').
+        result = await redis.eval(lua.TRANSITION, len(script_keys), *script_keys, *args)
+        applied, previous = result[0], result[1]
     if int(applied):
         metrics.inc(metrics.TASK_TRANSITIONS, status=target)
     return bool(int(applied)), str(previous)

@@ -99,21 +99,25 @@ def _key_refs(script: str) -> set[int]:
 
 
 def test_the_cluster_scripts_touch_no_global_key() -> None:
-    # TRANSITION's KEYS 3, 5 and 6 (live set, runtime events, webhook outbox) and ADMIT's KEYS 5 (live
-    # set) are global; the workspace variants leave them to the caller (core.cluster_tasks).
-    assert {3, 5, 6} <= _key_refs(lua.TRANSITION)
-    assert not {3, 5, 6} & _key_refs(cluster_lua.TRANSITION_WORKSPACE)
+    # ADMIT's KEYS 5 (the live set) is global; the workspace variant leaves it to the caller
+    # (core.cluster_tasks).
     assert 5 in _key_refs(lua.ADMIT)
     assert 5 not in _key_refs(cluster_lua.ADMIT_WORKSPACE)
 
 
+def test_the_global_keys_of_transition_and_complete_are_written_on_one_server_only() -> None:
+    """On a cluster their global KEYS are the task's own key: only the one-server (`inline`) branch
+    and `settle` (which journals them on a cluster) may name them."""
+    for script, global_keys in ((lua.TRANSITION, {3, 5, 6}), (lua.COMPLETE, {8, 9, 10})):
+        assert global_keys <= _key_refs(script)
+        for line in script.splitlines():
+            if _key_refs(line) & global_keys:
+                assert line.lstrip().startswith(("if inline", "local entry = settle(")), line
+
+
 def test_the_cluster_scripts_keep_the_rest_of_the_originals() -> None:
-    """Every workspace write of the originals is in the variants, so one server and a cluster change
+    """Every workspace write of the original is in the variant, so one server and a cluster change
     a task the same way."""
-    for original, variant, global_keys in (
-        (lua.TRANSITION, cluster_lua.TRANSITION_WORKSPACE, {3, 5, 6}),
-        (lua.ADMIT, cluster_lua.ADMIT_WORKSPACE, {5}),
-    ):
-        calls = set(re.findall(r"redis\.call\('(\w+)', KEYS\[(\d+)\]", original))
-        kept = {(cmd, n) for cmd, n in calls if int(n) not in global_keys}
-        assert kept <= set(re.findall(r"redis\.call\('(\w+)', KEYS\[(\d+)\]", variant))
+    calls = set(re.findall(r"redis\.call\('(\w+)', KEYS\[(\d+)\]", lua.ADMIT))
+    kept = {(cmd, n) for cmd, n in calls if int(n) != 5}
+    assert kept <= set(re.findall(r"redis\.call\('(\w+)', KEYS\[(\d+)\]", cluster_lua.ADMIT_WORKSPACE))
