@@ -1,6 +1,6 @@
 """The task state changes of `core.tasks` and `core.task_finish` on a Redis Cluster: the workspace
-step, and its global step journalled by it and applied next (`core.cluster_lua`, where the order
-and why it is safe are told).
+step, and its global step journalled by it and applied next (`core.lua`, where the order and why
+it is safe are told).
 
 A step that may journal first adds its task to the journals' index (`keys.task_journals`, global),
 then runs its workspace script, which writes the global step it owes to the task's journal; the
@@ -17,7 +17,7 @@ from typing import Any
 
 import redis.asyncio as aioredis
 
-from core import cluster_lua, keys, lua
+from core import keys, lua
 from core.state_machine import TaskStatus
 
 #: Statuses whose tasks belong in the live-task set (the reconciler's list).
@@ -67,7 +67,7 @@ async def apply(redis: aioredis.Redis, entry: str) -> bool:
     step = json.loads(entry)
     member, entry_id = step["member"], step["id"]
     applied = await redis.eval(
-        cluster_lua.APPLY_JOURNAL,
+        lua.APPLY_JOURNAL,
         4,
         keys.journal_applied(member, entry_id),
         keys.live_tasks(),
@@ -96,7 +96,7 @@ async def reconcile_journal(redis: aioredis.Redis, member: str, cutoff_ms: int) 
     for entry in (await redis.hgetall(keys.task_journal(ws, task_id))).values():
         applied += await apply(redis, entry)
     # Any later step that may journal re-scored the member first, and keeps it.
-    await redis.eval(cluster_lua.FORGET_JOURNAL, 1, keys.task_journals(), member, cutoff_ms)
+    await redis.eval(lua.FORGET_JOURNAL, 1, keys.task_journals(), member, cutoff_ms)
     return applied
 
 
@@ -105,4 +105,4 @@ async def admit(redis: aioredis.Redis, script_keys: list[str], args: list[Any]) 
     set first, as its every outcome (running, queued, or unchanged) is a live status."""
     await redis.sadd(keys.live_tasks(), args[5])
     local = workspace_keys(script_keys, _ADMIT_GLOBAL)
-    return str(await redis.eval(cluster_lua.ADMIT_WORKSPACE, len(local), *local, *args))
+    return str(await redis.eval(lua.ADMIT, len(local), *local, *args, "0"))

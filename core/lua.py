@@ -6,6 +6,23 @@ task's counter, so items are numbered in commit order whoever writes them.
 A delegated child's items are also mirrored into its parent's stream in the same step, as entries
 with the fields `child` and `child_item` instead of `seq` and `item`: the parent's live event stream
 shows them, and every feed reader skips them (`core.tasks.read_feed` reads only `item` entries).
+
+One body per step serves one Redis server and a Redis Cluster alike. On a cluster a script runs on
+one hash slot only (CROSSSLOT), while some task steps also write `{global}` keys (the live-task set,
+the runtime event stream, the webhook outbox): there the caller passes the task's own key in their
+place and the flag that says so, and the script leaves those writes to `core.cluster_tasks`:
+
+- `TRANSITION` and `COMPLETE` write their global step into the task's journal (in the workspace's
+  slot, in the same script) instead of applying it. `APPLY_JOURNAL` applies one entry in the
+  `{global}` slot, once: the caller runs it next, and the reconciler for the entries of a caller
+  that died first. So nothing is lost between the two steps.
+- `ADMIT`'s task joins the live-task set before the script.
+- A task entering a live status (pending, queued, running) is added to the live-task set *before*
+  its workspace step: should the step be refused or the caller die, the set holds a task that is
+  not live, which the reconciler drops. A terminal task leaves it in its journalled global step:
+  terminal statuses are sinks, so no later move can need the member back. A task pausing
+  (waiting_for_input, awaiting_review) keeps its member until the reconciler's next pass drops it,
+  as a resume that races the pause could otherwise find its member removed.
 """
 
 from __future__ import annotations
@@ -193,7 +210,9 @@ return 1
 
 #: Admission per agent. KEYS: running set, queue list, task hash, feed, live set, and (a child only)
 #: the parent's feed. ARGV: limit, task id, transition table, now, channel, member, from status, the
-#: parent's live-set member ("" = no parent).
+#: parent's live-set member ("" = no parent), '1' on one server ('0' on a Redis Cluster: KEYS[5] is
+#: then the task's own key, unused, as the caller adds the task to the live set before the script,
+#: every outcome of an admission being a live status).
 #: Returns 'running' or 'queued' (or '' when the task left `from status` meanwhile).
 ADMIT = (
     _APPEND
@@ -212,7 +231,8 @@ else
 end
 append_items(KEYS[3], KEYS[4], {'{"type":"status_changed","from":"' .. status .. '","to":"' .. target
   .. '","created_at":"' .. ARGV[4] .. '"}'}, KEYS[6] or '', ARGV[2])
-redis.call('SADD', KEYS[5], ARGV[6])
+local inline = ARGV[9] == '1'
+if inline then redis.call('SADD', KEYS[5], ARGV[6]) end
 redis.call('PUBLISH', ARGV[5], ARGV[6] .. '|' .. target)
 if ARGV[8] ~= '' then redis.call('PUBLISH', ARGV[5], ARGV[8] .. '|child') end
 return target
@@ -285,3 +305,24 @@ redis.call('PUBLISH', ARGV[7], ARGV[8] .. '|' .. target)
 return target
 """
 )
+
+#: One journal entry's global step, applied at most once (the marker is set with it).
+#: KEYS: the entry's applied-marker, the live set, the runtime event stream, the webhook outbox.
+#: ARGV: the entry (JSON, see `lua._EFFECTS`), the marker's lifetime in seconds.
+#: Returns 1 when applied, 0 when it had been already.
+APPLY_JOURNAL = (
+    _EFFECTS
+    + """
+if not redis.call('SET', KEYS[1], '1', 'NX', 'EX', tonumber(ARGV[2])) then return 0 end
+apply_effects(cjson.decode(ARGV[1]), KEYS[2], KEYS[3], KEYS[4])
+return 1
+"""
+)
+
+#: Drop a member of the journals' index unless a step that may journal began for it after the
+#: cutoff. KEYS: the index. ARGV: member, cutoff (ms). Returns 1 when dropped.
+FORGET_JOURNAL = """
+local score = redis.call('ZSCORE', KEYS[1], ARGV[1])
+if score and tonumber(score) <= tonumber(ARGV[2]) then return redis.call('ZREM', KEYS[1], ARGV[1]) end
+return 0
+"""

@@ -433,7 +433,7 @@ async def admit(redis: aioredis.Redis, task: Task, *, limit: int, from_status: s
     if slots.is_cluster(redis):
         result = await cluster_tasks.admit(redis, script_keys, args)
     else:
-        result = await redis.eval(lua.ADMIT, len(script_keys), *script_keys, *args)
+        result = await redis.eval(lua.ADMIT, len(script_keys), *script_keys, *args, "1")
     if result and result != from_status:
         metrics.inc(metrics.TASK_TRANSITIONS, status=str(result))
     return str(result)

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 from redis.crc import key_slot
 
-from core import cluster_lua, configs, files, keys, lua, slots
+from core import configs, files, keys, lua, slots
 from extraction.jobs import store as job_store
 
 pytestmark = pytest.mark.unit
@@ -98,26 +98,28 @@ def _key_refs(script: str) -> set[int]:
     return {int(n) for n in re.findall(r"KEYS\[(\d+)\]", script)}
 
 
-def test_the_cluster_scripts_touch_no_global_key() -> None:
-    # ADMIT's KEYS 5 (the live set) is global; the workspace variant leaves it to the caller
-    # (core.cluster_tasks).
-    assert 5 in _key_refs(lua.ADMIT)
-    assert 5 not in _key_refs(cluster_lua.ADMIT_WORKSPACE)
-
-
-def test_the_global_keys_of_transition_and_complete_are_written_on_one_server_only() -> None:
+def test_the_global_keys_of_the_task_scripts_are_written_on_one_server_only() -> None:
     """On a cluster their global KEYS are the task's own key: only the one-server (`inline`) branch
     and `settle` (which journals them on a cluster) may name them."""
-    for script, global_keys in ((lua.TRANSITION, {3, 5, 6}), (lua.COMPLETE, {8, 9, 10})):
+    for script, global_keys in ((lua.TRANSITION, {3, 5, 6}), (lua.COMPLETE, {8, 9, 10}), (lua.ADMIT, {5})):
         assert global_keys <= _key_refs(script)
         for line in script.splitlines():
             if _key_refs(line) & global_keys:
                 assert line.lstrip().startswith(("if inline", "local entry = settle(")), line
 
 
-def test_the_cluster_scripts_keep_the_rest_of_the_originals() -> None:
-    """Every workspace write of the original is in the variant, so one server and a cluster change
-    a task the same way."""
-    calls = set(re.findall(r"redis\.call\('(\w+)', KEYS\[(\d+)\]", lua.ADMIT))
-    kept = {(cmd, n) for cmd, n in calls if int(n) != 5}
-    assert kept <= set(re.findall(r"redis\.call\('(\w+)', KEYS\[(\d+)\]", cluster_lua.ADMIT_WORKSPACE))
+def test_no_lua_is_copied_between_task_scripts() -> None:
+    """One body per step for one server and a cluster alike: no run of four lines of one task
+    script appears in another, besides the shared helpers every script starts with."""
+    helpers = {line for part in (lua._APPEND, lua._EFFECTS) for line in part.splitlines()}
+    scripts = {
+        name: [line.strip() for line in value.splitlines() if line.strip() and line not in helpers]
+        for name, value in vars(lua).items()
+        if name.isupper() and isinstance(value, str) and "redis.call" in value
+    }
+    assert {"TRANSITION", "ADMIT", "COMPLETE", "RECORD", "APPLY_JOURNAL"} <= set(scripts)
+    seen: dict[tuple[str, ...], str] = {}
+    for name, lines in scripts.items():
+        for i in range(len(lines) - 3):
+            window = tuple(lines[i : i + 4])
+            assert seen.setdefault(window, name) == name, f"{name} copies {seen[window]}: {window}"
