@@ -26,7 +26,7 @@ browser:
 		apt-get update -q && apt-get install -y -q --no-install-recommends chromium chromium-driver; \
 	else echo "chromium and chromium-driver are not installed: the console browser tests will skip"; fi
 
-# curl for the README test (tests/integration/test_readme.py runs the README's curl blocks), from
+# curl for the README test (tests/integration/test_readme.py runs the curl blocks of the README and its guides), from
 # Debian when missing and run as root; elsewhere, without it, that test skips (with CI set it fails).
 curl:
 	@if command -v curl >/dev/null; then :; \

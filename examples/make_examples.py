@@ -24,7 +24,7 @@ from PIL import Image, ImageFilter
 HERE = Path(__file__).resolve().parent
 
 #: (form field name, label printed beside it, value). `account` is the practice-management account
-#: the README's sandbox allows (`acct-1`); the date of birth reads the same in either day order.
+#: docs/agents.md's sandbox allows (`acct-1`); the date of birth reads the same in either day order.
 FIELDS = [
     ("first_name", "First name", "Maria"),
     ("last_name", "Last name", "Delgado"),

@@ -1,5 +1,7 @@
-"""The README runs as written: every shell and Python block, in order, in one shell session, against
-`agentry up` started as `make run` starts it.
+"""The README and its guides run as written: every shell and Python block of a page, in order, in one
+shell session per page, against `agentry up` started as `make run` starts it. A guide's session
+starts with the README's set-up block (`<!-- readme-test: setup -->`) and has nothing else from
+another page, so a guide's blocks depend only on that block and on their own page's earlier blocks.
 
 The session runs in a directory of its own laid out like a fresh clone after `make run`: `.venv`
 (this interpreter's environment), `examples/` (the repository's) and `.agentry/` (the data dir of
@@ -16,20 +18,25 @@ import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from tests.support.agentry_process import AgentryProcess
-from tests.support.readme_blocks import Block, blocks, session_script
+from tests.support.readme_blocks import GUIDES, README, Block, page_blocks, session_blocks, session_script
 from tests.support.service import free_port
 
 pytestmark = pytest.mark.integration
 
 ROOT = Path(__file__).resolve().parents[2]
-#: Every block together, on a loaded two-core machine (the batch block starts Ray workers).
+#: One page's blocks together, on a loaded two-core machine (the batch blocks start Ray workers).
 SESSION_TIMEOUT_SECONDS = 600
+#: The pages with a block that runs, README first (a page whose every block is skipped has no session).
+WALKED = [
+    page for page in (README, *GUIDES) if any(block.skip_reason is None for block in page_blocks(ROOT, page))
+]
 
 
 @pytest.fixture(scope="module")
@@ -61,7 +68,7 @@ def agentry_up(clone: Path) -> Iterator[AgentryProcess]:
 def _localised(block: Block, service_port: int, sandbox_port: int) -> Block:
     text = block.text.replace("localhost:8000", f"localhost:{service_port}")
     text = text.replace("127.0.0.1:8000", f"127.0.0.1:{service_port}").replace("9100", str(sandbox_port))
-    return Block(block.language, text, block.line, block.skip_reason)
+    return replace(block, text=text)
 
 
 def _session_env() -> dict[str, str]:
@@ -74,17 +81,54 @@ def _session_env() -> dict[str, str]:
     return env
 
 
-def test_every_readme_block_runs_in_order_against_the_service(
-    clone: Path, agentry_up: AgentryProcess
+def _readme_shows(clone: Path, stdout: str) -> None:
+    assert '"Hello Ada"' in stdout  # the greeter's summary
+    assert "Maria" in stdout  # the extracted first name of examples/intake.pdf
+
+
+def _agents_show(clone: Path, stdout: str) -> None:
+    assert "Saved patient" in stdout and "Saved patient null" not in stdout
+    assert "event: end" in stdout  # the task's event stream ran to its end
+
+
+def _extraction_shows(clone: Path, stdout: str) -> None:
+    assert (clone / "page1.png").read_bytes().startswith(b"\x89PNG")
+
+
+def _mcp_shows(clone: Path, stdout: str) -> None:
+    assert "Refunded 5" in stdout and "hello over MCP" in stdout
+
+
+def _notebooks_show(clone: Path, stdout: str) -> None:
+    assert "examples/batch/" in stdout and (clone / "invoices.jsonl").read_text().strip()
+
+
+#: What each walk-through says it shows, as the service answered it.
+SHOWS: dict[str, Callable[[Path, str], None]] = {
+    README: _readme_shows,
+    "docs/agents.md": _agents_show,
+    "docs/extraction.md": _extraction_shows,
+    "docs/mcp.md": _mcp_shows,
+    "docs/notebooks.md": _notebooks_show,
+}
+
+
+def test_every_walked_page_says_what_its_walk_shows() -> None:
+    assert WALKED[0] == README and set(WALKED) == set(SHOWS), WALKED
+
+
+@pytest.mark.parametrize("page", WALKED)
+def test_every_block_of_a_page_runs_in_order_against_the_service(
+    page: str, clone: Path, agentry_up: AgentryProcess
 ) -> None:
-    found = blocks((ROOT / "README.md").read_text())
-    runnable = [_localised(b, agentry_up.port, free_port()) for b in found if b.skip_reason is None]
-    assert any(b.language == "python" for b in runnable) and len(runnable) >= 8, runnable
+    runnable = [_localised(b, agentry_up.port, free_port()) for b in session_blocks(ROOT, page)]
+    assert any(b.page == page for b in runnable), runnable
     script = session_script(runnable)
-    (clone / "readme-session.sh").write_text(script)
+    session = clone / f"session-{page.replace('/', '-')}.sh"
+    session.write_text(script)
 
     done = subprocess.run(
-        ["bash", "readme-session.sh"],
+        ["bash", session.name],
         cwd=clone,
         env=_session_env(),
         capture_output=True,
@@ -94,13 +138,10 @@ def test_every_readme_block_runs_in_order_against_the_service(
 
     reached = [line for line in done.stderr.splitlines() if line.startswith(">>> ")]
     assert done.returncode == 0, (
-        f"the README stopped in {reached[-1] if reached else 'its first block'} (exit {done.returncode}):\n"
+        f"{page} stopped in {reached[-1] if reached else 'its first block'} (exit {done.returncode}):\n"
         f"--- stderr (tail)\n{done.stderr[-4000:]}\n--- stdout (tail)\n{done.stdout[-3000:]}\n"
         f"--- agentry up (tail)\n{agentry_up.output()[-2000:]}"
     )
-    assert reached[-1].startswith(">>> README done")
+    assert reached[-1].startswith(">>> session done")
     print("\n".join(reached))  # each block's start time, for whoever makes the session faster
-    # What the walk-throughs say they show, as the service answered it.
-    assert '"Hello Ada"' in done.stdout
-    assert "Saved patient" in done.stdout and "Saved patient null" not in done.stdout
-    assert (clone / "page1.png").read_bytes().startswith(b"\x89PNG")
+    SHOWS[page](clone, done.stdout)

@@ -1,5 +1,6 @@
-"""The repository carries its own documentation: every setting is documented, every link resolves,
-and nothing points to a file outside the repository."""
+"""The repository carries its own documentation: every setting is documented, every link resolves
+(to a file, and to a heading of it when it names one), and nothing points to a file outside the
+repository."""
 
 from __future__ import annotations
 
@@ -16,6 +17,8 @@ pytestmark = pytest.mark.unit
 ROOT = Path(__file__).resolve().parents[2]
 MARKDOWN_LINK = re.compile(r"\]\(([^)#\s]+)(?:#[^)]*)?\)")
 #: Documents that live beside the repository but not in it; docs/ holds what the code cites.
+#: A link to a heading: `(page.md#heading)`, or `(#heading)` on the same page.
+ANCHORED_LINK = re.compile(r"\]\(([^)#\s]*)#([^)\s]+)\)")
 OUTSIDE = re.compile(r"\.\./shared|(?<![\w/])(CONTRACT|SPEC|ARCHITECTURE|STYLE)\.md")
 
 
@@ -39,13 +42,41 @@ def test_every_setting_is_in_docs_settings() -> None:
 
 
 def test_links_of_the_readme_and_docs_resolve_inside_the_repository() -> None:
-    for page in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]:
+    for page in _pages():
         for target in MARKDOWN_LINK.findall(page.read_text()):
             if re.match(r"^[a-z]+://", target):
                 continue
             resolved = (page.parent / target).resolve()
             assert resolved.exists(), f"{page.relative_to(ROOT)} links to {target}, which is missing"
             assert resolved.is_relative_to(ROOT), f"{page.relative_to(ROOT)} links outside: {target}"
+
+
+def _pages() -> list[Path]:
+    return [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+
+
+def _anchors(markdown: str) -> set[str]:
+    """The anchors GitHub gives a page's headings: lower case, punctuation dropped, spaces as '-'."""
+    anchors: set[str] = set()
+    inside_code = False
+    for line in markdown.splitlines():
+        if line.startswith("```"):
+            inside_code = not inside_code
+        heading = None if inside_code else re.match(r"^#{1,6}\s+(.*?)\s*$", line)
+        if heading:
+            anchors.add(re.sub(r"[^\w\- ]", "", heading.group(1).lower()).replace(" ", "-"))
+    return anchors
+
+
+def test_links_to_a_heading_name_a_heading_of_their_page() -> None:
+    for page in _pages():
+        for target, anchor in ANCHORED_LINK.findall(page.read_text()):
+            linked = (page.parent / target).resolve() if target else page
+            if re.match(r"^[a-z]+://", target) or linked.suffix != ".md":
+                continue
+            assert anchor in _anchors(linked.read_text()), (
+                f"{page.relative_to(ROOT)} links to {target}#{anchor}, a heading {linked.name} does not have"
+            )
 
 
 def test_code_and_docs_cite_documents_inside_the_repository() -> None:
