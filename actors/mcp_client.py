@@ -9,6 +9,11 @@ under one deadline: a server is never held open between a task's steps.
 Failures are sorted for the runtime: `McpUnreachable` (connection refused, timeout, 5xx: worth
 retrying), `McpRefused` (the URL guard refused the address: never retried) and `McpProtocolError`
 (the server answered with a JSON-RPC error or something that is not MCP).
+
+A call may carry an idempotency key (a reviewed call's: one per approval, `actors.review_binding`):
+it goes out as the `Idempotency-Key` HTTP header on each request of the call's session and as
+`_meta["io.agentry/idempotency-key"]` of the `tools/call` request, so a server that keeps keys can
+drop a repeat.
 """
 
 from __future__ import annotations
@@ -26,6 +31,10 @@ from mcp.types import CallToolResult, Tool
 
 from core.mcp_servers import URL_NAME, McpServer
 from core.url_guard import BlockedURL, GuardedTransport
+
+#: The HTTP header and the `tools/call` `_meta` entry an idempotency key travels in.
+IDEMPOTENCY_HEADER = "Idempotency-Key"
+IDEMPOTENCY_META = "io.agentry/idempotency-key"
 
 
 class McpFailure(Exception):
@@ -76,11 +85,18 @@ def classify(exc: BaseException, server: str) -> McpFailure:
 
 @asynccontextmanager
 async def _session(
-    server: McpServer, *, allow_private: bool, limit_seconds: float
+    server: McpServer,
+    *,
+    allow_private: bool,
+    limit_seconds: float,
+    extra_headers: dict[str, str] | None = None,
 ) -> AsyncIterator[ClientSession]:
     transport = GuardedTransport(allow_private=allow_private, what=URL_NAME)
     client = httpx.AsyncClient(
-        transport=transport, headers=server.headers, timeout=httpx.Timeout(limit_seconds), trust_env=False
+        transport=transport,
+        headers={**server.headers, **(extra_headers or {})},
+        timeout=httpx.Timeout(limit_seconds),
+        trust_env=False,
     )
     async with (
         client,
@@ -109,12 +125,22 @@ async def list_tools(server: McpServer, *, allow_private: bool, limit_seconds: f
 
 
 async def call_tool(
-    server: McpServer, tool: str, arguments: dict[str, Any], *, allow_private: bool, limit_seconds: float
+    server: McpServer,
+    tool: str,
+    arguments: dict[str, Any],
+    *,
+    allow_private: bool,
+    limit_seconds: float,
+    idempotency_key: str | None = None,
 ) -> CallToolResult:
     """Call `tool` once; raises an `McpFailure` (a tool's own error is `isError` in the result)."""
+    headers = {IDEMPOTENCY_HEADER: idempotency_key} if idempotency_key else None
+    meta = {IDEMPOTENCY_META: idempotency_key} if idempotency_key else None
     try:
         with anyio.fail_after(limit_seconds):
-            async with _session(server, allow_private=allow_private, limit_seconds=limit_seconds) as session:
-                return await session.call_tool(tool, arguments)
+            async with _session(
+                server, allow_private=allow_private, limit_seconds=limit_seconds, extra_headers=headers
+            ) as session:
+                return await session.call_tool(tool, arguments, meta=meta)
     except Exception as exc:
         raise classify(exc, server.name) from None

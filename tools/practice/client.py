@@ -20,6 +20,7 @@ from urllib.parse import urlencode
 
 import httpx
 
+from core.backoff import backoff_seconds
 from tools.practice.envelope import Envelope, is_complete_envelope
 from tools.practice.errors import (
     InvalidToken,
@@ -46,6 +47,8 @@ DEFAULT_TIMEOUT_SECONDS = 30.0
 DEFAULT_MAX_ATTEMPTS = 3
 #: Wait before the first retry; it doubles for each further one.
 DEFAULT_RETRY_BACKOFF_SECONDS = 0.25
+#: Longest wait between two attempts, whatever the base (waits are jittered: core.backoff).
+MAX_RETRY_BACKOFF_SECONDS = 5.0
 #: Longest piece of a foreign error message carried into our errors, so an HTML page cannot flood them.
 MAX_FOREIGN_MESSAGE_CHARS = 300
 
@@ -201,7 +204,9 @@ class PracticeClient:
                     self._max_attempts,
                     failure,
                 )
-                await asyncio.sleep(self._retry_backoff * 2 ** (attempt - 1))
+                await asyncio.sleep(
+                    backoff_seconds(attempt, base=self._retry_backoff, cap=MAX_RETRY_BACKOFF_SECONDS)
+                )
         raise PracticeUnavailableError(f"{failure}; gave up after {self._max_attempts} attempts")
 
     async def mint_token(self, client_id: str, client_secret: str) -> Token:
