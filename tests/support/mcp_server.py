@@ -40,8 +40,8 @@ class McpTestServer:
         return [request["arguments"] for request in self.tool_requests(name)]
 
     def tool_requests(self, name: str | None = None) -> list[dict[str, Any]]:
-        """Every `tools/call` received (of tool `name` only): `{tool, arguments, meta, headers}`,
-        headers with lower-case names; failed ones included."""
+        """Every `tools/call` received (of tool `name` only): `{tool, arguments, meta, headers, at}`,
+        headers with lower-case names, `at` the monotonic time it arrived; failed ones included."""
         with self._lock:
             return [dict(c) for c in self._calls if name is None or c["tool"] == name]
 
@@ -108,6 +108,7 @@ class McpTestServer:
                     "arguments": dict(params.get("arguments") or {}),
                     "meta": dict(params.get("_meta") or {}),
                     "headers": headers,
+                    "at": time.monotonic(),
                 }
             )
             return self._failing.get(tool)
