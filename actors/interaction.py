@@ -11,7 +11,7 @@ from actors.context_budget import stored_results
 from actors.launcher import admit_and_launch, drain_queue
 from actors.models.extraction import extraction_model
 from actors.review_binding import binding_of, preview_of, recorded_arguments
-from actors.step_markers import Piece, reply_marker, step_marker
+from actors.step_markers import Piece, reply_marker, review_marker, step_marker
 from core import delegation, keys, tasks
 from core.errors import BadRequest, Conflict
 from core.ids import now_iso
@@ -83,7 +83,7 @@ async def review(
     comment: str | None,
     answers: dict[str, str] | None = None,
 ) -> Task:
-    """Approve (the pending call runs) or reject (the model gets a tool error) a paused call.
+    """Approve (the pending call is sent, once) or reject (the model gets a tool error) a paused call.
 
     `answers` is the preview the reviewer answers (`{call_id, arguments_sha256}`); when given it
     must be the pending call's. The decision is written only while that call is still the pending
@@ -113,11 +113,13 @@ async def review(
         "tool_name": pending.get("tool_name"),
         "call_id": call_id,
         "arguments_sha256": shown["arguments_sha256"],
+        "approval": int(pending.get("approval") or 1),
     }
     written = await tasks.record(
         redis,
         task,
-        step_marker(step, Piece.REVIEW, call_id),
+        # The approval this review gives (a call whose earlier approval was spent needs a new one).
+        review_marker(step, call_id, int(pending.get("approval") or 1)),
         decided,
         allowed=(REVIEW,),
         fields={"retries_used": "0"},

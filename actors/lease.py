@@ -16,6 +16,7 @@ from typing import Any
 
 import redis.asyncio as aioredis
 
+from core.backoff import backoff_seconds
 from core.cancellation import raise_if_cancelled
 from core.locks import RELEASE_IF_HELD, RENEW_IF_HELD
 
@@ -48,22 +49,27 @@ class Lease:
     async def keep(self) -> None:
         """Renew every third of the TTL; returns only when another holder has the lease."""
         interval = self.ttl_ms / 1000 / 3
-        unreachable = False
+        failures = 0
         while True:
             raise_if_cancelled()
-            # After a failed renewal, try again soon: the store may be back before the lease lapses.
-            await asyncio.sleep(min(interval, RETRY_SECONDS) if unreachable else interval)
+            # After a failed renewal, try again soon (jittered, growing): the store may be back before
+            # the lease lapses.
+            await asyncio.sleep(
+                backoff_seconds(failures, base=RETRY_SECONDS / 4, cap=min(interval, RETRY_SECONDS))
+                if failures
+                else interval
+            )
             try:
                 if await self.renew() or await self.acquire():
-                    if unreachable:
+                    if failures:
                         log.info("lease %s renewed again", self.key)
-                        unreachable = False
+                        failures = 0
                     continue
             except Exception as exc:
                 # The store is down or restarting (STORE_ERRORS): the lease is only lost to another holder.
-                if not unreachable:
+                if not failures:
                     log.warning("cannot renew lease %s (%s); trying again", self.key, type(exc).__name__)
-                    unreachable = True
+                failures += 1
                 continue
             return
 

@@ -14,6 +14,11 @@ Failures are sorted for the runtime: `McpUnreachable` (connection refused, timeo
 retrying), `McpRefused` (the URL guard refused the address: never retried), `McpTooLarge` (the
 server answered more than the bound: never retried) and `McpProtocolError` (the server answered
 with a JSON-RPC error or something that is not MCP).
+
+A call may carry an idempotency key (a reviewed call's: one per approval, `actors.review_binding`):
+it goes out as the `Idempotency-Key` HTTP header on each request of the call's session and as
+`_meta["io.agentry/idempotency-key"]` of the `tools/call` request, so a server that keeps keys can
+drop a repeat.
 """
 
 from __future__ import annotations
@@ -36,6 +41,9 @@ from core.url_guard import BlockedURL, GuardedTransport
 T = TypeVar("T")
 #: The setting that bounds what one operation reads, named in the error a reader sees.
 MAX_BYTES_SETTING = "AGENTRY_MCP_MAX_RESULT_BYTES"
+#: The HTTP header and the `tools/call` `_meta` entry an idempotency key travels in.
+IDEMPOTENCY_HEADER = "Idempotency-Key"
+IDEMPOTENCY_META = "io.agentry/idempotency-key"
 
 
 class McpFailure(Exception):
@@ -102,12 +110,17 @@ def classify(exc: BaseException, server: str) -> McpFailure:
 
 @asynccontextmanager
 async def _session(
-    server: McpServer, budget: ReadBudget, *, allow_private: bool, limit_seconds: float
+    server: McpServer,
+    budget: ReadBudget,
+    *,
+    allow_private: bool,
+    limit_seconds: float,
+    extra_headers: dict[str, str] | None = None,
 ) -> AsyncIterator[ClientSession]:
     transport = BoundedTransport(GuardedTransport(allow_private=allow_private, what=URL_NAME), budget)
     client = httpx.AsyncClient(
         transport=transport,
-        headers=server.headers | IDENTITY,
+        headers=server.headers | (extra_headers or {}) | IDENTITY,
         timeout=httpx.Timeout(limit_seconds),
         trust_env=False,
     )
@@ -127,13 +140,18 @@ async def _run(
     allow_private: bool,
     limit_seconds: float,
     max_bytes: int,
+    extra_headers: dict[str, str] | None = None,
 ) -> T:
     """`operation` on a fresh session under one deadline and one read budget; raises an `McpFailure`."""
     budget = ReadBudget(max_bytes)
     try:
         with anyio.fail_after(limit_seconds), budget.scope:
             async with _session(
-                server, budget, allow_private=allow_private, limit_seconds=limit_seconds
+                server,
+                budget,
+                allow_private=allow_private,
+                limit_seconds=limit_seconds,
+                extra_headers=extra_headers,
             ) as s:
                 return await operation(s)
     except Exception as exc:
@@ -177,13 +195,21 @@ async def call_tool(
     allow_private: bool,
     limit_seconds: float,
     max_bytes: int,
+    idempotency_key: str | None = None,
 ) -> CallToolResult:
     """Call `tool` once, its answer read within `max_bytes`; raises an `McpFailure` (a tool's own
     error is `isError` in the result)."""
+    headers = {IDEMPOTENCY_HEADER: idempotency_key} if idempotency_key else None
+    meta = {IDEMPOTENCY_META: idempotency_key} if idempotency_key else None
 
     async def call(session: ClientSession) -> CallToolResult:
-        return await session.call_tool(tool, arguments)
+        return await session.call_tool(tool, arguments, meta=meta)
 
     return await _run(
-        server, call, allow_private=allow_private, limit_seconds=limit_seconds, max_bytes=max_bytes
+        server,
+        call,
+        allow_private=allow_private,
+        limit_seconds=limit_seconds,
+        max_bytes=max_bytes,
+        extra_headers=headers,
     )

@@ -13,7 +13,8 @@ arguments, duration, outcome) and counted per server in the task's `usage.mcp_ca
 that is down is a retryable tool failure whose feed item says which server; the server's own tool
 error, a schema mismatch or a result over the platform's size cap is a tool error the model reads.
 A call paused for review is bound to the server's id, URL and revision: approving it after the
-server was changed is refused, and the approved call runs only against what was shown.
+server was changed is refused, and the approved call runs only against what was shown, sent once
+with its approval's idempotency key (actors.mcp_client).
 """
 
 from __future__ import annotations
@@ -260,6 +261,7 @@ async def _call(server: str, tool: str, arguments: dict[str, Any], ctx: ToolCont
             allow_private=settings.allow_private_urls,
             limit_seconds=settings.mcp_call_timeout_seconds,
             max_bytes=settings.mcp_max_result_bytes,
+            idempotency_key=ctx.idempotency_key,
         )
         output = _output(result)
         size = len(json.dumps(output, default=str).encode("utf-8"))

@@ -20,6 +20,12 @@ a tool without one is bound by its arguments alone.
   digest and target; the runner runs the approved call only if its arguments still have that
   digest (`runs_as_approved`), and only against the approved target, so neither a reconnect nor a
   changed record between preview and run can redirect it.
+- One approval, one send. Before an approved call is sent, the runner spends the approval
+  (`attempt_marker`, write-once); a call whose approval is spent and that has no recorded result
+  (it failed retryably, or its run stopped while it was out) is never sent again on that approval,
+  neither by a retry nor after a reply: it pauses for its next review (`current_review`), whose
+  `pending_tool_call` carries `approval` (its number) and `previous_attempt` (how the last send
+  ended). The send carries `idempotency_key`, the same for the same task, step, call and approval.
 """
 
 from __future__ import annotations
@@ -29,7 +35,7 @@ import json
 from typing import Any
 
 from actors import mcp_tools
-from actors.step_markers import Piece, step_marker
+from actors.step_markers import Piece, attempt_marker, review_marker, spent_approvals, step_marker
 from tools.context import ToolContext
 from tools.errors import ToolError
 from tools.registry import ToolRegistry
@@ -68,6 +74,33 @@ def runs_as_approved(review: dict[str, Any], arguments: Any) -> bool:
     """Whether a call about to run is the one its approval approved (its arguments' digest)."""
     approved = review.get("arguments_sha256")
     return approved is None or approved == arguments_digest(arguments)
+
+
+def current_review(steps: dict[str, Any], step: Any, call_id: Any) -> dict[str, Any] | None:
+    """The decision on the approval a reviewed call needs now (the one after those spent), or None."""
+    decided = steps.get(review_marker(step, call_id, spent_approvals(steps, step, call_id) + 1))
+    return decided if isinstance(decided, dict) else None
+
+
+def previous_attempt(steps: dict[str, Any], step: Any, call_id: Any) -> dict[str, Any] | None:
+    """How the last send of a reviewed call ended, when an approval of it was spent: `{approval,
+    outcome: failed|unknown, error}` (unknown: the run stopped while the call was out)."""
+    spent = spent_approvals(steps, step, call_id)
+    if spent == 0:
+        return None
+    failed = steps.get(attempt_marker(step, call_id, spent, failed=True))
+    if isinstance(failed, dict):
+        return {"approval": spent, "outcome": "failed", "error": failed.get("error")}
+    return {
+        "approval": spent,
+        "outcome": "unknown",
+        "error": "the run stopped while the call was out; whether it reached its target is unknown",
+    }
+
+
+def idempotency_key(task_id: str, step: Any, call_id: Any, approval: int) -> str:
+    """The key of an approval's one send: the same for the same task, step, call and approval."""
+    return hashlib.sha256(f"{task_id}:{step}:{call_id}:{approval}".encode()).hexdigest()
 
 
 def recorded_arguments(steps: dict[str, Any], step: Any, call_id: Any) -> Any:

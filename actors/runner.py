@@ -39,6 +39,7 @@ from actors.step_markers import Piece, step_marker
 from actors.task_tools import TaskTools
 from actors.usage import model_call_increments, record_model_call
 from core import delegation, keys, metrics, tasks
+from core.backoff import backoff_seconds
 from core.errors import NotFound
 from core.models import AgentGroup
 from core.settings import Settings
@@ -256,10 +257,14 @@ class TaskRunner:
             if task.retries_used + 1 > policy.max_retries:
                 await handle_failure(self.redis, task, f"model call failed: {message}", policy)
                 return StepOutcome.STOP
-            # The provider asked for a pause (a 429's Retry-After): the retry waits it out.
-            wait = getattr(exc, "retry_after_seconds", None)
-            if wait:
-                await asyncio.sleep(wait)
+            # Every retry waits (growing, jittered); longer when the provider asked for a pause (a
+            # 429's Retry-After).
+            backoff = backoff_seconds(
+                task.retries_used + 1,
+                base=self.settings.retry_base_seconds,
+                cap=self.settings.retry_cap_seconds,
+            )
+            await asyncio.sleep(max(backoff, getattr(exc, "retry_after_seconds", None) or 0.0))
             return StepOutcome.CONTINUE
         note = elision_note(feed, elided, step)
         items: list[dict[str, Any]] = [note] if note is not None else []

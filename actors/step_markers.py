@@ -20,8 +20,13 @@ class Piece(StrEnum):
     TOOL = "tool"
     #: A round of retryable tool failures (the task's retries used follows).
     TOOL_FAILURE = "tool-failure"
-    #: A review decision on a call (the call id follows).
+    #: A review decision on a call (the call id follows; from its second approval on, the number).
     REVIEW = "review"
+    #: An approval of a reviewed call spent: written before the approved call is sent, so one
+    #: approval sends it at most once (the call id and the approval's number follow).
+    ATTEMPT = "attempt"
+    #: How a sent reviewed call failed without a result (the call id and approval number follow).
+    ATTEMPT_FAILED = "attempt-failed"
     #: The step is over; the task moved to the next one.
     DONE = "done"
 
@@ -38,6 +43,34 @@ def model_step(marker: str) -> int | None:
     if piece != Piece.MODEL.value or not step.startswith("s") or not step[1:].isdigit():
         return None
     return int(step[1:])
+
+
+def review_marker(step: Any, call_id: Any, approval: int) -> str:
+    """The marker of the review that gives (or refuses) a call its `approval`-th approval (1-based);
+    the first keeps the plain `s<step>:review:<call id>`."""
+    return step_marker(step, Piece.REVIEW, call_id if approval <= 1 else f"{call_id}:{approval}")
+
+
+def attempt_marker(step: Any, call_id: Any, approval: int, *, failed: bool = False) -> str:
+    """The marker of the send that spent a reviewed call's `approval`-th approval (or of its failure)."""
+    return step_marker(step, Piece.ATTEMPT_FAILED if failed else Piece.ATTEMPT, f"{call_id}:{approval}")
+
+
+def spent_approvals(steps: dict[str, Any], step: Any, call_id: Any) -> int:
+    """How many approvals of reviewed call `call_id` were spent on a send (each sends it once)."""
+    spent = 0
+    while attempt_marker(step, call_id, spent + 1) in steps:
+        spent += 1
+    return spent
+
+
+def tool_failure_round(steps: dict[str, Any], step: Any) -> int:
+    """The number of the next round of retryable tool failures of `step` (0-based): the rounds are
+    counted, not keyed by the retry budget, which a reply resets."""
+    rounds = 0
+    while step_marker(step, Piece.TOOL_FAILURE, rounds) in steps:
+        rounds += 1
+    return rounds
 
 
 def reply_marker(feed_seq: str) -> str:

@@ -4,9 +4,11 @@ A round runs the step's calls that have no recorded result, in parallel, and rec
 once under its marker (`actors.step_markers`: `s<step>:tool:<call id>`), so a runner started again
 after a crash runs only the calls whose results were not recorded. A call that failed and may succeed
 if tried again records no result: the step runs again while retries are left, then the failure
-policy applies (`actors.failure`). A call of a tool the agent lists in `review_tools` waits for a
-recorded review decision (`actors.review_binding`): until there is one, the task pauses in
-`awaiting_review` with the call's preview.
+policy applies (`actors.failure`); each retry waits first (core.backoff). A call of a tool the agent
+lists in `review_tools` waits for a recorded review decision (`actors.review_binding`): until there is
+one, the task pauses in `awaiting_review` with the call's preview. An approval sends its call once:
+an approved call that fails retryably is not retried but pauses for a new review that shows how it
+ended.
 """
 
 from __future__ import annotations
@@ -25,9 +27,17 @@ from actors.mcp_tools import not_offered
 from actors.models.base import ToolCall
 from actors.outcomes import AskUser, CallOutcome, Delegated, Failed, Recorded, StepOutcome, Stopped
 from actors.policy import AgentPolicy
-from actors.review_binding import binding_of, runs_as_approved
-from actors.step_markers import Piece, step_marker
+from actors.review_binding import (
+    binding_of,
+    current_review,
+    idempotency_key,
+    previous_attempt,
+    runs_as_approved,
+)
+from actors.step_markers import Piece, attempt_marker, spent_approvals, step_marker, tool_failure_round
 from core import delegation, metrics, tasks
+from core.backoff import backoff_seconds
+from core.ids import now_iso
 from core.settings import Settings
 from core.state_machine import TaskStatus
 from core.tasks import Task, dumps
@@ -70,35 +80,41 @@ class TaskTools:
         todo = [c for c in calls if step_marker(step, Piece.TOOL, c.id) not in steps]
         if not todo:
             return StepOutcome.CONTINUE
-        awaiting_review = [
-            c
-            for c in todo
-            if c.name in policy.review_tools and step_marker(step, Piece.REVIEW, c.id) not in steps
-        ]
+        reviews = {c.id: current_review(steps, step, c.id) for c in todo if c.name in policy.review_tools}
+        awaiting_review = [c for c in todo if c.id in reviews and reviews[c.id] is None]
         runnable = [c for c in todo if c not in awaiting_review]
-        rejected = {
-            c.id
-            for c in runnable
-            if (steps.get(step_marker(step, Piece.REVIEW, c.id)) or {}).get("decision") == "reject"
-        }
         results = await asyncio.gather(
-            *(self._run_one(task, policy, step, c, c.id in rejected, steps) for c in runnable)
+            *(self._run_one(task, policy, step, c, reviews.get(c.id), steps) for c in runnable)
         )
         outcomes = list(zip(runnable, results, strict=True))
-        failures = [(c, r.error) for c, r in outcomes if isinstance(r, Failed)]
-        pauses = [(c, r.question) for c, r in outcomes if isinstance(r, AskUser)]
-        waits = [(c, r.group_id) for c, r in outcomes if isinstance(r, Delegated)]
         if any(isinstance(r, Stopped) for r in results):
             return StepOutcome.STOP
+        # An approved call that failed spent its approval: no retry sends it again, it waits for a
+        # new review that shows how this send ended.
+        spent = [(c, r.error) for c, r in outcomes if isinstance(r, Failed) and c.id in reviews]
+        for call, error in spent:
+            # `steps` was read before this round spent the call's approval (`_run_one`).
+            approval = spent_approvals(steps, step, call.id) + 1
+            failed = attempt_marker(step, call.id, approval, failed=True)
+            if await tasks.record(self.redis, task, failed, {"error": error}) < 0:
+                return StepOutcome.STOP
+            steps = steps | {attempt_marker(step, call.id, approval): {}, failed: {"error": error}}
+        awaiting_review += [c for c, _ in spent]
+        failures = [(c, r.error) for c, r in outcomes if isinstance(r, Failed) and c.id not in reviews]
+        pauses = [(c, r.question) for c, r in outcomes if isinstance(r, AskUser)]
+        waits = [(c, r.group_id) for c, r in outcomes if isinstance(r, Delegated)]
         if failures:
             written = await tasks.record(
                 self.redis,
                 task,
-                step_marker(step, Piece.TOOL_FAILURE, task.retries_used),
+                # Counted per step, not keyed by the retry budget: a reply resets the budget, and a
+                # marker written before the reset must not swallow the next round's count.
+                step_marker(step, Piece.TOOL_FAILURE, tool_failure_round(steps, step)),
                 [c.id for c, _ in failures],
                 increments={"retries_used": 1},
             )
-            if written < 0:
+            if written <= 0:
+                # 0: another runner recorded this round (it holds the task now); -1: the task left running.
                 return StepOutcome.STOP
             if task.retries_used + 1 > policy.max_retries:
                 names = [c.name for c, _ in failures]
@@ -110,7 +126,15 @@ class TaskTools:
                     tool_name=names[0],
                     tool_names=names if len(names) > 1 else None,
                 )
-            return StepOutcome.STOP if task.retries_used + 1 > policy.max_retries else StepOutcome.RETRY
+                return StepOutcome.STOP
+            await asyncio.sleep(
+                backoff_seconds(
+                    task.retries_used + 1,
+                    base=self.settings.retry_base_seconds,
+                    cap=self.settings.retry_cap_seconds,
+                )
+            )
+            return StepOutcome.RETRY
         if waits:
             call, group_id = waits[0]
             pause = {"kind": "delegation", "group_id": group_id, "call_id": call.id, "step": step}
@@ -136,7 +160,12 @@ class TaskTools:
                 "tool_name": call.name,
                 "arguments": call.arguments,
                 "step": step,
+                # Which approval of the call this review gives: one approval sends it once.
+                "approval": spent_approvals(steps, step, call.id) + 1,
             }
+            previous = previous_attempt(steps, step, call.id)
+            if previous is not None:
+                pending["previous_attempt"] = previous
             preview = await self._review_preview(task, policy, step, call)
             if preview is not None:
                 pending["preview"] = preview
@@ -178,23 +207,38 @@ class TaskTools:
         policy: AgentPolicy,
         step: int,
         call: ToolCall,
-        rejected: bool,
+        review: dict[str, Any] | None,
         steps: dict[str, Any],
     ) -> CallOutcome:
-        """Run one call and record its result (or say why it was not recorded)."""
-        review = steps.get(step_marker(step, Piece.REVIEW, call.id)) or {}
-        if rejected:
-            comment = review.get("comment")
-            note = f": {comment}" if comment else ""
-            return await self._record_result(task, step, call, error=f"a reviewer rejected this call{note}")
+        """Run one call and record its result (or say why it was not recorded). `review` is the
+        decision on the approval a reviewed call needs now; None for a call not reviewed."""
         ctx = self.context(task, policy, step, call_id=call.id)
-        if review.get("decision") == "approve":
+        if review is not None:
+            if review.get("decision") != "approve":
+                comment = review.get("comment")
+                note = f": {comment}" if comment else ""
+                return await self._record_result(
+                    task, step, call, error=f"a reviewer rejected this call{note}"
+                )
             if not runs_as_approved(review, call.arguments):
                 return await self._record_result(
                     task, step, call, error="this call is not the one a reviewer approved; it did not run"
                 )
             if review.get("target") is not None:
                 ctx = replace(ctx, approved_target=review["target"])
+            approval = spent_approvals(steps, step, call.id) + 1
+            # Spent before the send: a run that stops while the call is out never sends it again on
+            # this approval (its next run asks for a new review instead).
+            spending = await tasks.record(
+                self.redis, task, attempt_marker(step, call.id, approval), {"at": now_iso()}
+            )
+            if spending < 0:
+                return Stopped()
+            if spending == 0:
+                return Failed(
+                    "this approval was already spent on an earlier send; the call was not sent again"
+                )
+            ctx = replace(ctx, idempotency_key=idempotency_key(task.id, step, call.id, approval))
         try:
             # read_result only reads this task's own stored results, so every task may call it.
             if call.name != READ_RESULT and call.name not in self.names(task, policy):

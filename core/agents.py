@@ -8,6 +8,7 @@ produce the same version number.
 
 from __future__ import annotations
 
+import asyncio
 from collections import OrderedDict
 from typing import Any
 
@@ -15,6 +16,7 @@ import redis.asyncio as aioredis
 from redis.exceptions import WatchError
 
 from core import keys, slots
+from core.backoff import backoff_seconds
 from core.errors import BadRequest, Forbidden, NotFound
 from core.ids import new_id, now_iso, parse_uuid, sort_key, utcnow
 from core.mcp_config import server_uses
@@ -31,6 +33,9 @@ DEFAULT_TOOL_NAMES: tuple[str, ...] = (
 )
 #: Longest agent name accepted.
 MAX_NAME_LENGTH = 200
+#: Wait before an agent update that lost a race to another writer reads the agent again; it doubles.
+WATCH_RETRY_BASE_SECONDS = 0.005
+WATCH_RETRY_CAP_SECONDS = 0.1
 
 
 def default_config() -> dict[str, Any]:
@@ -250,6 +255,7 @@ async def update_agent(
     if config is not None:
         server_uses(config)
     group_key = keys.agent_group(workspace_id, group.id)
+    conflicts = 0
     while True:
         async with redis.pipeline(transaction=True) as pipe, slots.global_step(redis, pipe) as global_pipe:
             try:
@@ -305,6 +311,12 @@ async def update_agent(
                 await global_pipe.execute()
                 break
             except WatchError:
+                # Another writer changed the agent meanwhile: read it again after a short, jittered
+                # wait, so two writers racing on one agent do not collide again at once.
+                conflicts += 1
+                await asyncio.sleep(
+                    backoff_seconds(conflicts, base=WATCH_RETRY_BASE_SECONDS, cap=WATCH_RETRY_CAP_SECONDS)
+                )
                 continue
     return await get_agent(redis, workspace_id, group.latest_version_id)
 

@@ -11,13 +11,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import random
 import secrets
 import time
 from types import TracebackType
 
 import redis.asyncio as aioredis
 
+from core.backoff import backoff_seconds
 from core.cancellation import raise_if_cancelled
 
 log = logging.getLogger(__name__)
@@ -65,14 +65,16 @@ class RedisLock:
 
     async def acquire(self) -> None:
         deadline = time.monotonic() + self._wait_seconds
-        pause = _FIRST_POLL_SECONDS
+        attempt = 0
         while not await self._redis.set(self.key, self._token, nx=True, px=self._ttl_ms):
             left = deadline - time.monotonic()
             if left <= 0:
                 raise LockTimeout(f"the lock was still busy after {self._wait_seconds:g} s")
             # Jitter keeps a crowd of waiters from retrying in lockstep.
-            await asyncio.sleep(min(left, pause * random.uniform(0.5, 1.5)))
-            pause = min(pause * 2, _MAX_POLL_SECONDS)
+            attempt += 1
+            await asyncio.sleep(
+                min(left, backoff_seconds(attempt, base=_FIRST_POLL_SECONDS, cap=_MAX_POLL_SECONDS))
+            )
         self._renewer = asyncio.create_task(self._renew())
 
     async def release(self) -> None:

@@ -116,6 +116,11 @@ class Settings(BaseSettings):
     webhook_retry_base_seconds: float = Field(
         10.0, gt=0, le=3600, validation_alias=_env("AGENTRY_WEBHOOK_RETRY_BASE_SECONDS")
     )
+    #: First wait before a task's failed model call or tool call is tried again; it doubles per
+    #: attempt up to `retry_cap_seconds`, with jitter (core.backoff).
+    retry_base_seconds: float = Field(1.0, gt=0, le=3600, validation_alias=_env("AGENTRY_RETRY_BASE_SECONDS"))
+    #: Longest wait before a task's retry.
+    retry_cap_seconds: float = Field(60.0, gt=0, le=3600, validation_alias=_env("AGENTRY_RETRY_CAP_SECONDS"))
     #: Longest one call to a remote MCP server may take (connect, initialize, the call) before it
     #: is a retryable tool failure; listing a server's tools has the same limit.
     mcp_call_timeout_seconds: float = Field(

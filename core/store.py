@@ -18,6 +18,7 @@ import redis
 import redis.asyncio as aioredis
 from redis.asyncio.cluster import RedisCluster
 
+from core.backoff import backoff_seconds
 from core.embedded_redis import EmbeddedRedis
 from core.settings import Settings
 
@@ -148,7 +149,7 @@ class StoreOutage:
             )
         self.failures += 1
         await asyncio.sleep(
-            min(self.MAX_PAUSE_SECONDS, self.FIRST_PAUSE_SECONDS * 2 ** min(self.failures, 8))
+            backoff_seconds(self.failures, base=self.FIRST_PAUSE_SECONDS, cap=self.MAX_PAUSE_SECONDS)
         )
 
     def over(self) -> None:

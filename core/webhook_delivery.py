@@ -22,6 +22,7 @@ import redis.asyncio as aioredis
 from redis.exceptions import ResponseError
 
 from core import keys, slots
+from core.backoff import backoff_seconds
 from core.errors import BadRequest
 from core.ids import decode_cursor, encode_cursor, iso, new_id, parse_iso, utcnow
 from core.models import PageOf, Record
@@ -63,8 +64,9 @@ class Delivery(Record):
 
 
 def retry_delay(attempt: int, base_seconds: float) -> float:
-    """Seconds after failed attempt number `attempt` (1-based) before the next: doubling, capped."""
-    return float(min(RETRY_CAP_SECONDS, base_seconds * 2 ** min(attempt - 1, 32)))
+    """Seconds after failed attempt number `attempt` (1-based) before the next: doubling, capped,
+    jittered (core.backoff)."""
+    return backoff_seconds(attempt, base=base_seconds, cap=RETRY_CAP_SECONDS)
 
 
 def next_attempt_at(attempt: int, now: datetime, deadline: datetime, base_seconds: float) -> datetime | None:

@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+from core.backoff import backoff_seconds
 from core.errors import AgentryError
 
 log = logging.getLogger(__name__)
@@ -26,6 +27,8 @@ log = logging.getLogger(__name__)
 NODE_START_SECONDS = 120.0
 #: Starts tried before giving up: the first, and one retry.
 ATTEMPTS = 2
+#: First wait between a failed start and the next one; it doubles (jittered).
+RESTART_WAIT_SECONDS = 1.0
 #: Ray's words for a node or GCS too slow to come up.
 SLOW_START_SIGNS = ("timed out during startup", "has become overloaded", "failed to connect to gcs")
 
@@ -63,6 +66,8 @@ def start_local_ray(
                 log.warning(
                     "Ray's node did not come up within %.0f s; starting it once more", node_start_seconds
                 )
+                # A loaded machine gets a moment before the next start (core.backoff).
+                time.sleep(backoff_seconds(attempt, base=RESTART_WAIT_SECONDS, cap=4 * RESTART_WAIT_SECONDS))
                 continue
             raise RayStartError(slow_start_message(node_start_seconds, attempts)) from None
     raise AssertionError("unreachable")

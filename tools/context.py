@@ -16,7 +16,9 @@ class ToolContext:
     `injected` holds the values of the tool's injected arguments (filled from the workspace, for
     example integration credentials), which the model never sees or supplies. `approved_target` is,
     for a call a reviewer approved, what its preview was bound to (the tool's `review_binding`); the
-    tool runs only against that target. `settings` is the
+    tool runs only against that target, and `idempotency_key` is the key of that approval's one send
+    (the same for the same task, step, call and approval; a tool that can pass it on, as MCP tools
+    do, lets the remote side drop a repeat). `settings` is the
     process settings object and `redis` the asyncio Redis client of the store; both are typed
     loosely so that tools depend on the store's interface, not on how core builds it.
     `task_model` is the model the task's steps run on: the document tools ask it, never the
@@ -32,4 +34,5 @@ class ToolContext:
     redis: Any = None
     injected: Mapping[str, Any] = field(default_factory=dict)
     approved_target: Mapping[str, Any] | None = None
+    idempotency_key: str | None = None
     task_model: TaskModel | None = None

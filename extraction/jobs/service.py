@@ -29,6 +29,7 @@ from pydantic import ValidationError
 from ray.exceptions import RayActorError
 
 from core import configs, files
+from core.backoff import backoff_seconds
 from core.blobs import BlobStore
 from core.configs import ClassifyParams, ExtractParams, ParseParams
 from core.errors import AgentryError, BadRequest, ServiceUnavailable, Unprocessable
@@ -167,6 +168,18 @@ async def _start(
     return record
 
 
+#: Wait before asking a coordinator again after the last one was unavailable (it doubles, jittered).
+COORDINATOR_RETRY_BASE_SECONDS = 0.2
+COORDINATOR_RETRY_CAP_SECONDS = 2.0
+
+
+async def _before_retry(attempt: int) -> None:
+    """A restarting coordinator needs a moment: the next try waits (core.backoff)."""
+    await asyncio.sleep(
+        backoff_seconds(attempt, base=COORDINATOR_RETRY_BASE_SECONDS, cap=COORDINATOR_RETRY_CAP_SECONDS)
+    )
+
+
 async def hand_over(ctx: ExtractionContext, workspace_id: str, job_id: str) -> None:
     """Give the job to the coordinator. It stays pending in Redis whatever happens here: a
     coordinator that is restarting picks it up when it is back, and one that is gone for good is
@@ -183,6 +196,8 @@ async def hand_over(ctx: ExtractionContext, workspace_id: str, job_id: str) -> N
                 attempt,
                 job_id,
             )
+            if attempt == 1:
+                await _before_retry(attempt)
 
 
 def v2_response(record: JobRecord, result: dict[str, Any] | None = None) -> V2Response:
@@ -338,6 +353,8 @@ async def locate_in_file(
         except RayActorError as exc:
             forget_coordinator()
             log.warning("extraction coordinator unavailable (%s, attempt %d)", type(exc).__name__, attempt)
+            if attempt == 1:
+                await _before_retry(attempt)
         except JobFailure as exc:
             # Raised in the coordinator, it arrives wrapped by Ray; the original holds the message.
             cause = getattr(exc, "cause", None) or exc

@@ -1,9 +1,10 @@
 """The example MCP server (examples/mcp_server.py: the official SDK's FastMCP, Streamable HTTP) on a
 free loopback port, for tests. It runs uvicorn in a background thread and records the JSON-RPC
-methods it received (`tools/call` with the tool's name), so a test can tell a call that never
-reached the server from one that did; `stop` takes it down mid-test. `listing_bytes` adds tools
-with long descriptions until its tools/list answer is about that large; `sse` answers in an event
-stream instead of JSON.
+methods it received (`tools/call` with the tool's name, arguments, `_meta` and HTTP headers), so a
+test can tell a call that never reached the server from one that did and count the sends; `stop`
+takes it down mid-test, and `fail` makes one tool's calls answer an HTTP error (a 503) until `heal`.
+`listing_bytes` adds tools with long descriptions until its tools/list answer is about that large;
+`sse` answers in an event stream instead of JSON.
 """
 
 from __future__ import annotations
@@ -35,7 +36,8 @@ class McpTestServer:
         self._listing_bytes = listing_bytes
         self._sse = sse
         self._lock = threading.Lock()
-        self._calls: list[tuple[str, dict[str, Any]]] = []
+        self._calls: list[dict[str, Any]] = []
+        self._failing: dict[str, int] = {}
         self._server: uvicorn.Server | None = None
         self._thread: threading.Thread | None = None
         self.port = 0
@@ -46,8 +48,22 @@ class McpTestServer:
 
     def tool_calls(self, name: str | None = None) -> list[dict[str, Any]]:
         """The arguments of every `tools/call` received (of tool `name` only, when given)."""
+        return [request["arguments"] for request in self.tool_requests(name)]
+
+    def tool_requests(self, name: str | None = None) -> list[dict[str, Any]]:
+        """Every `tools/call` received (of tool `name` only): `{tool, arguments, meta, headers, at}`,
+        headers with lower-case names, `at` the monotonic time it arrived; failed ones included."""
         with self._lock:
-            return [args for tool, args in self._calls if name is None or tool == name]
+            return [dict(c) for c in self._calls if name is None or c["tool"] == name]
+
+    def fail(self, tool: str, status: int = 503) -> None:
+        """Answer every `tools/call` of `tool` with HTTP `status` (after recording it) until `heal`."""
+        with self._lock:
+            self._failing[tool] = status
+
+    def heal(self, tool: str) -> None:
+        with self._lock:
+            self._failing.pop(tool, None)
 
     def _recording(self, app: Any) -> Any:
         async def wrapped(scope: Scope, receive: Receive, send: Send) -> None:
@@ -61,7 +77,17 @@ class McpTestServer:
                 chunks.append(message.get("body", b""))
                 more = message.get("more_body", False)
             body = b"".join(chunks)
-            self._note(body)
+            status = self._note(body, scope)
+            if status is not None:
+                await send(
+                    {
+                        "type": "http.response.start",
+                        "status": status,
+                        "headers": [(b"content-type", b"text/plain")],
+                    }
+                )
+                await send({"type": "http.response.body", "body": b"unavailable"})
+                return
             sent = False
 
             async def replay() -> Message:
@@ -75,15 +101,28 @@ class McpTestServer:
 
         return wrapped
 
-    def _note(self, body: bytes) -> None:
+    def _note(self, body: bytes, scope: Scope) -> int | None:
+        """Record a `tools/call`; the HTTP status to answer it with when its tool is made to fail."""
         try:
             message = json.loads(body)
         except ValueError:
-            return
-        if isinstance(message, dict) and message.get("method") == "tools/call":
-            params = message.get("params") or {}
-            with self._lock:
-                self._calls.append((str(params.get("name")), dict(params.get("arguments") or {})))
+            return None
+        if not isinstance(message, dict) or message.get("method") != "tools/call":
+            return None
+        params = message.get("params") or {}
+        tool = str(params.get("name"))
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
+        with self._lock:
+            self._calls.append(
+                {
+                    "tool": tool,
+                    "arguments": dict(params.get("arguments") or {}),
+                    "meta": dict(params.get("_meta") or {}),
+                    "headers": headers,
+                    "at": time.monotonic(),
+                }
+            )
+            return self._failing.get(tool)
 
     def start(self) -> None:
         sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)

@@ -41,6 +41,8 @@ TEST_ENV = {
     "AGENTRY_LOG_LEVEL": "WARNING",
     # Failed webhook deliveries are retried after 1 s, 2 s, ... instead of 10 s, 20 s, ...
     "AGENTRY_WEBHOOK_RETRY_BASE_SECONDS": "1",
+    # A task's failed model or tool call is retried after 0.1-0.2 s, 0.2-0.4 s, ... instead of 0.5-1 s, ...
+    "AGENTRY_RETRY_BASE_SECONDS": "0.2",
     # An operator key that must never reach a base URL an agent or a connection names (the
     # key-leak tests of tests/integration/models); nothing in the suite calls Anthropic's own host.
     "ANTHROPIC_API_KEY": "sk-ant-operator-never-leaves",

@@ -20,6 +20,7 @@ from urllib.parse import urlencode
 
 import httpx
 
+from core.backoff import backoff_seconds
 from tools.practice.envelope import Envelope, is_complete_envelope
 from tools.practice.errors import (
     InvalidToken,
@@ -46,6 +47,8 @@ DEFAULT_TIMEOUT_SECONDS = 30.0
 DEFAULT_MAX_ATTEMPTS = 3
 #: Wait before the first retry; it doubles for each further one.
 DEFAULT_RETRY_BACKOFF_SECONDS = 0.25
+#: Longest wait between two attempts, whatever the base (waits are jittered: core.backoff).
+MAX_RETRY_BACKOFF_SECONDS = 5.0
 #: Longest piece of a foreign error message carried into our errors, so an HTML page cannot flood them.
 MAX_FOREIGN_MESSAGE_CHARS = 300
 
@@ -181,10 +184,14 @@ class PracticeClient:
         """Close the connection pool."""
         await self._http.aclose()
 
-    async def _post(self, path: str, content: bytes, headers: Mapping[str, str]) -> httpx.Response:
-        """POST the same bytes until an answer below 500 arrives or the attempts run out."""
+    async def _post(
+        self, path: str, content: bytes, headers: Mapping[str, str], *, once: bool = False
+    ) -> httpx.Response:
+        """POST the same bytes until an answer below 500 arrives or the attempts run out (`once`: one
+        attempt, for a reviewed write, which one approval sends once)."""
         failure = ""
-        for attempt in range(1, self._max_attempts + 1):
+        attempts = 1 if once else self._max_attempts
+        for attempt in range(1, attempts + 1):
             try:
                 response = await self._http.post(path, content=content, headers=dict(headers))
             except httpx.TransportError as error:
@@ -193,16 +200,20 @@ class PracticeClient:
                 if response.status_code < 500:
                     return response
                 failure = f"the practice system answered HTTP {response.status_code}"
-            if attempt < self._max_attempts:
+            if attempt < attempts:
                 logger.warning(
                     "practice call to %s failed (attempt %d of %d): %s; retrying",
                     path,
                     attempt,
-                    self._max_attempts,
+                    attempts,
                     failure,
                 )
-                await asyncio.sleep(self._retry_backoff * 2 ** (attempt - 1))
-        raise PracticeUnavailableError(f"{failure}; gave up after {self._max_attempts} attempts")
+                await asyncio.sleep(
+                    backoff_seconds(attempt, base=self._retry_backoff, cap=MAX_RETRY_BACKOFF_SECONDS)
+                )
+        raise PracticeUnavailableError(
+            f"{failure}; gave up after {attempts} attempt{'s' if attempts > 1 else ''}"
+        )
 
     async def mint_token(self, client_id: str, client_secret: str) -> Token:
         """Run the OAuth 2.0 client-credentials grant; PracticeAuthError when the client is refused."""
@@ -239,9 +250,11 @@ class PracticeClient:
             )
         return Token(access_token=access_token, expires_at=requested_at + dt.timedelta(seconds=expires_in))
 
-    async def _api_call(self, path: str, payload: Mapping[str, Any], access_token: str) -> dict[str, Any]:
+    async def _api_call(
+        self, path: str, payload: Mapping[str, Any], access_token: str, *, once: bool = False
+    ) -> dict[str, Any]:
         headers = {**_JSON_HEADERS, "Authorization": f"Bearer {access_token}"}
-        response = await self._post(path, _json_bytes(payload), headers)
+        response = await self._post(path, _json_bytes(payload), headers, once=once)
         if response.status_code == 401:
             if (_json_object(response) or {}).get("error") == "invalid_token":
                 raise InvalidToken("the practice access token is invalid or expired")
@@ -264,13 +277,14 @@ class PracticeClient:
             )
         return _require_json_object(response)
 
-    async def save_patient(self, envelope: Envelope, access_token: str) -> SaveResult:
-        """Upsert a patient with a complete savePatientAPI envelope (see build_save_envelope)."""
+    async def save_patient(self, envelope: Envelope, access_token: str, *, once: bool = False) -> SaveResult:
+        """Upsert a patient with a complete savePatientAPI envelope (see build_save_envelope); `once`
+        sends it a single time whatever the answer (a reviewed write: one approval, one send)."""
         if not is_complete_envelope(envelope):
             raise PracticeInputError(
                 "the savePatientAPI envelope is incomplete; build it with build_save_envelope"
             )
-        body = await self._api_call(SAVE_PATIENT_PATH, envelope, access_token)
+        body = await self._api_call(SAVE_PATIENT_PATH, envelope, access_token, once=once)
         code = _check_success(body)
         patient_id = _id_text(body.get("patient_id"))
         mrn = _id_text(body.get("mrn"))

@@ -180,7 +180,10 @@ async def save_patient(arguments: dict[str, Any], ctx: ToolContext) -> dict[str,
                 ctx.redis,
                 ctx.settings,
                 connection,
-                lambda client, token: client.save_patient(envelope, token),
+                # An approved write is sent once: a failed send asks for a new review, not a retry.
+                lambda client, token: client.save_patient(
+                    envelope, token, once=ctx.idempotency_key is not None
+                ),
             )
     except LockTimeout:
         raise ToolError(

@@ -151,6 +151,15 @@ async def test_retries_are_bounded() -> None:
     assert len(recorder.requests) == 4
 
 
+async def test_a_save_sent_once_is_not_retried_on_a_5xx() -> None:
+    # A reviewed write: one approval sends it once; its failure asks for a new review instead.
+    recorder = Recorder(httpx.Response(503), httpx.Response(200, json=SAVED))
+    async with client_for(recorder) as client:
+        with pytest.raises(PracticeUnavailableError, match=r"HTTP 503.*1 attempt$"):
+            await client.save_patient(ENVELOPE, "t", once=True)
+    assert len(recorder.requests) == 1
+
+
 @pytest.mark.parametrize("status", [404, 409, 422, 429, 302])
 async def test_other_statuses_fail_without_retry(status: int) -> None:
     recorder = Recorder(httpx.Response(status, json={}))
