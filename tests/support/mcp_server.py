@@ -1,7 +1,8 @@
 """The example MCP server (examples/mcp_server.py: the official SDK's FastMCP, Streamable HTTP) on a
 free loopback port, for tests. It runs uvicorn in a background thread and records the JSON-RPC
-methods it received (`tools/call` with the tool's name), so a test can tell a call that never
-reached the server from one that did; `stop` takes it down mid-test. `listing_bytes` adds tools
+methods it received (`tools/call` with the tool's name and the Authorization header it came with),
+so a test can tell a call that never reached the server from one that did, and whose credentials
+it carried; `stop` takes it down mid-test. `listing_bytes` adds tools
 with long descriptions until its tools/list answer is about that large; `sse` answers in an event
 stream instead of JSON.
 """
@@ -35,7 +36,7 @@ class McpTestServer:
         self._listing_bytes = listing_bytes
         self._sse = sse
         self._lock = threading.Lock()
-        self._calls: list[tuple[str, dict[str, Any]]] = []
+        self._calls: list[tuple[str, dict[str, Any], str | None]] = []
         self._server: uvicorn.Server | None = None
         self._thread: threading.Thread | None = None
         self.port = 0
@@ -47,7 +48,12 @@ class McpTestServer:
     def tool_calls(self, name: str | None = None) -> list[dict[str, Any]]:
         """The arguments of every `tools/call` received (of tool `name` only, when given)."""
         with self._lock:
-            return [args for tool, args in self._calls if name is None or tool == name]
+            return [args for tool, args, _ in self._calls if name is None or tool == name]
+
+    def call_authorizations(self, name: str | None = None) -> list[str | None]:
+        """The Authorization header of every `tools/call` received (of tool `name` only, when given)."""
+        with self._lock:
+            return [auth for tool, _, auth in self._calls if name is None or tool == name]
 
     def _recording(self, app: Any) -> Any:
         async def wrapped(scope: Scope, receive: Receive, send: Send) -> None:
@@ -61,7 +67,9 @@ class McpTestServer:
                 chunks.append(message.get("body", b""))
                 more = message.get("more_body", False)
             body = b"".join(chunks)
-            self._note(body)
+            headers = dict(scope.get("headers") or [])
+            authorization = headers.get(b"authorization")
+            self._note(body, authorization.decode("latin-1") if authorization is not None else None)
             sent = False
 
             async def replay() -> Message:
@@ -75,7 +83,7 @@ class McpTestServer:
 
         return wrapped
 
-    def _note(self, body: bytes) -> None:
+    def _note(self, body: bytes, authorization: str | None) -> None:
         try:
             message = json.loads(body)
         except ValueError:
@@ -83,7 +91,9 @@ class McpTestServer:
         if isinstance(message, dict) and message.get("method") == "tools/call":
             params = message.get("params") or {}
             with self._lock:
-                self._calls.append((str(params.get("name")), dict(params.get("arguments") or {})))
+                self._calls.append(
+                    (str(params.get("name")), dict(params.get("arguments") or {}), authorization)
+                )
 
     def start(self) -> None:
         sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
