@@ -15,6 +15,7 @@ from tests.integration.conftest import Service
 from tests.support.agents import create_agent, feed, of_type, run, scripted, start, wait_status
 from tests.support.mcp_server import McpTestServer
 from tests.support.openai_server import OpenAICompatibleServer, completion, function_call
+from tests.support.service import wait_for
 
 pytestmark = pytest.mark.integration
 
@@ -170,3 +171,37 @@ def test_delegating_to_a_public_agent_the_caller_cannot_equip_is_a_tool_error_na
     assert caller.get(f"/api/v1/tasks/{parent_id}/children").json()["data"] == []
     assert publisher_model.requests == [] and caller_model.requests == []
     assert len(publisher_mcp.call_authorizations()) == publisher_calls
+
+
+def test_a_public_agents_own_concurrency_limit_holds_for_the_callers_children(
+    publisher: httpx.Client, caller: httpx.Client
+) -> None:
+    """The definition is the publisher's: its `max_concurrent_tasks` limits the caller's children
+    (counted in the caller's workspace), not the service default."""
+    slow = scripted(
+        {"delay_seconds": 30, "answer": "slow"},
+        settings={"max_concurrent_tasks": 1},
+        delegation_profile={"description": "Takes its time", "example_input": "anything"},
+    )
+    public = create_agent(publisher, slow, name="Slow Desk")
+    assert publisher.patch(f"/api/v1/agents/{public['id']}", json={"is_public": True}).status_code == 200
+    entry = {"agent_group_id": public["agent_group_id"], "prompt": "{{item}}", "inputs": [1, 2]}
+    lead = create_agent(
+        caller,
+        scripted(
+            {"tool_calls": [{"name": "delegate_tasks", "arguments": {"tasks": [entry], "async": True}}]},
+            {"answer": "started"},
+        ),
+    )
+    parent_id = start(caller, lead["id"])
+    try:
+        assert wait_status(caller, parent_id, timeout=60)["status"] == "completed"
+
+        def one_running_one_queued() -> list[str] | None:
+            kids = caller.get(f"/api/v1/tasks/{parent_id}/children").json()["data"]
+            statuses = sorted(k["status"] for k in kids)
+            return statuses if statuses == ["queued", "running"] else None
+
+        wait_for(one_running_one_queued, timeout=60, what="one child running and one queued")
+    finally:
+        caller.post(f"/api/v1/tasks/{parent_id}/cancel", params={"cascade": "true"})
