@@ -19,9 +19,11 @@ def limit_of(latest: AgentVersion, settings: Settings) -> int:
 
 
 async def concurrency_limit(redis: aioredis.Redis, settings: Settings, task: Task) -> int:
+    """The limit of `task`'s agent, read from its definition (a public agent's in its publisher's
+    workspace); the running slots it limits are counted in the task's own workspace."""
     try:
-        group = await agents.load_group(redis, task.workspace_id, task.spec.agent_group_id)
-        version = await agents.latest(redis, task.workspace_id, group)
+        group = await agents.load_group(redis, task.agent_workspace_id, task.spec.agent_group_id)
+        version = await agents.latest(redis, task.agent_workspace_id, group)
     except Exception:
         return settings.agent_concurrency
     return limit_of(version, settings)

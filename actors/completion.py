@@ -86,7 +86,7 @@ async def extracted_fields(
     if isinstance(recorded, dict):
         return dict(recorded.get("values") or {})
     try:
-        model = await resolve_model(policy.model, settings, redis=redis, workspace_id=task.agent_workspace_id)
+        model = await resolve_model(policy.model, settings, redis=redis, workspace_id=task.workspace_id)
     except ModelConfigError:
         return {}
     if model.label == "scripted":

@@ -145,7 +145,8 @@ class Toolset:
 async def toolset_for(
     redis: aioredis.Redis, settings: Settings, task: Task, config: Mapping[str, Any]
 ) -> Toolset:
-    """The MCP tools an agent with `config` offers in `task` (servers of the agent's workspace)."""
+    """The MCP tools an agent with `config` offers in `task` (servers of the task's own
+    workspace, also for another workspace's public agent: docs/contract.md section 6)."""
     try:
         uses = server_uses(config)
     except BadRequest:
@@ -156,7 +157,7 @@ async def toolset_for(
     review: set[str] = set()
     unavailable: dict[str, str] = {}
     for use in uses:
-        record = await mcp_servers.find_by_name(redis, task.agent_workspace_id, use.server)
+        record = await mcp_servers.find_by_name(redis, task.workspace_id, use.server)
         if record is None:
             log.warning("task %s: its agent names MCP server %r, which does not exist", task.id, use.server)
             continue
@@ -222,7 +223,7 @@ async def _task_and_server(ctx: ToolContext, server: str) -> tuple[Task | None, 
     task = await tasks.find_task(ctx.redis, ctx.workspace_id, ctx.task_id)
     if task is None:
         return None, None
-    return task, await mcp_servers.find_by_name(ctx.redis, task.agent_workspace_id, server)
+    return task, await mcp_servers.find_by_name(ctx.redis, task.workspace_id, server)
 
 
 def _target(record: McpServerRecord | None, server: str) -> dict[str, Any]:

@@ -226,7 +226,7 @@ class TaskRunner:
         elided: list[str] = []
         try:
             model = await resolve_model(
-                policy.model, self.settings, redis=self.redis, workspace_id=task.agent_workspace_id
+                policy.model, self.settings, redis=self.redis, workspace_id=task.workspace_id
             )
             if model.target is not None and model.target.context_window:
                 fitted, elided = fit_window(request.messages, model.target.context_window)

@@ -68,7 +68,7 @@ async def unpriced_under_cap(
 ) -> tuple[str, str] | None:
     """The pause text and reason when `task` would call a model with no known price while a spend
     cap applies to it (its agent's latest `spend_cap_usd`, or its tree's budget); None otherwise."""
-    label = await unpriced_model(policy.model, settings, redis, task.agent_workspace_id)
+    label = await unpriced_model(policy.model, settings, redis, task.workspace_id)
     if label is None:
         return None
     if latest.spend_cap_usd is not None:

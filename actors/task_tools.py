@@ -270,7 +270,7 @@ class TaskTools:
             redis=self.redis,
             injected={},
             task_model=TaskModel(
-                workspace_id=task.agent_workspace_id,
+                workspace_id=task.workspace_id,
                 setting=policy.model,
                 task_workspace_id=task.workspace_id,
                 task_id=task.id,

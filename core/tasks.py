@@ -44,7 +44,8 @@ class TaskSpec(Record):
     output_config: dict[str, Any] | None = None
     disable_delegation: bool = False
     placement: str = "dedicated"
-    #: Where the agent's definition lives: another workspace's for a published public agent.
+    #: Where the agent's definition lives: another workspace's for a published public agent. Only
+    #: the definition is read there; connections, MCP servers, files and prices are the task's own.
     agent_workspace_id: str | None = None
     created_at: str
     #: Its member in the workspace's task index (newest first).
@@ -86,6 +87,7 @@ class Task:
 
     @property
     def agent_workspace_id(self) -> str:
+        """The workspace to read the agent's definition (versions, group) in; never credentials."""
         return self.spec.agent_workspace_id or self.spec.workspace_id
 
     @property

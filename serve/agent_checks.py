@@ -1,5 +1,6 @@
 """What an agent's config must hold before it is saved or run (docs/contract.md section 2): an
-`output_schema` that is valid JSON Schema, and no spend cap on a model nobody prices."""
+`output_schema` that is valid JSON Schema, and no spend cap on a model nobody prices; and, to run,
+the model connection and MCP servers it names in the caller's workspace (core.agent_needs)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import redis.asyncio as aioredis
 
 from actors import spend_caps
 from actors.models.structured import schema_problem
+from core.agent_needs import missing_needs
 from core.errors import BadRequest
 from core.settings import Settings
 
@@ -48,11 +50,17 @@ async def check_run(
     workspace_id: str,
     config: dict[str, Any],
     output_config: dict[str, Any] | None,
+    *,
+    agent_name: str,
 ) -> None:
-    """400 when a run of the agent version with `config` cannot keep its promises: the output
-    schema it would use (the run's `output_config.output_schema`, else the agent's) is not valid
-    JSON Schema, or a spend cap applies to a model with no known price (say, its connection's
-    price was removed after the agent was saved)."""
+    """400 when a run of the agent version with `config` cannot keep its promises: the workspace
+    lacks a model connection or MCP server it names, the output schema it would use (the run's
+    `output_config.output_schema`, else the agent's) is not valid JSON Schema, or a spend cap
+    applies to a model with no known price (say, its connection's price was removed after the
+    agent was saved)."""
+    missing = await missing_needs(redis, workspace_id, config, agent_name=agent_name)
+    if missing is not None:
+        raise BadRequest(missing)
     run_schema = (output_config or {}).get("output_schema")
     if run_schema is not None:
         check_output_schema(run_schema, "output_config.output_schema")

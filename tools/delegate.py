@@ -10,6 +10,7 @@ import json
 from typing import Any
 
 from core import delegation, tasks
+from core.agent_needs import missing_needs
 from core.delegation import MAX_DEPTH, Target, children_limit
 from core.tasks import Task, TaskSpec
 from tools.context import ToolContext
@@ -113,7 +114,9 @@ def substitute(text: str, item: Any) -> str:
 
 
 async def check_target(ctx: ToolContext, parent: Task, group_id: str) -> Target:
-    """Every guard of docs/spec.md rules 2, 4 and 6; the error tells the model what it may do instead."""
+    """Every guard of docs/spec.md rules 2, 3, 4 and 6; the error tells the model what it may do instead.
+    Rule 3: the child runs in this workspace, so the model connection and MCP servers its agent
+    names must exist here (a public agent's included)."""
     if group_id == parent.spec.agent_group_id:
         raise ToolError("an agent cannot delegate to itself")
     allowed = allowed_group_ids(ctx)
@@ -131,6 +134,11 @@ async def check_target(ctx: ToolContext, parent: Task, group_id: str) -> Target:
         raise ToolError(f"agent {group_id} is not an agent of this workspace or a published public agent")
     if target.version.config.get("delegation_enabled") is False:
         raise ToolError(f"agent {target.group.name} does not accept delegated tasks")
+    missing = await missing_needs(
+        ctx.redis, ctx.workspace_id, target.version.config, agent_name=target.group.name, public=target.public
+    )
+    if missing is not None:
+        raise ToolError(missing)
     return target
 
 

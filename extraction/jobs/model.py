@@ -37,7 +37,8 @@ class TaskModel(BaseModel):
     """The model of the task a job runs for: its agent's `model` setting (None: the default model)
     and the workspace that setting is read in. It names a connection or a provider, never a key:
     a connection's key is read (sealed in the store) where the model is built, inside the pool.
-    `workspace_id` is the agent's workspace, where its connections live."""
+    `workspace_id` is the task's workspace, where the connections it uses live (also when it runs
+    another workspace's public agent)."""
 
     workspace_id: str
     setting: str | dict[str, Any] | None = None

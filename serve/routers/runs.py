@@ -76,7 +76,14 @@ async def run_agent(
     include_citations = strict_bool(request, "include_citations", False)
     async with read_run_body(request, settings) as body:
         version, group = await submit.resolve_agent(redis, principal.workspace_id, agent_id, body.run.version)
-        await check_run(redis, settings, principal.workspace_id, version.config, body.run.output_config)
+        await check_run(
+            redis,
+            settings,
+            principal.workspace_id,
+            version.config,
+            body.run.output_config,
+            agent_name=group.name,
+        )
         plan = submit.plan_sync(
             version, body.run, is_async=is_async, requested=request.query_params.get("result")
         )

@@ -1,7 +1,8 @@
 """The example MCP server (examples/mcp_server.py: the official SDK's FastMCP, Streamable HTTP) on a
 free loopback port, for tests. It runs uvicorn in a background thread and records the JSON-RPC
 methods it received (`tools/call` with the tool's name, arguments, `_meta` and HTTP headers), so a
-test can tell a call that never reached the server from one that did and count the sends; `stop`
+test can tell a call that never reached the server from one that did, count the sends and see whose
+credentials each carried; `stop`
 takes it down mid-test, and `fail` makes one tool's calls answer an HTTP error (a 503) until `heal`.
 `listing_bytes` adds tools with long descriptions until its tools/list answer is about that large;
 `sse` answers in an event stream instead of JSON.
@@ -55,6 +56,11 @@ class McpTestServer:
         headers with lower-case names, `at` the monotonic time it arrived; failed ones included."""
         with self._lock:
             return [dict(c) for c in self._calls if name is None or c["tool"] == name]
+
+    def call_authorizations(self, name: str | None = None) -> list[str | None]:
+        """The Authorization header of every `tools/call` received (of tool `name` only): whose
+        credentials each call carried."""
+        return [request["headers"].get("authorization") for request in self.tool_requests(name)]
 
     def fail(self, tool: str, status: int = 503) -> None:
         """Answer every `tools/call` of `tool` with HTTP `status` (after recording it) until `heal`."""

@@ -303,7 +303,9 @@ def test_a_server_of_another_workspace_is_never_used(
     with service.client(service.key()) as other:
         add_server(other, mcp_server.url)
     agent = orders_agent(ws_api, call(LOOKUP, order_id="A-100"), {"answer": "x"}, require_approval="none")
-    task_id = start(ws_api, agent["id"])
-    done = wait_status(ws_api, task_id, timeout=90)
-    result = of_type(feed(ws_api, task_id), "tool_result")[0]
-    assert result["status"] == "error" and "not available" in result["error"], done
+    before = len(mcp_server.tool_calls())
+    response = ws_api.post(f"/api/v1/agents/{agent['id']}/run", json={"query": "hello"})
+    assert response.status_code == 400, response.text
+    assert "MCP server 'orders'" in response.json()["error"]
+    assert ws_api.get("/api/v1/tasks").json()["data"] == []
+    assert len(mcp_server.tool_calls()) == before

@@ -162,8 +162,9 @@ def test_a_base_url_named_by_an_agent_never_receives_the_operators_key(
         assert "authorization" not in request.headers and "x-api-key" not in request.headers
 
 
-def test_an_unknown_connection_fails_the_task_clearly(api: httpx.Client) -> None:
+def test_an_unknown_connection_refuses_the_run_naming_it(api: httpx.Client) -> None:
     agent = create_agent(api, {"model": {"connection": "nope"}, "settings": {"max_retries": 0}})
-    done = wait_status(api, start(api, agent["id"]), timeout=90)
-    assert done["status"] == "failed"
-    assert "no model connection 'nope'" in done["error"]
+    response = api.post(f"/api/v1/agents/{agent['id']}/run", json={"query": "hello"})
+    assert response.status_code == 400, response.text
+    assert "model connection 'nope'" in response.json()["error"]
+    assert api.get("/api/v1/tasks").json()["data"] == []
