@@ -20,71 +20,76 @@ from __future__ import annotations
 from dataclasses import replace
 from decimal import Decimal
 
-from extraction.fields.amounts import format_amount
-from extraction.fields.calibration import LOW_TEXT_CONFIDENCE, Signals, calibrated_confidence, evidence_key
-from extraction.fields.candidate import HEURISTIC_PRIOR, Candidate
-from extraction.fields.citations import units_citations
-from extraction.fields.context import ExtractionContext
-from extraction.fields.date_locale import resolve_date_order
-from extraction.fields.date_text import DateOrder
-from extraction.fields.embedded import embedded_value
-from extraction.fields.form_widgets import from_form_fields
-from extraction.fields.heuristics import heuristic_candidates
-from extraction.fields.label_pairs import PRIORS
-from extraction.fields.layout import cell_units, other_party_units, provider_sections, widget_labels
-from extraction.fields.normalize import total_rank
-from extraction.fields.person_candidates import (
-    labelled_candidates,
-    own_part_candidates,
-    plain_phone_candidates,
-    section_part_candidates,
+from extraction.fields.model.calibration import (
+    LOW_TEXT_CONFIDENCE,
+    Signals,
+    calibrated_confidence,
+    evidence_key,
 )
-from extraction.fields.question_words import (
+from extraction.fields.model.candidate import HEURISTIC_PRIOR, Candidate
+from extraction.fields.model.citations import units_citations
+from extraction.fields.model.context import FieldContext
+from extraction.fields.model.result import FieldResult, absent
+from extraction.fields.reading.amounts import format_amount
+from extraction.fields.reading.captions import CaptionIndex
+from extraction.fields.reading.date_locale import resolve_date_order
+from extraction.fields.reading.date_text import DateOrder
+from extraction.fields.reading.layout import cell_units, other_party_units, provider_sections, widget_labels
+from extraction.fields.reading.normalize import total_rank
+from extraction.fields.reading.question_words import (
     before_other_question,
     compact_words,
     is_printed_name,
     is_question_name,
 )
-from extraction.fields.questions import PRIORS as QUESTION_PRIORS
-from extraction.fields.questions import answer as question_answer
-from extraction.fields.result import FieldResult, absent
-from extraction.fields.shaping import belongs, shaped, word_before
-from extraction.fields.structure.captions import CaptionIndex
-from extraction.fields.structure.choice_rows import (
+from extraction.fields.reading.text_lines import page_skews, text_units
+from extraction.fields.reading.value_kinds import Kind, kind_of, read_value
+from extraction.fields.reading.vocabulary import (
+    FieldSpec,
+    field_spec,
+    is_prose,
+    validate,
+)
+from extraction.fields.strategies.embedded import embedded_value
+from extraction.fields.strategies.form_widgets import from_form_fields
+from extraction.fields.strategies.heuristics import heuristic_candidates
+from extraction.fields.strategies.label_pairs import PRIORS
+from extraction.fields.strategies.person_candidates import (
+    labelled_candidates,
+    own_part_candidates,
+    plain_phone_candidates,
+    section_part_candidates,
+)
+from extraction.fields.strategies.questions import PRIORS as QUESTION_PRIORS
+from extraction.fields.strategies.questions import answer as question_answer
+from extraction.fields.strategies.shaping import belongs, shaped, word_before
+from extraction.fields.strategies.structure.candidates import (
+    COMBINED_CONCEPTS,
+    banner_candidates,
+    city_line_candidates,
+    combined_candidates,
+)
+from extraction.fields.strategies.structure.choice_rows import (
     choice_row_candidates,
     inline_choice_candidates,
     options_under_candidates,
 )
-from extraction.fields.structure.date_parts import date_parts_candidates
-from extraction.fields.structure.listed_parts import listed_candidates
-from extraction.fields.structure.phone_kinds import marked_kind_phones
-from extraction.fields.structure.self_holder import (
+from extraction.fields.strategies.structure.date_parts import date_parts_candidates
+from extraction.fields.strategies.structure.listed_parts import listed_candidates
+from extraction.fields.strategies.structure.phone_kinds import marked_kind_phones
+from extraction.fields.strategies.structure.self_holder import (
     PATIENT_PART_FIELDS,
     asks_for_holder_name,
     names_the_patient,
 )
-from extraction.fields.structure.whose import (
+from extraction.fields.strategies.structure.whose import (
     LATER_COVERAGE_SHARE,
     OTHER_PROVIDER_SHARE,
     later_coverage,
     other_provider,
     row_heading,
 )
-from extraction.fields.structure_candidates import (
-    COMBINED_CONCEPTS,
-    banner_candidates,
-    city_line_candidates,
-    combined_candidates,
-)
-from extraction.fields.text_lines import page_skews, text_units
-from extraction.fields.totals import rounded_total, total_by_parts
-from extraction.fields.value_kinds import Kind, kind_of, read_value
-from extraction.fields.vocabulary import (
-    FieldSpec,
-    field_spec,
-    is_prose,
-    validate,
-)
+from extraction.fields.strategies.totals import rounded_total, total_by_parts
 from extraction.formats.document import Document
 
 
@@ -101,7 +106,7 @@ def extract_fields(
     units = cell_units(doc)
     others = other_party_units(units)
     doctors = provider_sections(units)
-    context = ExtractionContext(
+    context = FieldContext(
         doc=doc,
         lines=lines,
         units=units,
@@ -138,7 +143,7 @@ def _value_kind(spec: FieldSpec, name: str) -> Kind:
 _TEXT_CONCEPTS = frozenset({"zip", "gender", "provider", "insurer", "state", "city", "street"})
 
 
-def _extract_one(ctx: ExtractionContext, name: str) -> FieldResult:
+def _extract_one(ctx: FieldContext, name: str) -> FieldResult:
     found = _read_one(ctx, name)
     spec = field_spec(name)
     if asks_for_holder_name(spec):
@@ -149,7 +154,7 @@ def _extract_one(ctx: ExtractionContext, name: str) -> FieldResult:
     return found
 
 
-def _patient_as_holder(ctx: ExtractionContext, spec: FieldSpec, stated: FieldResult) -> FieldResult:
+def _patient_as_holder(ctx: FieldContext, spec: FieldSpec, stated: FieldResult) -> FieldResult:
     """The patient's name (or its part) for a holder's name the page answers with "Self": cited
     at the answer and at the patient's name, no surer than either."""
     names = [PATIENT_PART_FIELDS[spec.part]] if spec.part else ["first_name", "middle_name", "last_name"]
@@ -172,7 +177,7 @@ def _patient_as_holder(ctx: ExtractionContext, spec: FieldSpec, stated: FieldRes
     )
 
 
-def _read_one(ctx: ExtractionContext, name: str) -> FieldResult:
+def _read_one(ctx: FieldContext, name: str) -> FieldResult:
     spec = field_spec(name)
     kind = _value_kind(spec, name)
     form = from_form_fields(ctx, spec, kind)
@@ -326,8 +331,8 @@ def _signals(best: Candidate, kept: list[Candidate], spec: FieldSpec, text_confi
     )
 
 
-def _from_embedded(ctx: ExtractionContext, spec: FieldSpec, kind: Kind) -> FieldResult | None:
-    """The value an attached e-invoice states for the field (`fields.embedded`), read as the
+def _from_embedded(ctx: FieldContext, spec: FieldSpec, kind: Kind) -> FieldResult | None:
+    """The value an attached e-invoice states for the field (`fields.strategies.embedded`), read as the
     field's kind; cited where the page shows the same text, if it does."""
     answer = embedded_value(ctx.doc.embedded, spec.name)
     if answer is None:
@@ -351,8 +356,8 @@ def _from_embedded(ctx: ExtractionContext, spec: FieldSpec, kind: Kind) -> Field
     )
 
 
-def _from_question(ctx: ExtractionContext, name: str, kind: Kind, *, strict: bool = False) -> FieldResult:
-    """The answer to a field named by its printed question (`fields.questions`); no value where
+def _from_question(ctx: FieldContext, name: str, kind: Kind, *, strict: bool = False) -> FieldResult:
+    """The answer to a field named by its printed question (`fields.strategies.questions`); no value where
     the question is not printed or left unanswered (`strict`: `questions.answer`). A date or an amount field's answer is read as
     one (ISO dates, plain amounts); an answer that holds none is doubtful."""
     pages = {u.page for u in ctx.units}
@@ -412,7 +417,7 @@ def _from_question(ctx: ExtractionContext, name: str, kind: Kind, *, strict: boo
     )
 
 
-def _net_of_tax(ctx: ExtractionContext) -> FieldResult:
+def _net_of_tax(ctx: FieldContext) -> FieldResult:
     """The amount before tax of a document that labels only its total and its tax ("Tax $0.00",
     "Total $4.11"): the one less the other, cited at both."""
     total, tax = _extract_one(ctx, "total"), _extract_one(ctx, "tax")
