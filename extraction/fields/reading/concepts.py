@@ -60,7 +60,7 @@ CONCEPTS: dict[str, tuple[str, ...]] = {
         "tot",
         "tot amt",
         # Net of discounts and rounding on a receipt ("SubTotal 179.00 ... Net Total 189.75"), net
-        # of tax on some invoices: of two totals the larger is taken (`_choose`), which is the
+        # of tax on some invoices: of two totals the larger is taken (`choosing.choose`), which is the
         # right one either way, while as a subtotal it was never the receipt's total.
         "net total",
     ),

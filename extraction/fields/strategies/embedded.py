@@ -13,7 +13,15 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from extraction.fields.model.citations import units_citations
+from extraction.fields.model.context import FieldContext
+from extraction.fields.model.evidence import Evidence, field_result
+from extraction.fields.model.result import FieldResult, absent
+from extraction.fields.model.strategy import Ask
 from extraction.fields.reading.normalize import concept_of, label_tokens
+from extraction.fields.reading.value_kinds import read_value
+from extraction.fields.reading.vocabulary import validate
+from extraction.fields.strategies.label_pairs import PRIORS
 from extraction.formats.document import EmbeddedValue
 
 #: Words of a field name that ask for the buyer's value rather than the seller's.
@@ -67,6 +75,22 @@ class Stated:
     an address whose second line it leaves out has no second line."""
 
     value: EmbeddedValue | None
+
+
+def embedded_result(ctx: FieldContext, ask: Ask) -> FieldResult | None:
+    """The value an attached e-invoice states for the field, read as the field's kind; cited
+    where the page shows the same text, if it does. None where the file states nothing of it."""
+    answer = embedded_value(ctx.doc.embedded, ask.spec.name)
+    if answer is None:
+        return None
+    stated = answer.value
+    if stated is None:
+        return absent()
+    reading = read_value(ask.kind, stated.value, leading=True) if ask.kind != "text" else None
+    value = reading.value if reading is not None else stated.value
+    evidence = Evidence("form_fields", "embedded", validate(ask.spec, value), PRIORS["embedded"])
+    shown = [u for u in ctx.lines if stated.value.casefold() in u.text.casefold()][:1]
+    return field_result(value, evidence, units_citations(ctx.doc, shown, ctx.file_name), stated.value)
 
 
 def embedded_value(embedded: list[EmbeddedValue], name: str) -> Stated | None:

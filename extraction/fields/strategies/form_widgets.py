@@ -3,9 +3,10 @@ read as true/false, a choice as its ticked option."""
 
 from typing import Any
 
-from extraction.fields.model.calibration import Signals, calibrated_confidence, evidence_key
+from extraction.fields.model.calibration import Signals
 from extraction.fields.model.citations import element_citation
 from extraction.fields.model.context import FieldContext
+from extraction.fields.model.evidence import Evidence, field_result
 from extraction.fields.model.result import FieldResult
 from extraction.fields.reading.date_text import find_dates
 from extraction.fields.reading.names import split_name
@@ -84,18 +85,17 @@ def _widget_result(
     raw: str | None = None,
     ambiguous: bool = False,
 ) -> FieldResult:
-    valid = validate(spec, value) if isinstance(value, str) else None
-    key = evidence_key("form_fields", strategy, valid, ambiguous)
-    return FieldResult(
-        value=value,
-        confidence=calibrated_confidence(key, PRIORS["form_field"], element.confidence),
-        citations=[element_citation(ctx.doc, element, ctx.file_name)],
-        source="form_fields",
-        raw=raw if raw is not None else element.text,
-        evidence=key,
-        prior=PRIORS["form_field"],
-        signals=Signals(text_confidence=element.confidence),
+    evidence = Evidence(
+        "form_fields",
+        strategy,
+        validate(spec, value) if isinstance(value, str) else None,
+        PRIORS["form_field"],
+        ambiguous,
+        element.confidence,
+        Signals(text_confidence=element.confidence),
     )
+    citations = [element_citation(ctx.doc, element, ctx.file_name)]
+    return field_result(value, evidence, citations, raw if raw is not None else element.text)
 
 
 def _ticked_option(widgets: list[Element], labels: dict[int, list[str]]) -> tuple[str, Element] | None:

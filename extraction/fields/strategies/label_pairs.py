@@ -201,7 +201,7 @@ def label_candidates(
         beside = any(c.strategy == "label_right" for _, c in found)
         for gap, candidate in found:
             if kind == "amount" and beside and candidate.strategy == "label_below":
-                # Amounts are chosen by their label and size, not by score (`extract._choose`): an amount
+                # Amounts are chosen by their label and size, not by score (`choosing.choose`): an amount
                 # under the label ("CASH : 100.00" under "Total Sales : 80.90") would win by size
                 # over the one on the label's own line, which is its value.
                 continue

@@ -31,6 +31,16 @@ def labelled_candidates(ctx: FieldContext, name: str, kind: Kind) -> Iterator[Ca
 PLAIN_PHONE_SHARE = 0.9
 
 
+def whole_name_candidates(ctx: FieldContext, spec: FieldSpec) -> Iterator[Candidate]:
+    """Values after labels of the whole name the field asks a part of (`provider_last_name` in
+    "Provider Name: ..."): `shaping.shaped` takes the part."""
+    if spec.whole_name is None:
+        return
+    for candidate in labelled_candidates(ctx, spec.whole_name.replace("_", " "), "text"):
+        candidate.strategy = "whole_name"
+        yield candidate
+
+
 def plain_phone_candidates(ctx: FieldContext, spec: FieldSpec, kind: Kind) -> list[Candidate]:
     """The patient's phone under a label that names no kind ("TELEPHONE (Include Area Code)"),
     read only where no label or mark names a cell phone: the first on the page, as a form asks

@@ -42,6 +42,14 @@ def row_after(unit: TextUnit, units: list[TextUnit]) -> list[TextUnit]:
     return row
 
 
+def choice_candidates(units: list[TextUnit], name: str) -> Iterator[Candidate]:
+    """The options of a choice a label of the field heads: in the cells after the label, after a
+    one-word label inside another caption's cell, then on the row under a caption."""
+    yield from choice_row_candidates(units, name)
+    yield from inline_choice_candidates(units, name)
+    yield from options_under_candidates(units, name)
+
+
 def choice_row_candidates(units: list[TextUnit], name: str) -> Iterator[Candidate]:
     """The options after each label of the field whose own cell holds no option word: what the
     label's cell holds after it (an empty box) and the cells after it, as one value. A label

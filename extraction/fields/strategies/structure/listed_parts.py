@@ -16,6 +16,7 @@ from extraction.fields.model.candidate import Candidate
 from extraction.fields.model.context import FieldContext
 from extraction.fields.reading.normalize import concept_of
 from extraction.fields.reading.text_lines import below, right_of
+from extraction.fields.reading.vocabulary import FieldSpec
 from extraction.fields.strategies.label_pairs import PRIORS
 from extraction.fields.strategies.structure.phone_kinds import KIND_CONCEPTS, PHONE_RE
 
@@ -76,9 +77,12 @@ _CAPTION_SLASH_RE = re.compile(r"\s*/\s*")
 _VALUE_SLASH_RE = re.compile(r"\s+/\s+")
 
 
-def listed_candidates(ctx: FieldContext, concept: str) -> Iterator[Candidate]:
-    """The `concept` part under each caption that lists several: after its colon, or in the
-    cell beside it or under it."""
+def listed_candidates(ctx: FieldContext, spec: FieldSpec) -> Iterator[Candidate]:
+    """The field's part (by its concept) under each caption that lists several: after its
+    colon, or in the cell beside it or under it."""
+    concept = spec.concept
+    if concept is None:
+        return
     for unit in ctx.units:
         caption, colon, rest = unit.text.partition(":")
         if colon and rest.strip():

@@ -10,12 +10,23 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from extraction.fields.model.candidate import Candidate
 from extraction.fields.reading.choices import marked_option
 from extraction.fields.reading.text_lines import TextUnit, same_row
+from extraction.fields.reading.value_kinds import Kind, read_value
+from extraction.fields.strategies.label_pairs import PRIORS
 
 #: Phone kinds a form offers, and the concept of the field each answers.
 KIND_CONCEPTS = {"Cell": "mobile", "Mobile": "mobile", "Home": "home_phone", "Work": "work_phone"}
 PHONE_RE = re.compile(r"\(?\b\d{3}\)?[\s.-]*\d{3}[\s.-]\d{4}\b")
+
+
+def phone_kind_candidates(units: list[TextUnit], concept: str, kind: Kind) -> Iterator[Candidate]:
+    """The phones whose marked kind answers `concept`, read as `kind`."""
+    for phone, row in marked_kind_phones(units, concept):
+        reading = read_value(kind, phone, leading=True)
+        if reading is not None:
+            yield Candidate.of(reading.value, PRIORS["phone_kind"], row, phone, "phone_kind", "")
 
 
 def marked_kind_phones(units: list[TextUnit], concept: str) -> Iterator[tuple[str, list[TextUnit]]]:
