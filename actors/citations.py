@@ -69,8 +69,8 @@ def structured_leaves(value: Any, path: str = "") -> Iterator[tuple[str, Leaf]]:
 def known_citations(documents: list[ProcessedDocument]) -> dict[ValueKey, list[dict[str, Any]]]:
     """The citations extractions gave, by value; a value several extractions found gets them all."""
     # Field reading is loaded on first grounding, not with the task actor (issue 29: its start-up).
-    from extraction.fields.citations import dedupe
-    from extraction.fields.grounding import MAX_CITATIONS
+    from extraction.fields.documents.grounding import MAX_CITATIONS
+    from extraction.fields.model.citations import dedupe
 
     known: dict[ValueKey, list[dict[str, Any]]] = {}
     for document in documents:
@@ -103,8 +103,8 @@ def assemble(
     leaf order. `documents` lists each cited file once, in the order it is first cited, with the
     pages of its parse (or of the tool result when it was not searched).
     """
-    from extraction.fields.citations import dedupe
-    from extraction.fields.grounding import MAX_CITATIONS
+    from extraction.fields.documents.grounding import MAX_CITATIONS
+    from extraction.fields.model.citations import dedupe
 
     found: dict[ValueKey, list[dict[str, Any]]] = {}
     for search in located:

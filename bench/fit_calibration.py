@@ -2,7 +2,7 @@
 
 Every value rules extraction returns carries its evidence key (`source|strategy|validator
 outcome[|ambiguous][|low_text]`), the strategy's prior and its agreement signals (see
-`extraction/fields/calibration.py`). This script extracts every document of the corpora in
+`extraction/fields/model/calibration.py`). This script extracts every document of the corpora in
 process (rules only), scores each predicted value against the truth exactly as `corpus_score.py`
 does, and fits the two stages:
 
@@ -55,7 +55,7 @@ from bench.corpus_score import (
     is_kept_back,
     score_field,
 )
-from extraction.fields.calibration import (
+from extraction.fields.model.calibration import (
     Fitted,
     Recalibration,
     Signals,
@@ -82,7 +82,7 @@ RIDGE = 1.0
 FOLDS_PER_SET = 5
 #: Sets whose documents are each of its own design, sliced into groups of whole documents.
 ONE_DESIGN_PER_DOCUMENT = frozenset({"receipts", "realforms"})
-TABLE = Path(__file__).resolve().parents[1] / "extraction" / "fields" / "calibration.json"
+TABLE = Path(__file__).resolve().parents[1] / "extraction" / "fields" / "model" / "calibration.json"
 
 
 @dataclass(frozen=True)

@@ -70,7 +70,7 @@ def best_place(wanted: str, page: str, spans: list[tuple[int, int, float]]) -> t
 
 
 def measure(manifest: list[dict[str, Any]], corpus: Path, parse: Any) -> dict[str, Tally]:
-    from extraction.fields.text_lines import text_units
+    from extraction.fields.reading.text_lines import text_units
 
     tallies = {k: Tally() for k in ("questions", "answers", "answers, print", "answers, other")}
     for doc in manifest:

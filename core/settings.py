@@ -135,7 +135,7 @@ class Settings(BaseSettings):
     )
     #: How extraction reads a numeric date whose day and month could swap (12/03/2001), unless a
     #: request's `extraction_config.date_order` says otherwise. Unset, each document's own dates and
-    #: locale decide, month first when they say nothing (extraction/fields/date_locale.py).
+    #: locale decide, month first when they say nothing (extraction/fields/reading/date_locale.py).
     date_order: Literal["MDY", "DMY", "YMD"] | None = Field(None, validation_alias=_env("AGENTRY_DATE_ORDER"))
     #: The console marks an extracted value whose confidence is below this for a person to check.
     #: 0.9 from the calibration (bench/README.md, corpus_quality, 2026-11-26): of 975 values, the

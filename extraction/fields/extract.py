@@ -1,89 +1,70 @@
 """Field extraction without a model: the document's own structure says where each value is.
 
-Strategies, strongest first (each candidate's score is the strategy's prior x how well the label
-names the field x how sure the engine is of the text):
-1. PDF form fields whose name matches the field (check boxes read as true/false), then the values
-   an e-invoice attached to the PDF states (`embedded.py`);
-2. `Label: value` anywhere in a line, and `Label value` when the value has a recognisable kind
-   (date, amount, email, identifier, ...);
-3. key-value rows of tables (label cell, value cell) and header-over-value columns;
-4. label left, value right on the same visual line (by box geometry, following a slanted photo);
-5. label above, value on the line below (by box geometry);
-6. general field heuristics (`heuristics.py`) only when no label names the field.
-A form field that matches decides alone. Otherwise the best-scoring candidate wins; for amounts the
-most final total (rounded over inclusive-of-tax over plain, `normalize.total_rank`), then the
-largest. A field that nothing finds is None: never a guess.
+`STRATEGIES` is the ordered table of the ways a value is found, one file of `strategies/` each:
+what it reads, when it applies, the evidence its values carry. A PDF form field that matches, or a
+value an attached e-invoice states, decides alone; a field named by its printed question is read
+there or not at all. Otherwise every strategy that applies proposes candidates (labels, whole
+names, banners, combined captions, dates in parts), each scored as its strategy's prior x how well
+the label names the field x how sure the engine is of the text; only where none is kept, the
+fallbacks are tried in order (city lines, choice rows, marked phone kinds, listed captions, the
+plain phone, the general heuristics, the net of tax, a known label printed as a question). The
+best-scoring candidate wins; for amounts the most final total (rounded over inclusive-of-tax over
+plain, `normalize.total_rank`), then the largest. A field that nothing finds is None: never a
+guess. `model.evidence.field_result` turns the winner's evidence into its calibrated confidence.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 from decimal import Decimal
 
-from extraction.fields.amounts import format_amount
-from extraction.fields.calibration import LOW_TEXT_CONFIDENCE, Signals, calibrated_confidence, evidence_key
-from extraction.fields.candidate import HEURISTIC_PRIOR, Candidate
-from extraction.fields.citations import units_citations
-from extraction.fields.context import ExtractionContext
-from extraction.fields.date_locale import resolve_date_order
-from extraction.fields.date_text import DateOrder
-from extraction.fields.embedded import embedded_value
-from extraction.fields.form_widgets import from_form_fields
-from extraction.fields.heuristics import heuristic_candidates
-from extraction.fields.label_pairs import PRIORS
-from extraction.fields.layout import cell_units, other_party_units, provider_sections, widget_labels
-from extraction.fields.normalize import total_rank
-from extraction.fields.person_candidates import (
+from extraction.fields.model.calibration import calibrated_confidence, evidence_key
+from extraction.fields.model.candidate import Candidate
+from extraction.fields.model.context import FieldContext
+from extraction.fields.model.evidence import Evidence, field_result
+from extraction.fields.model.result import FieldResult, absent
+from extraction.fields.model.strategy import Ask, Strategy
+from extraction.fields.reading.amounts import format_amount
+from extraction.fields.reading.captions import CaptionIndex
+from extraction.fields.reading.date_locale import resolve_date_order
+from extraction.fields.reading.date_text import DateOrder
+from extraction.fields.reading.layout import cell_units, other_party_units, provider_sections, widget_labels
+from extraction.fields.reading.question_words import (
+    is_printed_name,
+    is_question_name,
+)
+from extraction.fields.reading.text_lines import page_skews, text_units
+from extraction.fields.reading.value_kinds import Kind, kind_of
+from extraction.fields.reading.vocabulary import FieldSpec, field_spec
+from extraction.fields.strategies.choosing import chosen_result, label_of_other, weighed
+from extraction.fields.strategies.embedded import embedded_result
+from extraction.fields.strategies.form_widgets import from_form_fields
+from extraction.fields.strategies.heuristics import heuristic_candidates
+from extraction.fields.strategies.label_pairs import PRIORS
+from extraction.fields.strategies.person_candidates import (
     labelled_candidates,
     own_part_candidates,
     plain_phone_candidates,
     section_part_candidates,
+    whole_name_candidates,
 )
-from extraction.fields.question_words import (
-    before_other_question,
-    compact_words,
-    is_printed_name,
-    is_question_name,
-)
-from extraction.fields.questions import PRIORS as QUESTION_PRIORS
-from extraction.fields.questions import answer as question_answer
-from extraction.fields.result import FieldResult, absent
-from extraction.fields.shaping import belongs, shaped, word_before
-from extraction.fields.structure.captions import CaptionIndex
-from extraction.fields.structure.choice_rows import (
-    choice_row_candidates,
-    inline_choice_candidates,
-    options_under_candidates,
-)
-from extraction.fields.structure.date_parts import date_parts_candidates
-from extraction.fields.structure.listed_parts import listed_candidates
-from extraction.fields.structure.phone_kinds import marked_kind_phones
-from extraction.fields.structure.self_holder import (
-    PATIENT_PART_FIELDS,
-    asks_for_holder_name,
-    names_the_patient,
-)
-from extraction.fields.structure.whose import (
-    LATER_COVERAGE_SHARE,
-    OTHER_PROVIDER_SHARE,
-    later_coverage,
-    other_provider,
-    row_heading,
-)
-from extraction.fields.structure_candidates import (
+from extraction.fields.strategies.question_fields import printed_question_result, question_result
+from extraction.fields.strategies.shaping import belongs, shaped
+from extraction.fields.strategies.structure.candidates import (
     COMBINED_CONCEPTS,
     banner_candidates,
     city_line_candidates,
     combined_candidates,
 )
-from extraction.fields.text_lines import page_skews, text_units
-from extraction.fields.totals import rounded_total, total_by_parts
-from extraction.fields.value_kinds import Kind, kind_of, read_value
-from extraction.fields.vocabulary import (
-    FieldSpec,
-    field_spec,
-    is_prose,
-    validate,
+from extraction.fields.strategies.structure.choice_rows import choice_candidates
+from extraction.fields.strategies.structure.date_parts import date_parts_candidates
+from extraction.fields.strategies.structure.listed_parts import listed_candidates
+from extraction.fields.strategies.structure.phone_kinds import phone_kind_candidates
+from extraction.fields.strategies.structure.self_holder import (
+    PATIENT_PART_FIELDS,
+    asks_for_holder_name,
+    names_the_patient,
 )
 from extraction.formats.document import Document
 
@@ -101,7 +82,7 @@ def extract_fields(
     units = cell_units(doc)
     others = other_party_units(units)
     doctors = provider_sections(units)
-    context = ExtractionContext(
+    context = FieldContext(
         doc=doc,
         lines=lines,
         units=units,
@@ -138,7 +119,7 @@ def _value_kind(spec: FieldSpec, name: str) -> Kind:
 _TEXT_CONCEPTS = frozenset({"zip", "gender", "provider", "insurer", "state", "city", "street"})
 
 
-def _extract_one(ctx: ExtractionContext, name: str) -> FieldResult:
+def _extract_one(ctx: FieldContext, name: str) -> FieldResult:
     found = _read_one(ctx, name)
     spec = field_spec(name)
     if asks_for_holder_name(spec):
@@ -149,7 +130,7 @@ def _extract_one(ctx: ExtractionContext, name: str) -> FieldResult:
     return found
 
 
-def _patient_as_holder(ctx: ExtractionContext, spec: FieldSpec, stated: FieldResult) -> FieldResult:
+def _patient_as_holder(ctx: FieldContext, spec: FieldSpec, stated: FieldResult) -> FieldResult:
     """The patient's name (or its part) for a holder's name the page answers with "Self": cited
     at the answer and at the patient's name, no surer than either."""
     names = [PATIENT_PART_FIELDS[spec.part]] if spec.part else ["first_name", "middle_name", "last_name"]
@@ -172,247 +153,7 @@ def _patient_as_holder(ctx: ExtractionContext, spec: FieldSpec, stated: FieldRes
     )
 
 
-def _read_one(ctx: ExtractionContext, name: str) -> FieldResult:
-    spec = field_spec(name)
-    kind = _value_kind(spec, name)
-    form = from_form_fields(ctx, spec, kind)
-    if form is not None:
-        return form
-    stated = _from_embedded(ctx, spec, kind)
-    if stated is not None:
-        return stated
-    boxed = bool(ctx.units) and all(u.box is not None for u in ctx.units)
-    if spec.part is None and boxed and is_question_name(name):
-        # A name no vocabulary knows is read as the page's printed question, or not at all: a
-        # fuzzy label elsewhere is a confident guess.
-        return _from_question(ctx, name, kind)
-    # A part of someone else's name (`provider_last_name`) is read from their whole name, or
-    # after a label naming that part of theirs ("Physician Last Name").
-    direct = spec.part is None or spec.owner == "patient"
-    labelled = labelled_candidates(ctx, name, kind) if direct else own_part_candidates(ctx, spec, kind)
-    candidates = [shaped(c, spec, ctx) for c in labelled]
-    if spec.part is not None and spec.whole_name is not None:
-        whole = spec.whole_name.replace("_", " ")
-        for candidate in labelled_candidates(ctx, whole, "text"):
-            candidate.strategy = "whole_name"
-            candidates.append(shaped(candidate, spec, ctx))
-        if spec.patient_owned:
-            candidates.extend(shaped(c, spec, ctx) for c in banner_candidates(ctx))
-        else:
-            candidates.extend(section_part_candidates(ctx, spec))
-    if (spec.patient_owned and spec.concept in COMBINED_CONCEPTS) or (spec.part and spec.whole_name):
-        candidates.extend(shaped(c, spec, ctx) for c in combined_candidates(ctx, spec))
-    if kind == "date":
-        candidates.extend(shaped(c, spec, ctx) for c in date_parts_candidates(ctx.units, name, ctx.order))
-    kept = [
-        c
-        for c in candidates
-        if c is not None and belongs(c, spec, ctx) and not _label_of_other(c, name, ctx.field_names)
-    ]
-    for candidate in kept:
-        before = word_before(candidate.units[0].text, candidate.label) if candidate.label else ""
-        if spec.owner == "provider" and (other_provider(candidate.label) or other_provider(before)):
-            # A referring doctor is the patient's provider only where no other is named.
-            candidate.score *= OTHER_PROVIDER_SHARE
-        heading = row_heading(candidate.units[0], ctx.units)
-        if heading is not None and later_coverage(heading.text):
-            candidate.score *= LATER_COVERAGE_SHARE
-    if not kept and spec.patient_owned and spec.concept in ("city", "state", "zip"):
-        # Only where no label names the part: the line under the street is its city line.
-        kept = [c for c in (shaped(c, spec, ctx) for c in city_line_candidates(ctx)) if c is not None]
-        kept = [c for c in kept if belongs(c, spec, ctx)]
-    if not kept and spec.patient_owned and spec.concept == "gender":
-        # Only where no label's own cell holds the choice: its options in the cells after it.
-        rows = [
-            *choice_row_candidates(ctx.units, name),
-            *inline_choice_candidates(ctx.units, name),
-            *options_under_candidates(ctx.units, name),
-        ]
-        kept = [c for c in (shaped(c, spec, ctx) for c in rows) if c is not None]
-        kept = [c for c in kept if belongs(c, spec, ctx)]
-    if not kept and spec.patient_owned and spec.concept in ("mobile", "home_phone", "work_phone"):
-        # Only where no label names the kind: a phone whose marked kind says it.
-        for phone, row in marked_kind_phones(ctx.units, spec.concept):
-            reading = read_value(kind, phone, leading=True)
-            if reading is not None:
-                kept.append(Candidate.of(reading.value, PRIORS["phone_kind"], row, phone, "phone_kind", ""))
-    if not kept and spec.patient_owned and spec.concept is not None:
-        # Only where no label names the field alone: a caption listing it among others, in the
-        # order its value gives them ("DOB / Age / Sex", "Phone (H) / (C)").
-        listed = (shaped(c, spec, ctx) for c in listed_candidates(ctx, spec.concept))
-        kept = [c for c in listed if c is not None and belongs(c, spec, ctx)]
-    if not kept and spec.patient_owned and spec.concept == "mobile":
-        kept = plain_phone_candidates(ctx, spec, kind)
-    if not kept and not spec.patient_owned and spec.part is None:
-        kept = list(heuristic_candidates(ctx.lines, name, kind, ctx.order))
-    if not kept and spec.concept == "subtotal" and kind == "amount":
-        return _net_of_tax(ctx)
-    if not kept:
-        # A known label none of the rules above could read ("FROM:" over a name) is still the
-        # page's printed question.
-        if spec.part is None and boxed and is_printed_name(name):
-            return _from_question(ctx, name, kind, strict=True)
-        return absent()
-    best = _choose(kept, kind)
-    if kind == "text" and isinstance(best.value, str) and is_printed_name(name):
-        # A value read after a known label runs on into the next question asked of the page
-        # ("Client Name Borriston Laboratories, Inc. Client Study No."): that question ends it.
-        shorter = before_other_question(best.value, name, ctx.field_names)
-        if shorter != best.value:
-            best = replace(best, value=shorter)
-    if spec.concept == "total" and kind == "amount":
-        best = total_by_parts(ctx, rounded_total(ctx, best))
-    text_confidence = min(u.confidence for u in best.units)
-    key = evidence_key(
-        best.source, best.strategy, best.valid, best.ambiguous, text_confidence < LOW_TEXT_CONFIDENCE
-    )
-    prior = best.score / max(text_confidence, 1e-6)
-    signals = _signals(best, kept, spec, text_confidence)
-    return FieldResult(
-        value=best.value,
-        confidence=calibrated_confidence(key, prior, text_confidence, signals),
-        citations=units_citations(ctx.doc, best.units, ctx.file_name),
-        source=best.source,
-        raw=best.raw,
-        evidence=key,
-        prior=prior,
-        signals=signals,
-    )
-
-
-def _label_of_other(candidate: Candidate, name: str, asked: list[str]) -> bool:
-    """Whether the candidate's label is the end of another asked field's printed name ("Date"
-    of "Drop Date: 10/03/96" where "Drop Date" is asked too): that field's value, not this one's."""
-    if not candidate.label or not candidate.units:
-        return False
-    text = candidate.units[0].text
-    # The label printed last before the value ("Total" of "Sub Total 12.00 Total 15.00").
-    value_at = text.find(candidate.raw) if candidate.raw else -1
-    at = text.casefold().rfind(candidate.label.casefold(), 0, value_at if value_at >= 0 else len(text))
-    if at < 0:
-        return False
-    printed = compact_words(text[: at + len(candidate.label)])
-    own = compact_words(name)
-    return any(
-        len(other_words := compact_words(other)) > len(own)
-        and other_words.endswith(own)
-        and printed.endswith(other_words)
-        for other in asked
-        if other != name
-    )
-
-
-#: Another candidate scoring at least this share of the chosen one's score contests it.
-CONTESTED_SHARE = 0.85
-
-
-def _signals(best: Candidate, kept: list[Candidate], spec: FieldSpec, text_confidence: float) -> Signals:
-    """How well the chosen value's evidence agrees: its label against the strategy's best, its
-    rivals (how many other values were proposed at all), and whether the field is one the
-    vocabulary knows."""
-    strategy_prior = PRIORS.get(best.strategy, HEURISTIC_PRIOR)
-    match = best.score / max(strategy_prior * text_confidence, 1e-6)
-    chosen = str(best.value).casefold()
-    contested = any(
-        str(c.value).casefold() != chosen and c.score >= CONTESTED_SHARE * best.score for c in kept
-    )
-    return Signals(
-        match=min(match, 1.0),
-        contested=contested,
-        known_field=spec.concept is not None,
-        text_confidence=text_confidence,
-        labelled=bool(best.label),
-        rivals=len({str(c.value).casefold() for c in kept} - {chosen}),
-    )
-
-
-def _from_embedded(ctx: ExtractionContext, spec: FieldSpec, kind: Kind) -> FieldResult | None:
-    """The value an attached e-invoice states for the field (`fields.embedded`), read as the
-    field's kind; cited where the page shows the same text, if it does."""
-    answer = embedded_value(ctx.doc.embedded, spec.name)
-    if answer is None:
-        return None
-    stated = answer.value
-    if stated is None:
-        return absent()
-    reading = read_value(kind, stated.value, leading=True) if kind != "text" else None
-    value = reading.value if reading is not None else stated.value
-    valid = validate(spec, value)
-    key = evidence_key("form_fields", "embedded", valid)
-    shown = [u for u in ctx.lines if stated.value.casefold() in u.text.casefold()][:1]
-    return FieldResult(
-        value=value,
-        confidence=calibrated_confidence(key, PRIORS["embedded"]),
-        citations=units_citations(ctx.doc, shown, ctx.file_name),
-        source="form_fields",
-        raw=stated.value,
-        evidence=key,
-        prior=PRIORS["embedded"],
-    )
-
-
-def _from_question(ctx: ExtractionContext, name: str, kind: Kind, *, strict: bool = False) -> FieldResult:
-    """The answer to a field named by its printed question (`fields.questions`); no value where
-    the question is not printed or left unanswered (`strict`: `questions.answer`). A date or an amount field's answer is read as
-    one (ISO dates, plain amounts); an answer that holds none is doubtful."""
-    pages = {u.page for u in ctx.units}
-    found = [
-        a
-        for page in sorted(pages)
-        if (
-            a := question_answer(
-                name,
-                [u for u in ctx.units if u.page == page],
-                ctx.field_names,
-                ctx.skews.get(page, 0.0),
-                strict=strict,
-                seen=ctx.questions_seen.setdefault(page, {}),
-            )
-        )
-        is not None
-    ]
-    if not found:
-        return absent()
-    best = max(found, key=lambda a: (a.value is not None, a.score))
-    if best.value is None or (strict and isinstance(best.value, str) and is_prose(best.value)):
-        # A clause after a known label's word is no value of it.
-        return absent()
-    value, valid, ambiguous = best.value, None, False
-    if isinstance(value, str) and kind in ("date", "amount"):
-        reading = read_value(kind, value, leading=True, order=ctx.order)
-        valid = reading is not None
-        if reading is not None:
-            value, ambiguous = reading.value, reading.ambiguous
-    source = best.units[0].source
-    text_confidence = min(u.confidence for u in best.units)
-    key = evidence_key(source, best.strategy, valid, ambiguous, text_confidence < LOW_TEXT_CONFIDENCE)
-    strategy_prior = QUESTION_PRIORS.get(best.strategy.removesuffix("_long"), HEURISTIC_PRIOR)
-    chosen = str(best.value).casefold()
-    signals = Signals(
-        match=min(best.score / strategy_prior, 1.0),
-        contested=any(
-            a.value is not None
-            and str(a.value).casefold() != chosen
-            and a.score >= CONTESTED_SHARE * best.score
-            for a in found
-        ),
-        known_field=field_spec(name).concept is not None,
-        text_confidence=text_confidence,
-        rivals=len({str(a.value).casefold() for a in found if a.value is not None} - {chosen}),
-    )
-    return FieldResult(
-        value=value,
-        confidence=calibrated_confidence(key, best.score, text_confidence, signals),
-        citations=units_citations(ctx.doc, best.units, ctx.file_name),
-        source=source,
-        raw=best.raw,
-        evidence=key,
-        prior=best.score,
-        signals=signals,
-    )
-
-
-def _net_of_tax(ctx: ExtractionContext) -> FieldResult:
+def _net_of_tax(ctx: FieldContext, ask: Ask) -> FieldResult:
     """The amount before tax of a document that labels only its total and its tax ("Tax $0.00",
     "Total $4.11"): the one less the other, cited at both."""
     total, tax = _extract_one(ctx, "total"), _extract_one(ctx, "tax")
@@ -421,15 +162,9 @@ def _net_of_tax(ctx: ExtractionContext) -> FieldResult:
     net = Decimal(str(total.value)) - Decimal(str(tax.value))
     if net <= 0:
         return absent()
-    key = evidence_key(total.source, "net_of_tax", True)
-    return FieldResult(
-        value=format_amount(net),
-        confidence=calibrated_confidence(key, min(total.confidence, tax.confidence)),
-        citations=[*total.citations, *tax.citations],
-        source=total.source,
-        raw=f"{total.raw} - {tax.raw}",
-        evidence=key,
-        prior=min(total.confidence, tax.confidence),
+    evidence = Evidence(total.source, "net_of_tax", True, min(total.confidence, tax.confidence))
+    return field_result(
+        format_amount(net), evidence, [*total.citations, *tax.citations], f"{total.raw} - {tax.raw}"
     )
 
 
@@ -439,14 +174,213 @@ def _labelled(result: FieldResult) -> bool:
     return result.value is not None and len(parts) > 1 and parts[1] in PRIORS
 
 
-def _choose(candidates: list[Candidate], kind: Kind) -> Candidate:
-    if kind == "amount":
-        # The most final total wins (rounded over inclusive over plain), then the largest (a tax
-        # summary's "Total" excludes the tax), then the bottom-most.
-        def rank(c: Candidate) -> tuple[int, Decimal, int, float]:
-            unit = c.units[-1]
-            position = unit.box.y1 if unit.box else float(unit.order)
-            return (total_rank(c.label), Decimal(c.value), unit.page, position)
+def _always(ask: Ask) -> bool:
+    return True
 
-        return max(candidates, key=rank)
-    return max(candidates, key=lambda c: (c.score, -c.units[0].order))
+
+def _direct(ask: Ask) -> bool:
+    """Whether the field is read after its own labels: a part of someone else's name
+    (`provider_last_name`) is read from their whole name, or after a label naming that part of
+    theirs ("Physician Last Name")."""
+    return ask.spec.part is None or ask.spec.owner == "patient"
+
+
+def _part_of_whole(ask: Ask) -> bool:
+    return ask.spec.part is not None and ask.spec.whole_name is not None
+
+
+def _patient_concept(*concepts: str) -> Callable[[Ask], bool]:
+    return lambda ask: ask.spec.patient_owned and ask.spec.concept in concepts
+
+
+#: Every way a field's value is found, in the order they are tried (see `Strategy`): a widget or
+#: a value the file states decides alone; then every gathering strategy that applies adds its
+#: candidates; only where none was kept, the fallbacks are tried one by one. The best candidate
+#: kept wins (`choosing.choose`); a field that nothing finds is None, never a guess.
+STRATEGIES: tuple[Strategy, ...] = (
+    Strategy(
+        "form_widgets",
+        reads="PDF form fields by their names and the labels beside them; a ticked option",
+        applies=_always,
+        evidence="form_field, widget_choice",
+        decide=lambda ctx, ask: from_form_fields(ctx, ask.spec, ask.kind),
+    ),
+    Strategy(
+        "embedded",
+        reads="the values an e-invoice attached to the PDF states",
+        applies=_always,
+        evidence="embedded",
+        decide=embedded_result,
+    ),
+    Strategy(
+        "printed_question",
+        # A name no vocabulary knows is read as the page's printed question, or not at all: a
+        # fuzzy label elsewhere is a confident guess.
+        reads="the answer beside or under the field's own printed question",
+        applies=lambda ask: ask.spec.part is None and ask.boxed and is_question_name(ask.name),
+        evidence="question_inline, question_right, question_unanswered (_long)",
+        decide=question_result,
+    ),
+    Strategy(
+        "labels",
+        reads="`Label: value` and `Label value` in lines, a label's cell beside, above or below, "
+        "table rows and columns",
+        applies=_direct,
+        evidence="label_colon, label_inline, label_right, label_below, label_above, table_row, table_column",
+        gather=lambda ctx, ask: labelled_candidates(ctx, ask.name, ask.kind),
+        shaped=True,
+    ),
+    Strategy(
+        "own_part",
+        reads="values after labels naming the same part of the same person's name",
+        applies=lambda ask: not _direct(ask),
+        evidence="as the labels'",
+        gather=lambda ctx, ask: own_part_candidates(ctx, ask.spec, ask.kind),
+        shaped=True,
+    ),
+    Strategy(
+        "whole_name",
+        reads="values after labels of the whole name the field asks a part of",
+        applies=_part_of_whole,
+        evidence="whole_name",
+        gather=lambda ctx, ask: whole_name_candidates(ctx, ask.spec),
+        shaped=True,
+    ),
+    Strategy(
+        "banner",
+        reads="the patient's whole name on a print-out's banner",
+        applies=lambda ask: _part_of_whole(ask) and ask.spec.patient_owned,
+        evidence="banner",
+        gather=lambda ctx, ask: banner_candidates(ctx),
+        shaped=True,
+    ),
+    Strategy(
+        "section_part",
+        reads="a plain name label inside a section about a doctor",
+        applies=lambda ask: _part_of_whole(ask) and not ask.spec.patient_owned,
+        evidence="as the labels'",
+        gather=lambda ctx, ask: section_part_candidates(ctx, ask.spec),
+    ),
+    Strategy(
+        "combined",
+        reads='captions combining several parts ("Name (Last, First MI)", "City, State ZIP")',
+        applies=lambda ask: (
+            (ask.spec.patient_owned and ask.spec.concept in COMBINED_CONCEPTS)
+            or bool(ask.spec.part and ask.spec.whole_name)
+        ),
+        evidence="label_colon, label_below",
+        gather=lambda ctx, ask: combined_candidates(ctx, ask.spec),
+        shaped=True,
+    ),
+    Strategy(
+        "date_parts",
+        reads='dates after a caption naming the order of their parts ("MM DD YY")',
+        applies=lambda ask: ask.kind == "date",
+        evidence="label_inline, label_below",
+        gather=lambda ctx, ask: date_parts_candidates(ctx.units, ask.name, ctx.order),
+        shaped=True,
+    ),
+    Strategy(
+        "city_line",
+        # Only where no label names the part: the line under the street is its city line.
+        reads="the city line under the patient's street",
+        applies=_patient_concept("city", "state", "zip"),
+        evidence="city_line",
+        gather=lambda ctx, ask: city_line_candidates(ctx),
+        fallback=True,
+        shaped=True,
+    ),
+    Strategy(
+        "choice_rows",
+        # Only where no label's own cell holds the choice: its options in the cells after it.
+        reads="the options after or under a label of the choice, the marked one",
+        applies=_patient_concept("gender"),
+        evidence="label_colon, label_inline, label_right, label_below",
+        gather=lambda ctx, ask: choice_candidates(ctx.units, ask.name),
+        fallback=True,
+        shaped=True,
+    ),
+    Strategy(
+        "phone_kind",
+        # Only where no label names the kind: a phone whose marked kind says it.
+        reads='a phone with its kind marked beside it ("Home (Cell) Work")',
+        applies=_patient_concept("mobile", "home_phone", "work_phone"),
+        evidence="phone_kind",
+        gather=lambda ctx, ask: phone_kind_candidates(ctx.units, ask.spec.concept or "", ask.kind),
+        fallback=True,
+    ),
+    Strategy(
+        "listed",
+        # Only where no label names the field alone: a caption listing it among others, in the
+        # order its value gives them ("DOB / Age / Sex", "Phone (H) / (C)").
+        reads="a caption listing the field among others, and its value's parts in that order",
+        applies=lambda ask: ask.spec.patient_owned and ask.spec.concept is not None,
+        evidence="label_colon, label_right, label_below",
+        gather=lambda ctx, ask: listed_candidates(ctx, ask.spec),
+        fallback=True,
+        shaped=True,
+    ),
+    Strategy(
+        "plain_phone",
+        reads="the first phone under a telephone label that names no kind",
+        applies=_patient_concept("mobile"),
+        evidence="as the labels'",
+        gather=lambda ctx, ask: plain_phone_candidates(ctx, ask.spec, ask.kind),
+        fallback=True,
+    ),
+    Strategy(
+        "heuristics",
+        reads="document conventions where no label names the field: the first date, a value "
+        "of the field's format, a receipt's issuer header, a contract's terms",
+        applies=lambda ask: not ask.spec.patient_owned and ask.spec.part is None,
+        evidence="first_date, first_of_format, company_top, governing_law, term, preamble_parties, ...",
+        gather=lambda ctx, ask: heuristic_candidates(ctx.lines, ask.name, ask.kind, ctx.order),
+        fallback=True,
+    ),
+    Strategy(
+        "net_of_tax",
+        reads="the labelled total less the labelled tax",
+        applies=lambda ask: ask.spec.concept == "subtotal" and ask.kind == "amount",
+        evidence="net_of_tax",
+        decide=_net_of_tax,
+        fallback=True,
+    ),
+    Strategy(
+        "printed_question_of_label",
+        # A known label none of the rules above could read ("FROM:" over a name) is still the
+        # page's printed question.
+        reads="the answer beside or under a known label printed as a question",
+        applies=lambda ask: ask.spec.part is None and ask.boxed and is_printed_name(ask.name),
+        evidence="question_inline, question_right, question_unanswered (_long)",
+        decide=printed_question_result,
+        fallback=True,
+    ),
+)
+
+
+def _read_one(ctx: FieldContext, name: str) -> FieldResult:
+    """The field's value by the first strategies of `STRATEGIES` that find one (see `Strategy`)."""
+    spec = field_spec(name)
+    boxed = bool(ctx.units) and all(u.box is not None for u in ctx.units)
+    ask = Ask(name, spec, _value_kind(spec, name), boxed)
+    kept: list[Candidate] = []
+    for strategy in STRATEGIES:
+        if (strategy.fallback and kept) or not strategy.applies(ask):
+            continue
+        if strategy.decide is not None:
+            decided = strategy.decide(ctx, ask)
+            if decided is not None:
+                return decided
+            continue
+        found: list[Candidate | None] = list(strategy.gather(ctx, ask)) if strategy.gather else []
+        if strategy.shaped:
+            found = [shaped(c, spec, ctx) for c in found]
+        if strategy.fallback:
+            kept = [c for c in found if c is not None and (not strategy.shaped or belongs(c, spec, ctx))]
+        else:
+            kept.extend(
+                weighed(c, spec, ctx)
+                for c in found
+                if c is not None and belongs(c, spec, ctx) and not label_of_other(c, name, ctx.field_names)
+            )
+    return chosen_result(ctx, ask, kept) if kept else absent()

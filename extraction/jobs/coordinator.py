@@ -64,7 +64,7 @@ class ExtractionCoordinator:
         self._drive(workspace_id, job_id)
 
     async def locate(self, workspace_id: str, file_id: str, values: list[Any]) -> dict[str, Any]:
-        """`{pages, citations}` of `values` in the workspace's file (`extraction.fields.locate`).
+        """`{pages, citations}` of `values` in the workspace's file (`extraction.fields.documents.locate`).
 
         Raises the file's `AgentryError` (404 when it is gone) or `JobFailure`.
         """

@@ -128,7 +128,7 @@ def finish_document(spec: DocumentSpec, reply: ModelReply | None, *parts: Docume
 
 @ray.remote(**TASK_OPTIONS)
 def locate_in_document(file_name: str, values: list[Any], *parts: Document) -> dict[str, Any]:
-    from extraction.fields.locate import locate_values
+    from extraction.fields.documents.locate import locate_values
     from extraction.formats.engines import merge_documents
 
     with memory_cap():
@@ -297,7 +297,7 @@ async def locate_document(
     pool: WorkerPool,
     cache: ParsedCache | None = None,
 ) -> dict[str, Any]:
-    """`extraction.fields.locate.locate_values` on the document: its pages and each value's citations."""
+    """`extraction.fields.documents.locate.locate_values` on the document: its pages and each value's citations."""
     parts = await parse_parts(spec, data, pool=pool, cache=cache)
     try:
         result: dict[str, Any] = await pool.run(locate_in_document, spec.filename, values, *parts)

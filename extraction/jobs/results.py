@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from core.configs import ClassifyParams, ExtractParams, ParseParams
-from extraction.fields.date_text import DateOrder
+from extraction.fields.reading.date_text import DateOrder
 from extraction.formats.document import Document
 from extraction.jobs.model import ModelCaller, ModelFactory, ModelReplyError, ModelUnavailable, TaskModel
 from extraction.jobs.stages import DocumentSpec, ModelReply, Stage
@@ -93,7 +93,11 @@ def extract_stage(
     """Rules first (unless `model`), then the model for what they left empty (`auto`, when a model
     is configured), every model value grounded back in the document."""
     from extraction.fields import FieldResult, extract_fields, iso_dates
-    from extraction.fields.grounding import build_model_prompt, ground_model_values, parse_model_json
+    from extraction.fields.documents.grounding import (
+        build_model_prompt,
+        ground_model_values,
+        parse_model_json,
+    )
 
     names = list(params.json_options)
     if params.prompt_mode == "model":
@@ -129,7 +133,7 @@ def extract_stage(
 
 def date_order(params: ExtractParams) -> DateOrder | None:
     """The request's date order, else the server's setting; None when neither states one, and the
-    document's own dates and locale decide (`extraction.fields.date_locale`)."""
+    document's own dates and locale decide (`extraction.fields.reading.date_locale`)."""
     if params.date_order is not None:
         return params.date_order
     from core.settings import get_settings
@@ -139,8 +143,8 @@ def date_order(params: ExtractParams) -> DateOrder | None:
 
 def _document_order(doc: Document, params: ExtractParams) -> DateOrder:
     """The order in which a model's date values are read: the stated order, else the document's."""
-    from extraction.fields.date_locale import resolve_date_order
-    from extraction.fields.text_lines import text_units
+    from extraction.fields.reading.date_locale import resolve_date_order
+    from extraction.fields.reading.text_lines import text_units
 
     stated = date_order(params)
     return stated if stated is not None else resolve_date_order([u.text for u in text_units(doc)], None)
@@ -197,7 +201,7 @@ def classify_stage(doc: Document, params: ClassifyParams, spec: DocumentSpec) ->
     model built here: the task's own (its connection's key read from the store here, never carried
     in the job), else the operator's from the worker's settings.
     """
-    from extraction.fields.classify import classify_document
+    from extraction.fields.documents.classify import classify_document
 
     categories: list[Any] = [
         {"name": c.name, "description": c.description} if c.description else c.name

@@ -338,7 +338,7 @@ async def locate_in_file(
     timeout_seconds: float,
 ) -> dict[str, Any]:
     """`{pages, citations}`: the file's pages and, for each value in order, every place it occurs
-    (`extraction.fields.locate`), searched on the worker pool in the file's (cached) parse.
+    (`extraction.fields.documents.locate`), searched on the worker pool in the file's (cached) parse.
 
     Raises the file's `AgentryError` (404 when it is gone), `JobFailed` when the document cannot
     be processed, and `ServiceUnavailable` when the pool cannot answer within `timeout_seconds`.

@@ -9,7 +9,7 @@ import pytest
 from actors.citations import Located, assemble, known_citations, structured_leaves, value_key
 from core.results import cited_structured
 from core.tasks import Task
-from extraction.fields.grounding import MAX_CITATIONS
+from extraction.fields.documents.grounding import MAX_CITATIONS
 from tests.support.task_records import task_spec
 from tools.documents.processed import KnownValue, ProcessedDocument
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from extraction.fields.normalize import concept_of
-from extraction.fields.structure.whose import other_provider
-from extraction.fields.vocabulary import is_other_party
+from extraction.fields.reading.normalize import concept_of
+from extraction.fields.reading.vocabulary import is_other_party
+from extraction.fields.strategies.structure.whose import other_provider
 from tests.unit.extraction.doc_builders import DocBuilder, values
 
 pytestmark = pytest.mark.unit

@@ -1,4 +1,4 @@
-"""Where a printed question's answer ends (`extraction/fields/questions.py`), on made pages."""
+"""Where a printed question's answer ends (`extraction/fields/strategies/questions.py`), on made pages."""
 
 from __future__ import annotations
 

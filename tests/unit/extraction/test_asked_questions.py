@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from extraction.fields.normalize import concept_of
-from extraction.fields.structure.asked_questions import asked_as_label
-from extraction.fields.vocabulary import is_other_party
+from extraction.fields.reading.asked_questions import asked_as_label
+from extraction.fields.reading.normalize import concept_of
+from extraction.fields.reading.vocabulary import is_other_party
 from tests.unit.extraction.doc_builders import DocBuilder, values
 
 pytestmark = pytest.mark.unit

@@ -19,7 +19,8 @@ from bench.fit_calibration import (
     levels,
     out_of_group_features,
 )
-from extraction.fields.calibration import (
+from extraction.fields.extract import extract_fields, with_coverage
+from extraction.fields.model.calibration import (
     INVALID_CAP,
     MAX_CONFIDENCE,
     Figure,
@@ -33,8 +34,7 @@ from extraction.fields.calibration import (
     evidence_keys,
     features,
 )
-from extraction.fields.extract import extract_fields, with_coverage
-from extraction.fields.result import FieldResult
+from extraction.fields.model.result import FieldResult
 from tests.unit.extraction.doc_builders import DocBuilder
 
 pytestmark = pytest.mark.unit

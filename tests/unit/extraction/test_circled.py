@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from PIL import Image, ImageDraw
 
-from extraction.fields.choices import marked_option
-from extraction.fields.vocabulary import GENDER_OPTIONS
+from extraction.fields.reading.choices import marked_option
+from extraction.fields.reading.vocabulary import GENDER_OPTIONS
 from extraction.formats.circled import MARKED, with_circled
 from extraction.formats.document import Box
 from extraction.formats.ocr import OcrLine

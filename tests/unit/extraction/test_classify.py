@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from extraction.fields.classify import RULES_CONFIDENT, Category, classify_document
+from extraction.fields.documents.classify import RULES_CONFIDENT, Category, classify_document
 from extraction.formats.document import Document
 from tests.unit.extraction.doc_builders import DocBuilder
 

@@ -1,6 +1,6 @@
 import pytest
 
-from extraction.fields.date_locale import infer_date_order, locale_date_order, resolve_date_order
+from extraction.fields.reading.date_locale import infer_date_order, locale_date_order, resolve_date_order
 
 pytestmark = pytest.mark.unit
 

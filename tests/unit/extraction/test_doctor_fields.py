@@ -7,15 +7,15 @@ from __future__ import annotations
 import pytest
 
 from extraction.fields.extract import extract_fields
-from extraction.fields.label_pairs import past_alternative
-from extraction.fields.layout import cell_units, provider_sections
-from extraction.fields.names import doctor_titled, split_name
-from extraction.fields.normalize import caption_core, concept_of, is_label_like, label_tokens
-from extraction.fields.structure.combined import caption_order, split_by_caption
-from extraction.fields.structure.date_parts import full_year, read_parts
-from extraction.fields.structure.whose import other_provider
-from extraction.fields.value_kinds import read_value
-from extraction.fields.vocabulary import field_spec
+from extraction.fields.reading.layout import cell_units, provider_sections
+from extraction.fields.reading.names import doctor_titled, split_name
+from extraction.fields.reading.normalize import caption_core, concept_of, is_label_like, label_tokens
+from extraction.fields.reading.value_kinds import read_value
+from extraction.fields.reading.vocabulary import field_spec
+from extraction.fields.strategies.label_pairs import past_alternative
+from extraction.fields.strategies.structure.combined import caption_order, split_by_caption
+from extraction.fields.strategies.structure.date_parts import full_year, read_parts
+from extraction.fields.strategies.structure.whose import other_provider
 from extraction.formats.document import Box, Document
 from tests.unit.extraction.doc_builders import DocBuilder
 

@@ -193,8 +193,8 @@ def test_a_receipt_total_is_the_value_beside_its_label_not_the_cash_under_it() -
 
 
 def test_a_digit_glued_to_a_word_is_no_amount_and_a_time_glued_to_a_date_is_cut_off() -> None:
-    from extraction.fields.amounts import find_amounts
-    from extraction.fields.date_text import find_dates
+    from extraction.fields.reading.amounts import find_amounts
+    from extraction.fields.reading.date_text import find_dates
 
     assert [m.raw for m in find_amounts("Total 5ales (Inclusive of GST) RM 2.50")] == ["RM 2.50"]
     assert [m.raw for m in find_amounts("12.00USD")] == ["12.00"]

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from extraction.fields.extract import extract_fields
-from extraction.fields.layout import cell_units, leaders_as_colons
-from extraction.fields.structure.fill_ins import closing_cuts, enclosed_cells
+from extraction.fields.reading.fill_ins import closing_cuts, enclosed_cells
+from extraction.fields.reading.layout import cell_units, leaders_as_colons
 from extraction.formats.document import Box, Document, Word
 from tests.unit.extraction.doc_builders import DocBuilder, word_line
 

@@ -6,15 +6,15 @@ from __future__ import annotations
 
 import pytest
 
-from extraction.fields.choices import marked_initial
 from extraction.fields.extract import extract_fields
-from extraction.fields.layout import cell_units, leaders_as_colons
-from extraction.fields.structure.banner import banner_names
-from extraction.fields.structure.captions import CaptionIndex
-from extraction.fields.structure.combined import caption_order, names_parts, split_by_caption
-from extraction.fields.structure.combs import joined_combs
-from extraction.fields.structure.whose import later_coverage, other_provider, row_heading
-from extraction.fields.text_lines import text_units
+from extraction.fields.reading.captions import CaptionIndex
+from extraction.fields.reading.choices import marked_initial
+from extraction.fields.reading.combs import joined_combs
+from extraction.fields.reading.layout import cell_units, leaders_as_colons
+from extraction.fields.reading.text_lines import text_units
+from extraction.fields.strategies.structure.banner import banner_names
+from extraction.fields.strategies.structure.combined import caption_order, names_parts, split_by_caption
+from extraction.fields.strategies.structure.whose import later_coverage, other_provider, row_heading
 from extraction.formats.document import Box, Document, Word
 from extraction.formats.pdf_marks import EMPTY, MARKED, drawn_marks, place_marks
 from tests.unit.extraction.doc_builders import DocBuilder, word_line

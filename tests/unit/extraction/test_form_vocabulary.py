@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 
 from extraction.fields import extract_fields
-from extraction.fields.normalize import concept_of, is_label_like
-from extraction.fields.other_wording import past_other_wording
+from extraction.fields.reading.normalize import concept_of, is_label_like
+from extraction.fields.reading.other_wording import past_other_wording
 from extraction.formats.document import Document
 from tests.unit.extraction.doc_builders import DocBuilder
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from extraction.fields.value_kinds import read_value
+from extraction.fields.reading.value_kinds import read_value
 
 pytestmark = pytest.mark.unit
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from extraction.fields.choices import marked_initial
+from extraction.fields.reading.choices import marked_initial
 
 pytestmark = pytest.mark.unit
 

@@ -4,7 +4,7 @@ from typing import Any
 
 import pytest
 
-from extraction.fields.grounding import (
+from extraction.fields.documents.grounding import (
     GROUNDED_EXACT_CONFIDENCE,
     UNGROUNDED_CONFIDENCE,
     build_model_prompt,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from extraction.fields.header_lines import (
+from extraction.fields.documents.header_lines import (
     has_postcode,
     is_contact_line,
     is_identifier_line,

@@ -8,11 +8,11 @@ from datetime import date
 import pytest
 
 from extraction.fields import FieldResult, extract_fields, iso_dates
-from extraction.fields.choices import marked_option
-from extraction.fields.layout import cells
-from extraction.fields.names import split_name
-from extraction.fields.normalize import match_label
-from extraction.fields.vocabulary import (
+from extraction.fields.reading.choices import marked_option
+from extraction.fields.reading.layout import cells
+from extraction.fields.reading.names import split_name
+from extraction.fields.reading.normalize import match_label
+from extraction.fields.reading.vocabulary import (
     GENDER_OPTIONS,
     address_part,
     field_spec,
@@ -293,7 +293,7 @@ def test_check_boxes_are_read_from_pixels_and_join_their_line() -> None:
 
 
 def test_ocr_slips_in_labels_and_emails() -> None:
-    from extraction.fields.value_kinds import read_value
+    from extraction.fields.reading.value_kinds import read_value
 
     assert match_label("dob", "D ate of Birth") >= 0.9
     assert match_label("email", "Em ailAddress") >= 0.9
@@ -313,7 +313,7 @@ def test_a_clause_after_a_label_word_is_no_value() -> None:
 
 
 def test_prose_is_told_from_values() -> None:
-    from extraction.fields.vocabulary import is_prose
+    from extraction.fields.reading.vocabulary import is_prose
 
     assert is_prose("This Agreement may be executed in one or more counterparts, each of which")
     assert not is_prose("No. 343, Jalan Kurau, Sungai Rengit, 81620 Pengerang, Johor.")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from extraction.fields.normalize import without_item_number
+from extraction.fields.reading.normalize import without_item_number
 
 pytestmark = pytest.mark.unit
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from extraction.fields.structure.listed_parts import listed_concepts, listed_kinds, listed_part
+from extraction.fields.strategies.structure.listed_parts import listed_concepts, listed_kinds, listed_part
 from tests.unit.extraction.doc_builders import DocBuilder, values
 
 pytestmark = pytest.mark.unit

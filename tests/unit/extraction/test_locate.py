@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from extraction.fields.locate import locate_values
+from extraction.fields.documents.locate import locate_values
 from extraction.jobs.parsed_cache import ParsedCache
 from tests.unit.extraction.doc_builders import DocBuilder, sheet_document, text_document
 

@@ -1,10 +1,10 @@
-"""A long month name OCR slipped on once is still read as a month (`extraction/fields/date_text.py`)."""
+"""A long month name OCR slipped on once is still read as a month (`extraction/fields/reading/date_text.py`)."""
 
 from __future__ import annotations
 
 import pytest
 
-from extraction.fields.date_text import find_dates, parse_date
+from extraction.fields.reading.date_text import find_dates, parse_date
 
 pytestmark = pytest.mark.unit
 

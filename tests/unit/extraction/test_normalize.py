@@ -2,9 +2,9 @@ from __future__ import annotations
 
 import pytest
 
-from extraction.fields.amounts import find_amounts, normalize_amount
-from extraction.fields.date_text import document_date_order, find_dates, parse_date
-from extraction.fields.normalize import (
+from extraction.fields.reading.amounts import find_amounts, normalize_amount
+from extraction.fields.reading.date_text import document_date_order, find_dates, parse_date
+from extraction.fields.reading.normalize import (
     concept_of,
     match_label,
     normalize_text,
@@ -219,7 +219,7 @@ def test_total_rank_prefers_the_most_final_total() -> None:
 
 
 def test_ocr_label_slips_letter_spacing_and_look_alike_letters() -> None:
-    from extraction.fields.normalize import concept_of, label_tokens
+    from extraction.fields.reading.normalize import concept_of, label_tokens
 
     assert label_tokens("CITY S T ZIP C O D E") == ("city", "st", "zip", "code")
     assert concept_of("S T A T E") == "state"
@@ -231,7 +231,7 @@ def test_ocr_label_slips_letter_spacing_and_look_alike_letters() -> None:
 
 
 def test_ocr_repair_keeps_a_short_word_near_its_length() -> None:
-    from extraction.fields.normalize import label_tokens
+    from extraction.fields.reading.normalize import label_tokens
 
     # One slip in a label word is repaired; a short word two letters off a longer label is not.
     assert label_tokens("Sumame") == ("surname",)
@@ -242,7 +242,7 @@ def test_ocr_repair_keeps_a_short_word_near_its_length() -> None:
 
 
 def test_a_name_read_with_lookalike_digits_is_mended() -> None:
-    from extraction.fields.vocabulary import name_letters_mended
+    from extraction.fields.reading.vocabulary import name_letters_mended
 
     assert name_letters_mended("1") == "I"
     assert name_letters_mended("R0SA") == "ROSA"

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from extraction.fields import extract_fields
-from extraction.fields.choices import marked_option
+from extraction.fields.reading.choices import marked_option
 from tests.unit.extraction.doc_builders import DocBuilder
 
 pytestmark = pytest.mark.unit

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from extraction.fields import extract_fields
-from extraction.fields.parties import canonical_party, clean_party, defined_parties, looks_like_party
+from extraction.fields.reading.parties import canonical_party, clean_party, defined_parties, looks_like_party
 from tests.unit.extraction.doc_builders import text_document
 
 
@@ -42,7 +42,7 @@ def test_roles_documents_and_sentences_are_not_parties() -> None:
 
 
 def test_a_contract_term_is_a_duration() -> None:
-    from extraction.fields.vocabulary import valid_duration
+    from extraction.fields.reading.vocabulary import valid_duration
 
     assert valid_duration("two (2) years")
     assert valid_duration("18 months")

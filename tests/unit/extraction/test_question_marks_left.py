@@ -1,13 +1,13 @@
 """Printed questions' answers read past what the page leaves around them: the question's case
 among its copies, a number after a label with no colon, labels waiting for a name or a number,
-ticks inside a sentence, rows of headers, scrawls (`extraction/fields/questions.py`), on made
+ticks inside a sentence, rows of headers, scrawls (`extraction/fields/strategies/questions.py`), on made
 pages."""
 
 from __future__ import annotations
 
 import pytest
 
-from extraction.fields.question_words import before_other_question, same_case
+from extraction.fields.reading.question_words import before_other_question, same_case
 from tests.unit.extraction.doc_builders import DocBuilder, values
 
 pytestmark = pytest.mark.unit

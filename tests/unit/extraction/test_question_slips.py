@@ -1,11 +1,11 @@
 """Printed questions found through OCR's slips and a scan's odd placements
-(`extraction/fields/questions.py`, `answer_places.py`), on made pages."""
+(`extraction/fields/strategies/questions.py`, `answer_places.py`), on made pages."""
 
 from __future__ import annotations
 
 import pytest
 
-from extraction.fields.question_words import MIN_SIMILARITY, similarity
+from extraction.fields.reading.question_words import MIN_SIMILARITY, similarity
 from tests.unit.extraction.doc_builders import DocBuilder, values
 
 pytestmark = pytest.mark.unit

@@ -1,11 +1,11 @@
-"""Fields named by a form's own printed question (`extraction/fields/questions.py`), on made pages."""
+"""Fields named by a form's own printed question (`extraction/fields/strategies/questions.py`), on made pages."""
 
 from __future__ import annotations
 
 import pytest
 
 from extraction.fields import extract_fields
-from extraction.fields.question_words import similarity
+from extraction.fields.reading.question_words import similarity
 from tests.unit.extraction.doc_builders import DocBuilder, values
 
 pytestmark = pytest.mark.unit

@@ -1,5 +1,8 @@
 """extraction/ in three rooms: engines (formats/) depend on neither field reading nor jobs nor HTTP,
-field reading (fields/) not on jobs, and no module of extraction/ imports one that imports it back, even from inside a function."""
+field reading (fields/) not on jobs, and no module of extraction/ imports one that imports it back,
+even from inside a function. Inside fields/, rooms import one way (extract -> strategies ->
+documents -> model -> reading), and strategies/structure/ is a layer: nothing it imports imports it
+back."""
 
 from __future__ import annotations
 
@@ -25,6 +28,14 @@ ENGINE_FORBIDDEN = (
 )
 #: Field reading works on the document model alone: it runs inside worker tasks and notebooks alike.
 FIELDS_FORBIDDEN = ("extraction.jobs", "serve", "fastapi", "starlette")
+FIELDS = "extraction.fields"
+#: The rooms of fields/, lowest first: a module imports from its own room and the rooms below only.
+#: Above them all, the package and `extract.py`, which tries the strategies in order.
+FIELD_ROOMS = ("reading", "model", "documents", "strategies")
+#: The modules of fields/ that stand outside every room.
+FIELD_TOP = frozenset({FIELDS, f"{FIELDS}.extract"})
+#: A sub-room that must be a layer of its own (its modules taken as one, no cycle through it).
+STRUCTURE = f"{FIELDS}.strategies.structure"
 
 
 def module_name(path: Path, root: Path) -> str:
@@ -108,6 +119,40 @@ def offending_imports(
     return {name: targets for name, targets in found.items() if targets}
 
 
+def field_rank(module: str) -> int:
+    """The rank of a module of fields/ by its room (the top outranks every room)."""
+    if module in FIELD_TOP:
+        return len(FIELD_ROOMS)
+    room = module.removeprefix(FIELDS + ".").split(".")[0]
+    return FIELD_ROOMS.index(room)
+
+
+def upward_imports(graph: dict[str, set[str]]) -> dict[str, list[str]]:
+    """Per module of fields/, the modules of fields/ it imports from a higher room."""
+    found = {
+        name: sorted(
+            t for t in targets if reaches(t, FIELDS) and t in graph and field_rank(t) > field_rank(name)
+        )
+        for name, targets in graph.items()
+        if reaches(name, FIELDS)
+    }
+    return {name: targets for name, targets in found.items() if targets}
+
+
+def contracted(graph: dict[str, set[str]], package: str) -> dict[str, set[str]]:
+    """The graph with every module of `package` taken as one node, named `package`."""
+
+    def node(name: str) -> str:
+        return package if reaches(name, package) else name
+
+    merged: dict[str, set[str]] = {}
+    for name, targets in graph.items():
+        merged.setdefault(node(name), set()).update(node(t) for t in targets)
+    for name, targets in merged.items():
+        targets.discard(name)
+    return merged
+
+
 def test_engines_import_nothing_from_fields_jobs_or_the_http_edge() -> None:
     graph = import_graph(ROOT)
     assert "extraction.formats.pdf" in graph
@@ -122,6 +167,62 @@ def test_field_reading_imports_nothing_from_jobs_or_the_http_edge() -> None:
 
 def test_extraction_has_no_import_cycle() -> None:
     assert cycles(import_graph(ROOT)) == []
+
+
+def test_every_module_of_fields_lives_in_a_room() -> None:
+    graph = import_graph(ROOT)
+    outside = [
+        name
+        for name in graph
+        if reaches(name, FIELDS)
+        and name not in FIELD_TOP
+        and name.removeprefix(FIELDS + ".").split(".")[0] not in FIELD_ROOMS
+    ]
+    assert outside == []
+
+
+def test_field_rooms_import_one_way() -> None:
+    graph = import_graph(ROOT)
+    assert f"{FIELDS}.strategies.label_pairs" in graph and f"{FIELDS}.reading.text_lines" in graph
+    assert upward_imports(graph) == {}
+
+
+def test_structure_is_a_layer() -> None:
+    graph = import_graph(ROOT)
+    assert f"{STRUCTURE}.combined" in graph
+    assert cycles(contracted(graph, STRUCTURE)) == []
+
+
+def test_an_import_up_a_room_is_found(tmp_path: Path) -> None:
+    # The model importing a strategy (a result that knows how it was found) points the wrong way.
+    fields = tmp_path / "extraction" / "fields"
+    for room in ("", "model", "strategies"):
+        (fields / room).mkdir(parents=True, exist_ok=True)
+        (fields / room / "__init__.py").write_text("")
+    (tmp_path / "extraction" / "__init__.py").write_text("")
+    (fields / "model" / "result.py").write_text(
+        "from extraction.fields.strategies.label_pairs import PRIORS\n"
+    )
+    (fields / "strategies" / "label_pairs.py").write_text("PRIORS = {}\n")
+    assert upward_imports(import_graph(tmp_path)) == {
+        f"{FIELDS}.model.result": [f"{FIELDS}.strategies.label_pairs"]
+    }
+
+
+def test_a_cycle_through_a_layer_is_found(tmp_path: Path) -> None:
+    # No two modules import each other, yet structure/ imports label_pairs, which imports structure/.
+    structure = tmp_path / "extraction" / "fields" / "strategies" / "structure"
+    structure.mkdir(parents=True)
+    for package in (tmp_path / "extraction", structure.parent.parent, structure.parent, structure):
+        (package / "__init__.py").write_text("")
+    (structure / "choice_rows.py").write_text("from extraction.fields.strategies.label_pairs import PRIORS\n")
+    (structure / "captions.py").write_text("")
+    (structure.parent / "label_pairs.py").write_text(
+        "from extraction.fields.strategies.structure.captions import CaptionIndex\n"
+    )
+    graph = import_graph(tmp_path)
+    assert cycles(graph) == []
+    assert cycles(contracted(graph, STRUCTURE)) == [[f"{FIELDS}.strategies.label_pairs", STRUCTURE]]
 
 
 def test_a_function_level_import_back_is_a_cycle(tmp_path: Path) -> None:

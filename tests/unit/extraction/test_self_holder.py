@@ -1,11 +1,11 @@
-"""A policy holder answered "Self" is the patient (`extraction.fields.structure.self_holder`)."""
+"""A policy holder answered "Self" is the patient (`extraction.fields.strategies.structure.self_holder`)."""
 
 from __future__ import annotations
 
 import pytest
 
 from extraction.fields import extract_fields
-from extraction.fields.structure.self_holder import names_the_patient
+from extraction.fields.strategies.structure.self_holder import names_the_patient
 from tests.unit.extraction.doc_builders import DocBuilder
 
 HOLDER_FIELDS = ["subscriber_name", "subscriber_first_name", "subscriber_last_name"]

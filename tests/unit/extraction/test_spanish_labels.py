@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from extraction.fields.normalize import SYNONYM_SCORE, concept_of, label_tokens, match_label
-from extraction.fields.structure.whose import other_provider
-from extraction.fields.vocabulary import is_other_party, read_gender
+from extraction.fields.reading.normalize import SYNONYM_SCORE, concept_of, label_tokens, match_label
+from extraction.fields.reading.vocabulary import is_other_party, read_gender
+from extraction.fields.strategies.structure.whose import other_provider
 from tests.unit.extraction.doc_builders import DocBuilder, values
 
 pytestmark = pytest.mark.unit
