@@ -25,14 +25,15 @@ from typing import Any
 
 import redis.asyncio as aioredis
 
-from actors import completion, mcp_tools, spend_caps, step_load, tree_budget
+from actors import completion, mcp_tools, runner_deaths, spend_caps, step_load, tree_budget
 from actors.context_budget import elision_note, fit_window, offered_tools
 from actors.conversation import build_messages, template_context
 from actors.failure import fail, handle_failure, pause_failure
 from actors.lease import Lease, hold_while
 from actors.models.base import ModelError, ModelRequest, ModelResponse, ToolCall, Usage
 from actors.models.resolve import resolve_model
-from actors.models.structured import checked_answer, matching_answer
+from actors.models.schema_check import UnusableSchema
+from actors.models.structured import Bill, checked_answer, matching_answer
 from actors.outcomes import StepOutcome
 from actors.policy import AgentPolicy
 from actors.step_markers import Piece, step_marker
@@ -96,17 +97,22 @@ class TaskRunner:
         except Exception as exc:
             if not isinstance(exc, STORE_ERRORS):
                 log.exception("runner of task %s crashed; the reconciler will restart it", task_id)
+                with contextlib.suppress(*STORE_ERRORS):
+                    await runner_deaths.note_crash(
+                        self.redis, workspace_id, task_id, f"{type(exc).__name__}: {exc}"
+                    )
             raise
         finally:
             if not run.completed:
                 # A no-op when another runner holds it; when the store is down, the lease lapses by itself.
                 with contextlib.suppress(*STORE_ERRORS):
                     await lease.release()
+        if run.completed:
+            return  # its completion freed its slot, released the lease and woke its agent's queue
+        await runner_deaths.clean_run(self.redis, workspace_id, task_id)
         if not finished:
             log.warning("task %s: another runner took over its lease; this one stopped", task_id)
             return
-        if run.completed:
-            return  # its completion freed its slot, released the lease and woke its agent's queue
         task = await tasks.find_task(self.redis, workspace_id, task_id)
         if task is not None and task.status != TaskStatus.RUNNING.value:
             # The task gave back its running slot: the agent's next queued task may start.
@@ -114,7 +120,12 @@ class TaskRunner:
 
     async def _loop(self, first: step_load.StepView, run: RunState) -> None:
         task = first.task
-        if task is None:
+        if task is None or task.status != TaskStatus.RUNNING.value:
+            return
+        limit = self.settings.max_runner_failures
+        if await runner_deaths.count_run(self.redis, task) > limit:
+            # The runs before this one all died: another would most likely die the same way.
+            await fail(self.redis, task, runner_deaths.failure_text(task, limit))
             return
         try:
             version, first.group = await step_load.agent_of(self.redis, task)
@@ -143,7 +154,16 @@ class TaskRunner:
             if view.task is None or view.task.status != TaskStatus.RUNNING.value:
                 return
             task = view.task
-            if await runner._step(view, policy, run) is StepOutcome.STOP:
+            try:
+                outcome = await runner._step(view, policy, run)
+            except Exception as exc:
+                if isinstance(exc, STORE_ERRORS):
+                    raise  # ours to retry: the lease lapses and the reconciler starts a runner again
+                # Relaunching would raise the same again, each time after another paid model call.
+                log.exception("step %s of task %s raised; it goes to its failure policy", task.step, task.id)
+                await handle_failure(self.redis, task, step_error(task.step, exc), policy)
+                return
+            if outcome is StepOutcome.STOP:
                 return
             view = None
         await fail(self.redis, task, f"the task exceeded {MAX_STEPS} steps")
@@ -176,8 +196,14 @@ class TaskRunner:
                 self.redis, self.settings, task, policy, response, steps, lease_holder=run.lease_holder
             )
             return StepOutcome.STOP
+        fresh, cleared = runner_deaths.step_done_fields()
         written = await tasks.record(
-            self.redis, task, step_marker(step, Piece.DONE), True, fields={"step": str(step + 1)}
+            self.redis,
+            task,
+            step_marker(step, Piece.DONE),
+            True,
+            fields={"step": str(step + 1)} | fresh,
+            drop=cleared,
         )
         return StepOutcome.CONTINUE if written >= 0 else StepOutcome.STOP
 
@@ -224,6 +250,7 @@ class TaskRunner:
             output_schema=policy.output_schema,
         )
         elided: list[str] = []
+        bill = Bill()
         try:
             model = await resolve_model(
                 policy.model, self.settings, redis=self.redis, workspace_id=task.workspace_id
@@ -233,39 +260,24 @@ class TaskRunner:
                 request = replace(request, messages=fitted)
             with metrics.timed(metrics.MODEL_CALL_SECONDS, model=model.label):
                 response = await model.provider.complete(request)
+                bill.add(response.usage)
                 if response.final and policy.output_schema is not None:
                     # A real model gets a repair turn; the scripted one plays what its turns say.
                     response = (
-                        checked_answer(response, policy.output_schema)
+                        await checked_answer(response, policy.output_schema)
                         if model.target is None
-                        else await matching_answer(model.provider, request, response, policy.output_schema)
+                        else await matching_answer(
+                            model.provider, request, response, policy.output_schema, bill
+                        )
                     )
         except (ModelError, ValueError) as exc:
-            message = getattr(exc, "message", str(exc))
-            marker = step_marker(step, Piece.MODEL_ERROR, task.model_calls)
-            retried: dict[str, float] = {"model_calls": 1, "retries_used": 1}
-            paid = getattr(exc, "usage", None)
-            # A failed call the provider charged for all the same (an answer that failed the output
-            # schema) is counted in the task's usage and its tree's spend.
-            written = await (
-                record_model_call(self.redis, task, marker, message, "steps", paid, increments=retried)
-                if paid is not None
-                else tasks.record(self.redis, task, marker, message, increments=retried)
-            )
-            if written < 0:
-                return StepOutcome.STOP
-            if task.retries_used + 1 > policy.max_retries:
-                await handle_failure(self.redis, task, f"model call failed: {message}", policy)
-                return StepOutcome.STOP
-            # Every retry waits (growing, jittered); longer when the provider asked for a pause (a
-            # 429's Retry-After).
-            backoff = backoff_seconds(
-                task.retries_used + 1,
-                base=self.settings.retry_base_seconds,
-                cap=self.settings.retry_cap_seconds,
-            )
-            await asyncio.sleep(max(backoff, getattr(exc, "retry_after_seconds", None) or 0.0))
-            return StepOutcome.CONTINUE
+            return await self._failed_call(task, policy, step, exc, bill)
+        except Exception as exc:
+            if not isinstance(exc, STORE_ERRORS):
+                # Not ours to retry (an output schema that cannot check an answer, a bug): the calls
+                # made are charged, then the task goes to its failure policy (`_loop`).
+                await self._charge_failed_call(task, step, f"{type(exc).__name__}: {exc}", bill, {})
+            raise
         note = elision_note(feed, elided, step)
         items: list[dict[str, Any]] = [note] if note is not None else []
         if response.text is not None and (response.text or not response.tool_calls):
@@ -303,6 +315,48 @@ class TaskRunner:
         return response, tasks.with_increments(
             task, model_call_increments("steps", response.usage, counted), fields
         )
+
+    async def _failed_call(
+        self, task: Task, policy: AgentPolicy, step: int, exc: Exception, bill: Bill
+    ) -> StepOutcome:
+        """A model call that failed in a way another call may not: charged, then retried while the
+        task has retries left, else the failure policy."""
+        message = getattr(exc, "message", str(exc))
+        written = await self._charge_failed_call(task, step, message, bill, {"retries_used": 1})
+        if written < 0:
+            return StepOutcome.STOP
+        if task.retries_used + 1 > policy.max_retries:
+            await handle_failure(self.redis, task, f"model call failed: {message}", policy)
+            return StepOutcome.STOP
+        # Every retry waits (growing, jittered); longer when the provider asked for a pause (a
+        # 429's Retry-After).
+        backoff = backoff_seconds(
+            task.retries_used + 1,
+            base=self.settings.retry_base_seconds,
+            cap=self.settings.retry_cap_seconds,
+        )
+        await asyncio.sleep(max(backoff, getattr(exc, "retry_after_seconds", None) or 0.0))
+        return StepOutcome.CONTINUE
+
+    async def _charge_failed_call(
+        self, task: Task, step: int, message: str, bill: Bill, increments: dict[str, float]
+    ) -> int:
+        """Record a failed model call, with what its calls cost (an answer that failed its output
+        schema was paid for all the same) in the task's usage and its tree's spend."""
+        marker = step_marker(step, Piece.MODEL_ERROR, task.model_calls)
+        counted = {"model_calls": 1.0} | increments
+        if bill.usage is None:
+            return await tasks.record(self.redis, task, marker, message, increments=counted)
+        return await record_model_call(
+            self.redis, task, marker, message, "steps", bill.usage, increments=counted
+        )
+
+
+def step_error(step: int, exc: Exception) -> str:
+    """The task's error for a step that raised what no retry would cure."""
+    if isinstance(exc, UnusableSchema):
+        return f"the output schema cannot check the answer: {exc}"
+    return f"step {step} failed: {type(exc).__name__}: {exc}"
 
 
 def _response_record(response: ModelResponse) -> dict[str, Any]:

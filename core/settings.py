@@ -94,6 +94,9 @@ class Settings(BaseSettings):
     max_spare_task_actors: int = Field(8, ge=0, le=64, validation_alias=_env("AGENTRY_MAX_SPARE_TASK_ACTORS"))
     #: A task runner's lease; a runner that stops renewing it is presumed dead after this long.
     task_lease_seconds: float = Field(6.0, gt=0, validation_alias=_env("AGENTRY_TASK_LEASE_SECONDS"))
+    #: A task whose runner died this many times in a row (no step completed between) fails rather
+    #: than being started again (actors.runner_deaths).
+    max_runner_failures: int = Field(3, ge=1, le=100, validation_alias=_env("AGENTRY_MAX_RUNNER_FAILURES"))
     #: How often the reconciler looks for tasks without a live runner.
     reconcile_seconds: float = Field(2.0, gt=0, validation_alias=_env("AGENTRY_RECONCILE_SECONDS"))
     #: Replicas of the HTTP ingress; each holds up to `ingress_max_ongoing` requests (held sync runs count).

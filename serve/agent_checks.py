@@ -9,7 +9,7 @@ from typing import Any
 import redis.asyncio as aioredis
 
 from actors import spend_caps
-from actors.models.structured import schema_problem
+from actors.models.schema_check import schema_problem
 from core.agent_needs import missing_needs
 from core.errors import BadRequest
 from core.settings import Settings
