@@ -59,7 +59,10 @@ def schema_problem(schema: Any) -> tuple[str, str] | None:
     error = best_match(_META.iter_errors(schema))
     if error is not None:
         cause = f" ({error.cause})" if error.cause is not None else ""
-        return _dotted(error.absolute_path), error.message + cause
+        path = list(error.absolute_path)
+        if "propertyNames" in error.absolute_schema_path:
+            path.append(error.instance)  # the bad key itself (a `patternProperties` regex)
+        return _dotted(path), error.message + cause
     resource = DRAFT202012.create_resource(schema)
     base = resource.id() or ""
     return _unresolved(schema, REGISTRY.with_resource(base, resource).resolver(base_uri=base), [])
