@@ -1,8 +1,9 @@
 import pytest
 
 from actors.models.base import ModelError, ModelRequest, ModelResponse, Usage
+from actors.models.schema_check import UnusableSchema, schema_problem
 from actors.models.scripted import ScriptedProvider
-from actors.models.structured import checked_answer, matching_answer, schema_errors, schema_problem
+from actors.models.structured import Bill, checked_answer, matching_answer, schema_errors
 from actors.models.templates import TemplateContext
 
 pytestmark = pytest.mark.unit
@@ -16,12 +17,12 @@ def request() -> ModelRequest:
     )
 
 
-def test_errors_name_the_path() -> None:
-    assert schema_errors(SCHEMA, ModelResponse(structured={"total": 3})) == []
-    assert schema_errors(SCHEMA, ModelResponse(structured={"total": "3"})) == [
+async def test_errors_name_the_path() -> None:
+    assert await schema_errors(SCHEMA, ModelResponse(structured={"total": 3})) == []
+    assert await schema_errors(SCHEMA, ModelResponse(structured={"total": "3"})) == [
         "total: '3' is not of type 'number'"
     ]
-    assert schema_errors(SCHEMA, ModelResponse(structured=None)) == ["the answer is not a JSON value"]
+    assert await schema_errors(SCHEMA, ModelResponse(structured=None)) == ["the answer is not a JSON value"]
 
 
 async def test_one_repair_turn_quotes_the_errors_and_adds_up_usage() -> None:
@@ -32,31 +33,43 @@ async def test_one_repair_turn_quotes_the_errors_and_adds_up_usage() -> None:
         ]
     )
     first = ModelResponse(text='{"total": "3"}', structured={"total": "3"}, usage=Usage(10, 1, 0.0))
-    repaired = await matching_answer(provider, request(), first, SCHEMA)
+    bill = Bill(first.usage)
+    repaired = await matching_answer(provider, request(), first, SCHEMA, bill)
     assert repaired.structured == {"total": 3}
     assert repaired.usage.input_tokens == 15
+    assert bill.usage is not None and bill.usage.input_tokens == 15
 
 
-async def test_a_second_mismatch_is_a_retryable_model_error() -> None:
-    provider = ScriptedProvider([{"answer": "x"}, {"answer": "still wrong"}])
+async def test_a_second_mismatch_is_a_retryable_model_error_with_both_calls_on_the_bill() -> None:
+    provider = ScriptedProvider([{"answer": "x"}, {"answer": "still wrong", "usage": {"input_tokens": 4}}])
+    first = ModelResponse(text="nope", usage=Usage(6, 0, 0.0))
+    bill = Bill(first.usage)
     with pytest.raises(ModelError) as info:
-        await matching_answer(provider, request(), ModelResponse(text="nope"), SCHEMA)
+        await matching_answer(provider, request(), first, SCHEMA, bill)
     assert info.value.retryable and "does not match the output schema" in info.value.message
-    # Both answers were paid for: the failed call carries their usage.
-    assert info.value.usage is not None
+    assert bill.usage is not None and bill.usage.input_tokens == 10
 
 
-def test_a_scripted_answer_is_checked_without_a_repair_turn() -> None:
+async def test_a_failed_repair_call_leaves_the_first_call_on_the_bill() -> None:
+    # The scripted provider has no second turn to play: the repair call itself fails.
+    provider = ScriptedProvider([{"answer": "x"}])
+    first = ModelResponse(text="nope", usage=Usage(6, 2, 0.5))
+    bill = Bill(first.usage)
+    with pytest.raises(ModelError):
+        await matching_answer(provider, request(), first, SCHEMA, bill)
+    assert bill.usage == Usage(6, 2, 0.5)
+
+
+async def test_a_scripted_answer_is_checked_without_a_repair_turn() -> None:
     good = ModelResponse(structured={"total": 3})
-    assert checked_answer(good, SCHEMA) is good
+    assert await checked_answer(good, SCHEMA) is good
     with pytest.raises(ModelError) as info:
-        checked_answer(ModelResponse(structured={"total": "3"}, usage=Usage(4, 2, 0.5)), SCHEMA)
+        await checked_answer(ModelResponse(structured={"total": "3"}, usage=Usage(4, 2, 0.5)), SCHEMA)
     assert info.value.retryable
     assert (
         info.value.message
         == "the answer does not match the output schema: total: '3' is not of type 'number'"
     )
-    assert info.value.usage == Usage(4, 2, 0.5)
 
 
 def test_a_schema_problem_names_its_path_inside_the_schema() -> None:
@@ -72,6 +85,6 @@ def test_a_schema_problem_names_its_path_inside_the_schema() -> None:
     assert schema_problem(["not", "a", "schema"]) == ("", "an output schema must be a JSON Schema object")
 
 
-def test_an_answer_to_a_broken_schema_is_not_passed_unchecked() -> None:
-    (error,) = schema_errors({"type": "nummber"}, ModelResponse(structured=3))
-    assert error.startswith("the output schema is not valid JSON Schema (type:")
+async def test_an_answer_to_a_broken_schema_is_not_passed_unchecked() -> None:
+    with pytest.raises(UnusableSchema, match=r"^the output schema does not compile \(type:"):
+        await schema_errors({"type": "nummber"}, ModelResponse(structured=3))
