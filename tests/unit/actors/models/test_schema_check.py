@@ -28,7 +28,10 @@ def test_a_reference_to_nowhere_is_refused() -> None:
 
 def test_a_remote_reference_is_never_fetched() -> None:
     problem = schema_problem({"properties": {"a": {"$ref": "http://127.0.0.1:9/schema.json"}}})
-    assert problem == ("properties.a.$ref", "'http://127.0.0.1:9/schema.json' resolves to nothing in the schema")
+    assert problem == (
+        "properties.a.$ref",
+        "'http://127.0.0.1:9/schema.json' resolves to nothing in the schema",
+    )
 
 
 def test_references_that_resolve_pass() -> None:
