@@ -58,5 +58,8 @@ def step_done_fields() -> tuple[dict[str, str], list[str]]:
 
 
 def failure_text(task: Task, failures: int) -> str:
-    last = task.raw.get(LAST_ERROR) or "its process stopped without an error (killed, or its node lost)"
+    last = (
+        task.raw.get(LAST_ERROR)
+        or "it stopped without reporting an error (killed, its node lost, or the store unreachable)"
+    )
     return f"the task's runner failed {failures} times: {last}"

@@ -123,7 +123,8 @@ def test_a_runner_that_keeps_dying_fails_its_task(api: httpx.Client, service: Se
     done = wait_status(api, task_id, timeout=90)
     assert done["status"] == "failed", done
     assert done["error"] == (
-        "the task's runner failed 3 times: its process stopped without an error (killed, or its node lost)"
+        "the task's runner failed 3 times: "
+        "it stopped without reporting an error (killed, its node lost, or the store unreachable)"
     )
 
 
