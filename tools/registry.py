@@ -10,9 +10,11 @@ from typing import Any
 
 import jsonschema
 from jsonschema.exceptions import SchemaError
+from jsonschema_specifications import REGISTRY as SPECIFICATIONS
+from referencing.exceptions import Unresolvable
 
 from tools.context import ToolContext
-from tools.errors import ToolArgumentError, UnknownToolError
+from tools.errors import ToolArgumentError, ToolError, UnknownToolError
 
 #: A tool's name, as chat-completions function names allow it.
 TOOL_NAME_PATTERN = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
@@ -95,7 +97,11 @@ class ToolRegistry:
         if spec.name in self._specs:
             raise ValueError(f"tool {spec.name} is already registered")
         self._specs[spec.name] = spec
-        self._validators[spec.name] = jsonschema.Draft202012Validator(spec.model_schema()["parameters"])
+        # Only the schema itself and the JSON Schema meta-schemas: jsonschema's default registry
+        # fetches any other `$ref` URL (an MCP server's schema could name an internal address).
+        self._validators[spec.name] = jsonschema.Draft202012Validator(
+            spec.model_schema()["parameters"], registry=SPECIFICATIONS
+        )
 
     def with_tools(self, specs: Iterable[ToolSpec]) -> ToolRegistry:
         """A new registry holding these tools and `specs` (one task's remote MCP tools, say)."""
@@ -142,7 +148,12 @@ class ToolRegistry:
             f"$.{key}: this argument is set by the workspace and cannot be supplied"
             for key in sorted(spec.injected & arguments.keys())
         ]
-        errors = sorted(self._validators[name].iter_errors(arguments), key=lambda error: error.json_path)
+        try:
+            errors = sorted(self._validators[name].iter_errors(arguments), key=lambda error: error.json_path)
+        except Unresolvable as exc:
+            raise ToolError(
+                f"the parameters schema of {name} refers to {exc.ref!r}, which it does not hold"
+            ) from None
         problems += [f"{error.json_path}: {_shorten(error.message)}" for error in errors]
         if problems:
             shown = "; ".join(problems[:MAX_REPORTED_ARGUMENT_ERRORS])

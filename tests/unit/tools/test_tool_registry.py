@@ -227,3 +227,38 @@ async def test_preview_validates_then_asks_the_tool_and_is_none_without_one() ->
         await tools.preview("write_thing", {}, CTX)
     with pytest.raises(UnknownToolError):
         await tools.preview("nope", {}, CTX)
+
+
+def test_a_remote_ref_in_a_tool_schema_is_never_fetched() -> None:
+    import http.server
+    import threading
+
+    hits: list[str] = []
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            hits.append(self.path)
+            body = b'{"type": "string"}'
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: Any) -> None:
+            return
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        url = f"http://127.0.0.1:{server.server_address[1]}/internal.json"
+        parameters = {"type": "object", "properties": {"a": {"$ref": url}}}
+        registry = ToolRegistry(
+            [ToolSpec(name="remote_ref", description="d", parameters=parameters, handler=echo)]
+        )
+        with pytest.raises(ToolError, match=r"refers to 'http://127\.0\.0\.1:"):
+            registry.validate("remote_ref", {"a": "x"})
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert hits == []
