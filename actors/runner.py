@@ -5,6 +5,8 @@ Every piece of a step is recorded once under a marker (`actors.step_markers`: `s
 `s<step>:tool:<call id>`), so a runner started again after a crash resumes after the last recorded
 piece: a recorded model call or tool side effect never runs twice. The runner holds the task's
 lease while it works and exits when the task leaves `running`, so a paused task holds no process.
+Only an unreachable store is left to a restart: a step that raises anything else goes to the
+failure policy, and a task whose runners keep dying fails (`actors.runner_deaths`).
 
 A runner never starts another runner itself (the next queued task of its agent, its own resume
 after delegating): it leaves that to the scheduler through a runtime event. Ray's exit of an actor
