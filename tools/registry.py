@@ -15,12 +15,16 @@ from referencing.exceptions import Unresolvable
 
 from tools.context import ToolContext
 from tools.errors import ToolArgumentError, ToolError, UnknownToolError
+from tools.schema_bound import CheckFailed, holds_regex, schema_errors
 
 #: A tool's name, as chat-completions function names allow it.
 TOOL_NAME_PATTERN = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 
 #: Argument problems reported to the model per call; the rest add nothing it can act on first.
 MAX_REPORTED_ARGUMENT_ERRORS = 5
+
+#: Longest check of a model's arguments against a parameters schema that holds a regex.
+ARGUMENT_CHECK_SECONDS = 5.0
 
 #: Longest text of one argument problem; a value quoted in it may be large.
 MAX_ARGUMENT_ERROR_CHARS = 200
@@ -144,26 +148,14 @@ class ToolRegistry:
         spec = self.get(name)
         if not isinstance(arguments, dict):
             raise ToolArgumentError(f"arguments for {name} must be a JSON object")
-        problems = [
-            f"$.{key}: this argument is set by the workspace and cannot be supplied"
-            for key in sorted(spec.injected & arguments.keys())
-        ]
+        problems = _injected(spec, arguments)
         try:
             errors = sorted(self._validators[name].iter_errors(arguments), key=lambda error: error.json_path)
         except Unresolvable as exc:
             raise ToolError(
                 f"the parameters schema of {name} refers to {exc.ref!r}, which it does not hold"
             ) from None
-        problems += [f"{error.json_path}: {_shorten(error.message)}" for error in errors]
-        if problems:
-            shown = "; ".join(problems[:MAX_REPORTED_ARGUMENT_ERRORS])
-            more = len(problems) - MAX_REPORTED_ARGUMENT_ERRORS
-            if more > 0:
-                shown += f"; and {more} more"
-            raise ToolArgumentError(
-                f"invalid arguments for {name}: {shown}. Call {name} again with arguments that match "
-                "its parameters schema."
-            )
+        _refuse(name, problems + [f"{error.json_path}: {_shorten(error.message)}" for error in errors])
 
     async def preview(self, name: str, arguments: Any, ctx: ToolContext) -> dict[str, Any] | None:
         """What a reviewer is shown of this call: the tool's `review_preview`, or None when it has none.
@@ -174,7 +166,7 @@ class ToolRegistry:
         spec = self.get(name)
         if spec.review_preview is None:
             return None
-        self.validate(name, arguments)
+        await self.check(name, arguments)
         return await spec.review_preview(arguments, ctx)
 
     async def binding(self, name: str, arguments: dict[str, Any], ctx: ToolContext) -> dict[str, Any] | None:
@@ -182,9 +174,25 @@ class ToolRegistry:
         spec = self.get(name)
         return None if spec.review_binding is None else await spec.review_binding(arguments, ctx)
 
+    async def check(self, name: str, arguments: Any) -> None:
+        """`validate`, with a parameters schema that holds a regex (a remote MCP server's, say)
+        checked in a child process under `ARGUMENT_CHECK_SECONDS` (`tools.schema_bound`), so a
+        pattern that backtracks for ever cannot stall the host running this task beside others."""
+        schema = self.get(name).model_schema()["parameters"]
+        if not holds_regex(schema) or not isinstance(arguments, dict):
+            self.validate(name, arguments)
+            return
+        try:
+            errors = await schema_errors(
+                schema, arguments, seconds=ARGUMENT_CHECK_SECONDS, what=f"the parameters schema of {name}"
+            )
+        except CheckFailed as exc:
+            raise ToolError(str(exc)) from None
+        _refuse(name, _injected(self.get(name), arguments) + [_shorten(error) for error in errors])
+
     async def call(self, name: str, arguments: Any, ctx: ToolContext) -> Any:
-        """Validate the arguments, then run the tool's handler and return its output."""
-        self.validate(name, arguments)
+        """Check the arguments, then run the tool's handler and return its output."""
+        await self.check(name, arguments)
         return await self.get(name).handler(arguments, ctx)
 
 
@@ -197,6 +205,26 @@ def _without(parameters: Mapping[str, Any], hidden: frozenset[str]) -> dict[str,
     if isinstance(required, list):
         schema["required"] = [key for key in required if key not in hidden]
     return schema
+
+
+def _injected(spec: ToolSpec, arguments: dict[str, Any]) -> list[str]:
+    return [
+        f"$.{key}: this argument is set by the workspace and cannot be supplied"
+        for key in sorted(spec.injected & arguments.keys())
+    ]
+
+
+def _refuse(name: str, problems: list[str]) -> None:
+    """ToolArgumentError listing the first problems, when there are any."""
+    if not problems:
+        return
+    shown = "; ".join(problems[:MAX_REPORTED_ARGUMENT_ERRORS])
+    more = len(problems) - MAX_REPORTED_ARGUMENT_ERRORS
+    if more > 0:
+        shown += f"; and {more} more"
+    raise ToolArgumentError(
+        f"invalid arguments for {name}: {shown}. Call {name} again with arguments that match its parameters schema."
+    )
 
 
 def _shorten(message: str) -> str:

@@ -15,11 +15,6 @@ is killed at `CHECK_SECONDS`; a schema without one runs no user regex and is che
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
-import json
-import sys
-from pathlib import Path
 from typing import Any
 
 import jsonschema
@@ -28,14 +23,11 @@ from jsonschema.exceptions import best_match
 from jsonschema_specifications import REGISTRY
 from referencing.jsonschema import DRAFT202012
 
-from actors.models import schema_child
-from actors.models.schema_child import ENDLESS, validation_errors
+from tools.schema_bound import DATA_KEYWORDS, CheckFailed, schema_errors
 
 #: Longest check of one answer against a schema that holds a user regex.
 CHECK_SECONDS = 5.0
 
-#: Keywords whose values are data, not subschemas: a `$ref` or `pattern` inside is not one.
-_DATA_KEYWORDS = frozenset({"const", "enum", "default", "examples"})
 
 _META = jsonschema.Draft202012Validator(
     jsonschema.Draft202012Validator.META_SCHEMA, format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER
@@ -87,19 +79,9 @@ def _unresolved(node: Any, resolver: Any, path: list[Any]) -> tuple[str, str] | 
             except referencing.exceptions.Unresolvable:
                 return _dotted([*path, keyword]), f"{ref!r} resolves to nothing in the schema"
     for key, value in node.items():
-        if key not in _DATA_KEYWORDS and (found := _unresolved(value, resolver, [*path, key])) is not None:
+        if key not in DATA_KEYWORDS and (found := _unresolved(value, resolver, [*path, key])) is not None:
             return found
     return None
-
-
-def _holds_regex(node: Any) -> bool:
-    if isinstance(node, list):
-        return any(_holds_regex(item) for item in node)
-    if not isinstance(node, dict):
-        return False
-    if isinstance(node.get("pattern"), str) or isinstance(node.get("patternProperties"), dict):
-        return True
-    return any(_holds_regex(value) for key, value in node.items() if key not in _DATA_KEYWORDS)
 
 
 def _compiled(schema: dict[str, Any]) -> None:
@@ -114,38 +96,10 @@ async def answer_errors(
 ) -> list[str]:
     """Why `instance` does not match `schema`, as `<path in the answer>: <what is wrong>` (empty
     when it does); checked in a child process killed after `seconds` when `schema` holds a user
-    regex. UnusableSchema when the schema does not compile or the check ran past its bound."""
+    regex (`tools.schema_bound`). UnusableSchema when the schema does not compile or the check ran
+    past its bound."""
     _compiled(schema)
-    if not _holds_regex(schema):
-        errors = validation_errors(schema, instance)
-        if errors is None:
-            raise UnusableSchema(ENDLESS)
-        return errors
-    child = await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-I",
-        str(Path(schema_child.__file__)),
-        stdin=asyncio.subprocess.PIPE,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.DEVNULL,
-    )
-    job = json.dumps({"schema": schema, "instance": instance}).encode()
     try:
-        out, _ = await asyncio.wait_for(child.communicate(job), seconds)
-    except TimeoutError:
-        raise UnusableSchema(
-            f"checking the answer against the output schema took over {seconds:g} s "
-            "(a `pattern` that backtracks without end?)"
-        ) from None
-    finally:
-        if child.returncode is None:
-            with contextlib.suppress(ProcessLookupError):
-                child.kill()
-            await child.wait()
-    try:
-        verdict = json.loads(out)
-    except ValueError:
-        raise UnusableSchema("the output schema check stopped without an answer") from None
-    if "unusable" in verdict:
-        raise UnusableSchema(str(verdict["unusable"]))
-    return [str(error) for error in verdict["errors"]]
+        return await schema_errors(schema, instance, seconds=seconds, what="the output schema")
+    except CheckFailed as exc:
+        raise UnusableSchema(str(exc)) from None

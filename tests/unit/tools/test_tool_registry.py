@@ -262,3 +262,56 @@ def test_a_remote_ref_in_a_tool_schema_is_never_fetched() -> None:
         server.shutdown()
         server.server_close()
     assert hits == []
+
+
+def regex_spec() -> ToolSpec:
+    """A remote tool whose parameters schema holds a pattern that backtracks without end on 'aaa…!'."""
+    parameters = {
+        "type": "object",
+        "properties": {"code": {"type": "string", "pattern": "^(a+)+$"}, "token": {"type": "string"}},
+        "required": ["code"],
+    }
+    return ToolSpec(
+        name="remote_lookup",
+        description="d",
+        parameters=parameters,
+        handler=echo,
+        injected=frozenset({"token"}),
+    )
+
+
+def test_a_backtracking_pattern_in_a_tool_schema_cannot_stall_the_host(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr("tools.registry.ARGUMENT_CHECK_SECONDS", 1.0)
+    registry = ToolRegistry([regex_spec()])
+
+    async def main() -> tuple[float, int]:
+        # The loop keeps turning while the check runs: a ticker counts its turns.
+        ticks = 0
+
+        async def ticker() -> None:
+            nonlocal ticks
+            while True:
+                ticks += 1
+                await asyncio.sleep(0.01)
+
+        beat = asyncio.create_task(ticker())
+        started = asyncio.get_running_loop().time()
+        with pytest.raises(ToolError, match=r"took over 1 s"):
+            await registry.call("remote_lookup", {"code": "a" * 64 + "!"}, CTX)
+        beat.cancel()
+        return asyncio.get_running_loop().time() - started, ticks
+
+    elapsed, ticks = asyncio.run(main())
+    assert elapsed < 5
+    assert ticks > 20
+
+
+def test_arguments_against_a_regex_schema_are_still_checked() -> None:
+    registry = ToolRegistry([regex_spec()])
+    assert asyncio.run(registry.call("remote_lookup", {"code": "aaa"}, CTX))["arguments"] == {"code": "aaa"}
+    with pytest.raises(ToolArgumentError, match=r"code: 'b' does not match"):
+        asyncio.run(registry.call("remote_lookup", {"code": "b"}, CTX))
+    with pytest.raises(ToolArgumentError, match=r"\$\.token: this argument is set by the workspace"):
+        asyncio.run(registry.call("remote_lookup", {"code": "aaa", "token": "x"}, CTX))

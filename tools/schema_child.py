@@ -1,5 +1,6 @@
-"""Checking one answer against an output schema: in the process that asks (a schema with no user
-regex), or as a script in a child process it can kill (`actors.models.schema_check`).
+"""Checking one instance against a JSON Schema: in the process that asks (a schema with no user
+regex), or as a script in a child process it can kill (`tools.schema_bound`): a task's answer
+against its output schema, a model's arguments against a remote tool's parameters schema.
 
 Run as a script it reads `{"schema", "instance"}` on stdin and writes `{"errors"}` or
 `{"unusable"}` on stdout. It imports nothing of ours, so the child needs only the virtualenv.
