@@ -2,7 +2,7 @@
 
 A model neither a connection's `price` nor the `genai-prices` data prices costs an unknown amount
 (actors.models.pricing), so `settings.spend_cap_usd` and `settings.tree_spend_cap_usd` could never
-fire on it. Saving or running such an agent with a cap is refused (400, serve.agent_checks), and a
+fire on it. Saving or running such an agent with a cap is refused (400, actors.run_checks), and a
 task that finds itself on such a model under a cap anyway (its connection's price was removed, or
 a tree budget from the agent that started its tree applies) pauses as over that cap before its next
 model call, instead of running uncapped.

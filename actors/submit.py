@@ -1,17 +1,22 @@
-"""Starting a run: validate everything first, then create the task, then admit it.
+"""Starting a run from outside a task: validate everything first, then create the task, then admit it.
 
-Every 400 is decided before anything is written, so a refused run leaves no task and no file.
+`start_run` is the one function the edge doors call (`POST /api/v1/agents/{id}/run`, which the
+Python client calls, and the agent tools of `/mcp`): it makes every check of a run
+(actors.run_checks, the same checks `delegate_tasks` makes for a child) and starts it. Every 400 is
+decided before anything is written, so a refused run leaves no task and no file.
 """
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 import redis.asyncio as aioredis
 
+from actors import run_checks
 from actors.admission import concurrency_limit, limit_of
-from actors.launcher import admit_and_launch, launch, place_pooled
+from actors.launcher import launch, place_pooled
 from core import agents, tasks
 from core.errors import BadRequest
 from core.ids import new_id
@@ -27,6 +32,9 @@ TOOL_SELECTOR_PREFIX = "tool:"
 #: docs/contract.md section 6: a title taken from the prompt keeps its first 80 characters.
 TITLE_FROM_PROMPT_CHARS = 80
 SOURCES = ("production", "test")
+
+#: Stores the files a run brings and returns how the task lists them; called once every check passed.
+Attach = Callable[[], Awaitable[list[dict[str, Any]]]]
 
 
 @dataclass
@@ -90,24 +98,54 @@ def check_run_input(run: RunInput, *, has_files: bool) -> None:
         schema = run.output_config.get("output_schema")
         if schema is not None and not isinstance(schema, dict):
             raise BadRequest("output_config.output_schema must be a JSON object")
+        instructions = run.output_config.get("instructions")
+        if instructions is not None and not isinstance(instructions, str):
+            raise BadRequest("output_config.instructions must be a string")
 
 
-async def resolve_agent(
-    redis: aioredis.Redis, workspace_id: str, agent_id: str, version: int | None
-) -> tuple[AgentVersion, AgentGroup]:
-    return await agents.version_for_run(redis, workspace_id, agent_id, version)
+@dataclass
+class Started:
+    task: Task
+    plan: SyncPlan
 
 
-async def create_and_admit(
+async def start_run(
+    redis: aioredis.Redis,
+    settings: Settings,
+    workspace_id: str,
+    agent_id: str,
+    run: RunInput,
+    *,
+    has_files: bool,
+    attach: Attach | None = None,
+    is_async: bool = True,
+    selector: str | None = None,
+) -> Started:
+    """Check the run of agent `agent_id` (`run.version`, else its latest) in every way a run is
+    checked, store its files (`attach`), create its task and admit it. 400 (403, 404) before anything
+    is written when a check fails."""
+    version, group = await agents.version_for_run(redis, workspace_id, agent_id, run.version)
+    problem = await run_checks.run_problem(
+        redis,
+        settings,
+        run_checks.RunOf(workspace_id, version.config, group.name, output_config=run.output_config),
+    )
+    if problem is not None:
+        raise BadRequest(problem)
+    plan = plan_sync(version, run, is_async=is_async, requested=selector)
+    check_run_input(run, has_files=has_files)
+    if attach is not None:
+        run.files = await attach()
+    return Started(await _create_and_admit(redis, settings, workspace_id, version, group, run), plan)
+
+
+async def _create_and_admit(
     redis: aioredis.Redis,
     settings: Settings,
     workspace_id: str,
     version: AgentVersion,
     group: AgentGroup,
     run: RunInput,
-    *,
-    source: str | None = None,
-    parent: dict[str, Any] | None = None,
 ) -> Task:
     """Create the task (pending, first user message) and admit it: running with a runner, or queued."""
     title = run.title or (run.query.strip()[:TITLE_FROM_PROMPT_CHARS] or None)
@@ -121,16 +159,11 @@ async def create_and_admit(
         "title": title,
         "query": run.query,
         "files": run.files,
-        "source": source or run.source,
+        "source": run.source,
         "output_config": run.output_config,
         "disable_delegation": run.disable_delegation,
         "placement": tasks.placement_for(version.config, settings.task_placement),
-    } | (parent or {})
-    if parent:
-        task = await tasks.create_task(redis, spec)
-        status = await admit_and_launch(redis, settings, task, from_status=TaskStatus.PENDING.value)
-        task.status = status or task.status
-        return task
+    }
     new = tasks.new_spec(spec)
     pending = Task(spec=new, status=TaskStatus.PENDING.value, updated_at=new.created_at)
     # A run of the latest version (the usual case) already holds what its limit is read from.

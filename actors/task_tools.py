@@ -21,6 +21,7 @@ from typing import Any
 
 import redis.asyncio as aioredis
 
+from actors import run_checks
 from actors.context_budget import stored_results
 from actors.failure import handle_failure, pause_run
 from actors.mcp_tools import not_offered
@@ -275,6 +276,7 @@ class TaskTools:
                 task_workspace_id=task.workspace_id,
                 task_id=task.id,
             ),
+            run_check=run_checks.for_tools(self.redis, self.settings),
         )
 
     async def _record_result(

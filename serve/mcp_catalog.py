@@ -2,7 +2,8 @@
 
 An agent's tool is named `agent_<name>_<group id prefix>` (stable while the agent keeps its name)
 and takes `{query, input?, file_ids?, wait_seconds?}`: `input` is structured input the task's
-query carries as JSON. The call starts a task as `POST /api/v1/agents/{id}/run` does and waits up
+query carries as JSON. The call starts a task through the same function, and so the same checks,
+as `POST /api/v1/agents/{id}/run` (actors.submit.start_run) and waits up
 to `wait_seconds` (at most the platform's sync budget): a finished task answers with its answer and
 structured output, a paused or still running one with its task id, which `get_task` then reads.
 `parse` and `extract` take the bodies of `/api/v2/parse/sync` and `/extract/sync` (a `file://` id
@@ -51,7 +52,10 @@ class AgentCall(BaseModel):
     input: dict[str, Any] | None = Field(None, description="Structured input, given to the agent as JSON.")
     file_ids: list[str] = Field(default_factory=list, description="`file://<uuid>` ids from /api/v2/files.")
     wait_seconds: float | None = Field(
-        None, ge=0, description="How long to wait for the answer before returning the task id to poll."
+        None,
+        ge=0,
+        strict=True,
+        description="How long to wait for the answer before returning the task id to poll.",
     )
 
 
@@ -157,10 +161,16 @@ async def _run_agent(edge: EdgeState, workspace_id: str, agent: Agent, call: Age
     if call.input is not None:
         query = f"{query}\n\nInput (JSON):\n{json.dumps(call.input, ensure_ascii=False)}".strip()
     run = submit.RunInput(query=query)
-    version, group = await submit.resolve_agent(edge.redis, workspace_id, agent.id, None)
-    submit.check_run_input(run, has_files=bool(call.file_ids))
-    run.files = await attach_files(edge, workspace_id, [], call.file_ids)
-    task = await submit.create_and_admit(edge.redis, edge.settings, workspace_id, version, group, run)
+    started = await submit.start_run(
+        edge.redis,
+        edge.settings,
+        workspace_id,
+        agent.id,
+        run,
+        has_files=bool(call.file_ids),
+        attach=lambda: attach_files(edge, workspace_id, [], call.file_ids),
+    )
+    task = started.task
     # As a sync run falls back to async: a replica holding its most requests answers at once.
     budget = edge.settings.sync_budget_seconds if edge.settings.sync_enabled and not edge.waiters.full else 0
     wait = min(DEFAULT_WAIT_SECONDS if call.wait_seconds is None else call.wait_seconds, budget)

@@ -46,14 +46,15 @@ def _object(raw: Any, name: str) -> dict[str, Any] | None:
     return raw
 
 
-def _version(raw: Any) -> int | None:
-    if raw is None or raw == "":
+def _version(raw: Any, *, form: bool) -> int | None:
+    """A JSON body gives an integer; a multipart field, whose values are all text, its digits."""
+    if raw is None or (form and raw == ""):
         return None
-    if isinstance(raw, bool):
+    if isinstance(raw, bool) or not (isinstance(raw, int) or (form and isinstance(raw, str))):
         raise BadRequest("version must be an integer")
     try:
         value = int(raw)
-    except (TypeError, ValueError):
+    except ValueError:
         raise BadRequest("version must be an integer") from None
     if value < 1:
         raise BadRequest("version must be 1 or more")
@@ -108,7 +109,7 @@ async def read_run_body(
             run = RunInput(
                 query=_text(form.get(text_field), text_field),
                 output_config=_object(form.get("output_config"), "output_config"),
-                version=_version(form.get("version")),
+                version=_version(form.get("version"), form=True),
                 source=_text(form.get("source"), "source") or "production",
                 disable_delegation=_flag(form.get("disable_delegation")),
             )
@@ -131,7 +132,7 @@ def _json_body(raw: bytes, text_field: str) -> RunBody:
     run = RunInput(
         query=_text(body.get(text_field), text_field),
         output_config=_object(body.get("output_config"), "output_config"),
-        version=_version(body.get("version")),
+        version=_version(body.get("version"), form=False),
         source=_text(body.get("source"), "source") or "production",
         disable_delegation=_flag(body.get("disable_delegation")),
     )

@@ -4,9 +4,18 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from extraction.jobs.model import TaskModel
+
+
+class RunCheck(Protocol):
+    """Every check a run makes (actors.run_checks): why an agent with `config` cannot run a task in
+    `workspace_id`, or None when it can."""
+
+    async def __call__(
+        self, workspace_id: str, config: Mapping[str, Any], *, agent_name: str, public: bool
+    ) -> str | None: ...
 
 
 @dataclass(frozen=True)
@@ -22,7 +31,8 @@ class ToolContext:
     process settings object and `redis` the asyncio Redis client of the store; both are typed
     loosely so that tools depend on the store's interface, not on how core builds it.
     `task_model` is the model the task's steps run on: the document tools ask it, never the
-    operator's extraction model (None outside a task's run).
+    operator's extraction model (None outside a task's run). `run_check` is the runtime's one set
+    of run checks, which `delegate_tasks` asks before it writes a child (None outside a task's run).
     """
 
     workspace_id: str
@@ -36,3 +46,4 @@ class ToolContext:
     approved_target: Mapping[str, Any] | None = None
     idempotency_key: str | None = None
     task_model: TaskModel | None = None
+    run_check: RunCheck | None = None

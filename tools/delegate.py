@@ -10,7 +10,6 @@ import json
 from typing import Any
 
 from core import delegation, tasks
-from core.agent_needs import missing_needs
 from core.delegation import MAX_DEPTH, Target, children_limit
 from core.tasks import Task, TaskSpec
 from tools.context import ToolContext
@@ -114,9 +113,10 @@ def substitute(text: str, item: Any) -> str:
 
 
 async def check_target(ctx: ToolContext, parent: Task, group_id: str) -> Target:
-    """Every guard of docs/spec.md rules 2, 3, 4 and 6; the error tells the model what it may do instead.
-    Rule 3: the child runs in this workspace, so the model connection and MCP servers its agent
-    names must exist here (a public agent's included)."""
+    """Every guard of docs/spec.md rules 2, 3, 4 and 6, then every check a run makes
+    (`ctx.run_check`, actors.run_checks: the model connection and MCP servers the agent names exist
+    in this workspace, where the child runs, a public agent's included; its settings have their
+    types; a spend cap is on a priced model); the error tells the model what it may do instead."""
     if group_id == parent.spec.agent_group_id:
         raise ToolError("an agent cannot delegate to itself")
     allowed = allowed_group_ids(ctx)
@@ -134,11 +134,13 @@ async def check_target(ctx: ToolContext, parent: Task, group_id: str) -> Target:
         raise ToolError(f"agent {group_id} is not an agent of this workspace or a published public agent")
     if target.version.config.get("delegation_enabled") is False:
         raise ToolError(f"agent {target.group.name} does not accept delegated tasks")
-    missing = await missing_needs(
-        ctx.redis, ctx.workspace_id, target.version.config, agent_name=target.group.name, public=target.public
+    if ctx.run_check is None:
+        raise ToolError("delegation runs only inside a task's run")
+    problem = await ctx.run_check(
+        ctx.workspace_id, target.version.config, agent_name=target.group.name, public=target.public
     )
-    if missing is not None:
-        raise ToolError(missing)
+    if problem is not None:
+        raise ToolError(problem)
     return target
 
 

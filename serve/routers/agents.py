@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from fastapi import APIRouter, Request, status
 
+from actors.run_checks import check_config
 from core import agents, delegation_profiles
 from core.models import Agent, PageOf
-from serve.agent_checks import check_config
 from serve.deps import PrincipalDep, RedisDep, SettingsDep
 from serve.openapi_params import AgentIdPath
 from serve.openapi_responses import bool_query

@@ -8,7 +8,6 @@ from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 
 from actors import submit
-from serve.agent_checks import check_run
 from serve.attachments import attach_files
 from serve.deps import EdgeDep, PrincipalDep
 from serve.middleware import SYNC_BUDGET_HEADER
@@ -71,25 +70,22 @@ async def run_agent(
     agent_id: AgentIdPath, request: Request, principal: PrincipalDep, edge: EdgeDep
 ) -> JSONResponse:
     """Run an agent: 201 with the task, or with `async=false` its result (200) or an outcome (202)."""
-    redis, settings = edge.redis, edge.settings
+    settings = edge.settings
     is_async = strict_bool(request, "async", True)
     include_citations = strict_bool(request, "include_citations", False)
     async with read_run_body(request, settings) as body:
-        version, group = await submit.resolve_agent(redis, principal.workspace_id, agent_id, body.run.version)
-        await check_run(
-            redis,
+        started = await submit.start_run(
+            edge.redis,
             settings,
             principal.workspace_id,
-            version.config,
-            body.run.output_config,
-            agent_name=group.name,
+            agent_id,
+            body.run,
+            has_files=bool(body.uploads or body.file_ids),
+            attach=lambda: attach_files(edge, principal.workspace_id, body.uploads, body.file_ids),
+            is_async=is_async,
+            selector=request.query_params.get("result"),
         )
-        plan = submit.plan_sync(
-            version, body.run, is_async=is_async, requested=request.query_params.get("result")
-        )
-        submit.check_run_input(body.run, has_files=bool(body.uploads or body.file_ids))
-        body.run.files = await attach_files(edge, principal.workspace_id, body.uploads, body.file_ids)
-    task = await submit.create_and_admit(redis, settings, principal.workspace_id, version, group, body.run)
+    task, plan = started.task, started.plan
     created = {
         "task_id": task.id,
         "agent_id": task.spec.agent_id,
@@ -102,6 +98,6 @@ async def run_agent(
         # docs/spec.md fallback: behave exactly as async=true and say the sync budget was 0.
         return JSONResponse(created, status_code=201, headers={SYNC_BUDGET_HEADER: "0"})
     status, reply = await hold(
-        redis, edge.waiters, settings, task, selector=plan.selector, include_citations=include_citations
+        edge.redis, edge.waiters, settings, task, selector=plan.selector, include_citations=include_citations
     )
     return JSONResponse(reply, status_code=status)

@@ -9,6 +9,7 @@ import httpx
 import pytest
 import ray
 
+from actors import run_checks
 from actors.names import NAMESPACE
 from actors.scheduler import SCHEDULER_NAME
 from tests.integration.conftest import Service
@@ -243,6 +244,7 @@ def test_a_rerun_delegate_call_never_spawns_twice(service: Service, api: httpx.C
                 settings=load_settings(),
                 redis=redis,
                 injected={},
+                run_check=run_checks.for_tools(redis, load_settings()),
             )
             arguments = {
                 "tasks": [
