@@ -16,7 +16,7 @@ from core.errors import BadRequest
 from core.file_filter import FileFilter
 from core.ids import new_id, now_iso
 from tools.context import ToolContext
-from tools.delegate import (
+from tools.delegate_guards import (
     TITLE_CHARS,
     check_count,
     check_target,

@@ -11,7 +11,7 @@ from core.errors import BadRequest
 from core.file_filter import FileFilter, check_tag
 from core.settings import Settings
 from tools.context import ToolContext
-from tools.delegate import check_count
+from tools.delegate_guards import check_count
 from tools.errors import ToolError
 
 pytestmark = pytest.mark.unit
