@@ -184,7 +184,11 @@ class ToolRegistry:
             return
         try:
             errors = await schema_errors(
-                schema, arguments, seconds=ARGUMENT_CHECK_SECONDS, what=f"the parameters schema of {name}"
+                schema,
+                arguments,
+                seconds=ARGUMENT_CHECK_SECONDS,
+                what=f"the arguments against the parameters schema of {name}",
+                schema_name=f"the parameters schema of {name}",
             )
         except CheckFailed as exc:
             raise ToolError(str(exc)) from None

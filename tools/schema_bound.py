@@ -37,14 +37,17 @@ def holds_regex(node: Any) -> bool:
     return any(holds_regex(value) for key, value in node.items() if key not in DATA_KEYWORDS)
 
 
-async def schema_errors(schema: dict[str, Any], instance: Any, *, seconds: float, what: str) -> list[str]:
+async def schema_errors(
+    schema: dict[str, Any], instance: Any, *, seconds: float, what: str, schema_name: str
+) -> list[str]:
     """Why `instance` does not match `schema`, as `<path>: <what is wrong>` (empty when it does); in
-    a child process killed after `seconds` when the schema holds a regex. `what` names the schema in
-    the `CheckFailed` message ("the output schema", "the parameters schema of X")."""
+    a child process killed after `seconds` when the schema holds a regex. The `CheckFailed` message
+    names the check (`what`: "the answer against the output schema") and the schema
+    (`schema_name`: "the output schema")."""
     if not holds_regex(schema):
         errors = validation_errors(schema, instance)
         if errors is None:
-            raise CheckFailed(ENDLESS.replace("the output schema", what))
+            raise CheckFailed(ENDLESS.replace("the output schema", schema_name))
         return errors
     child = await asyncio.create_subprocess_exec(
         sys.executable,
@@ -59,7 +62,7 @@ async def schema_errors(schema: dict[str, Any], instance: Any, *, seconds: float
         out, _ = await asyncio.wait_for(child.communicate(job), seconds)
     except TimeoutError:
         raise CheckFailed(
-            f"checking against {what} took over {seconds:g} s (a `pattern` that backtracks without end?)"
+            f"checking {what} took over {seconds:g} s (a `pattern` that backtracks without end?)"
         ) from None
     finally:
         if child.returncode is None:
@@ -69,7 +72,7 @@ async def schema_errors(schema: dict[str, Any], instance: Any, *, seconds: float
     try:
         verdict = json.loads(out)
     except ValueError:
-        raise CheckFailed(f"the check against {what} stopped without an answer") from None
+        raise CheckFailed(f"checking {what} stopped without an answer") from None
     if "unusable" in verdict:
-        raise CheckFailed(str(verdict["unusable"]).replace("the output schema", what))
+        raise CheckFailed(str(verdict["unusable"]).replace("the output schema", schema_name))
     return [str(error) for error in verdict["errors"]]

@@ -100,6 +100,12 @@ async def answer_errors(
     past its bound."""
     _compiled(schema)
     try:
-        return await schema_errors(schema, instance, seconds=seconds, what="the output schema")
+        return await schema_errors(
+            schema,
+            instance,
+            seconds=seconds,
+            what="the answer against the output schema",
+            schema_name="the output schema",
+        )
     except CheckFailed as exc:
         raise UnusableSchema(str(exc)) from None
