@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import redis.asyncio as aioredis
 
-from core import agents, keys, tasks
-from core.models import AgentVersion
-from core.settings import Settings
-from core.state_machine import TaskStatus
+from core import tasks
+from core.infra import keys
+from core.infra.models import AgentVersion
+from core.infra.settings import Settings
+from core.stores import agents
 from core.tasks import Task
+from core.tasks.state_machine import TaskStatus
 
 
 def limit_of(latest: AgentVersion, settings: Settings) -> int:

@@ -8,9 +8,9 @@ nowhere stay plain.
 
 The result is stored on the task as `citations`:
 `{"leaves": {path: [citation item]}, "documents": [{file, file_id, pages}]}`, where a path is how
-`core.results` walks the output (`name`, `a.b`, `items[0].x`) and each citation item is a citation
+`core.tasks.results` walks the output (`name`, `a.b`, `items[0].x`) and each citation item is a citation
 dict with a `citation_id` unique in the task. `file_id` is internal: the edge turns it into a fresh
-signed `url` whenever the citations are read (`core.document_links`).
+signed `url` whenever the citations are read (`core.tasks.document_links`).
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 from tools.documents.processed import ProcessedDocument, processed_documents
 
 if TYPE_CHECKING:
-    from core.settings import Settings
+    from core.infra.settings import Settings
     from extraction.jobs.model import ModelFactory
 
 log = logging.getLogger(__name__)
@@ -50,7 +50,7 @@ def value_key(value: Any) -> ValueKey | None:
 
 
 def structured_leaves(value: Any, path: str = "") -> Iterator[tuple[str, Leaf]]:
-    """Every groundable leaf `(path, value)` in document order, paths as `core.results` names them.
+    """Every groundable leaf `(path, value)` in document order, paths as `core.tasks.results` names them.
 
     Internal keys (two leading underscores) are skipped: they are dropped whenever citations are read.
     """

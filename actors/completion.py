@@ -18,9 +18,10 @@ from actors.models.resolve import resolve_model
 from actors.policy import AgentPolicy
 from actors.step_markers import model_step
 from actors.usage import record_model_call
-from core import task_finish, tasks
-from core.settings import Settings
+from core import tasks
+from core.infra.settings import Settings
 from core.tasks import Task, dumps
+from core.tasks import finish as task_finish
 
 log = logging.getLogger(__name__)
 
@@ -127,7 +128,7 @@ async def complete(
     *,
     lease_holder: str,
 ) -> bool:
-    """Complete the task (`core.task_finish`); True when it was still running and is now completed,
+    """Complete the task (`core.tasks.finish`); True when it was still running and is now completed,
     its slot freed and the lease of `lease_holder` released."""
     fields: dict[str, str] = {"summary": response.text or ""}
     values = data_field_values(steps)

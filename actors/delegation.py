@@ -17,10 +17,12 @@ import redis.asyncio as aioredis
 from actors.context_budget import stored_results
 from actors.launcher import admit_and_launch, drain_queue
 from actors.step_markers import Piece, step_marker
-from core import audit, delegation, keys, tasks
-from core.settings import Settings
-from core.state_machine import TaskStatus
-from core.tasks import Task
+from core import tasks
+from core.infra import keys
+from core.infra.settings import Settings
+from core.stores import audit
+from core.tasks import Task, delegation
+from core.tasks.state_machine import TaskStatus
 
 log = logging.getLogger(__name__)
 

@@ -10,8 +10,8 @@ import redis.asyncio as aioredis
 
 from actors.policy import AgentPolicy
 from core import tasks
-from core.state_machine import TaskStatus
 from core.tasks import Task, dumps
+from core.tasks.state_machine import TaskStatus
 
 
 async def handle_failure(

@@ -12,12 +12,13 @@ from actors.launcher import admit_and_launch, drain_queue
 from actors.models.extraction import extraction_model
 from actors.review_binding import binding_of, preview_of, recorded_arguments
 from actors.step_markers import Piece, reply_marker, review_marker, step_marker
-from core import delegation, keys, tasks
-from core.errors import BadRequest, Conflict
-from core.ids import now_iso
-from core.settings import Settings
-from core.state_machine import TaskStatus
-from core.tasks import Task
+from core import tasks
+from core.infra import keys
+from core.infra.errors import BadRequest, Conflict
+from core.infra.ids import now_iso
+from core.infra.settings import Settings
+from core.tasks import Task, delegation
+from core.tasks.state_machine import TaskStatus
 from tools.builtin import build_registry
 from tools.context import ToolContext
 from tools.registry import ToolRegistry

@@ -32,11 +32,11 @@ from actors.placement import (
     pick_node,
 )
 from actors.spare_pool import SparePool
-from core import keys
-from core.ids import parse_iso
-from core.settings import Settings
-from core.state_machine import TaskStatus
+from core.infra import keys
+from core.infra.ids import parse_iso
+from core.infra.settings import Settings
 from core.tasks import Task
+from core.tasks.state_machine import TaskStatus
 
 log = logging.getLogger(__name__)
 
@@ -143,7 +143,7 @@ def _place(nodes: list[NodeSlots], task: Task, *, on_spare: bool) -> str | None:
 @dataclass(frozen=True)
 class Placed:
     """A pooled runner's place, decided before its task was admitted, whose `fields` the admission
-    wrote with the task (core.task_create): its launch writes nothing more."""
+    wrote with the task (core.tasks.create): its launch writes nothing more."""
 
     nodes: list[NodeSlots]
     node_id: str | None

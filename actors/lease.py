@@ -16,9 +16,9 @@ from typing import Any
 
 import redis.asyncio as aioredis
 
-from core.backoff import backoff_seconds
-from core.cancellation import raise_if_cancelled
-from core.locks import RELEASE_IF_HELD, RENEW_IF_HELD
+from core.infra.backoff import backoff_seconds
+from core.infra.cancellation import raise_if_cancelled
+from core.infra.locks import RELEASE_IF_HELD, RENEW_IF_HELD
 
 log = logging.getLogger(__name__)
 

@@ -1,6 +1,6 @@
 """Talking to a workspace's remote MCP server with the official SDK's Streamable HTTP client.
 
-Every request goes through `core.url_guard.GuardedTransport`: the server's host is resolved and
+Every request goes through `core.infra.url_guard.GuardedTransport`: the server's host is resolved and
 checked on each request (redirect hops included) and the connection goes to the checked address,
 so a name that later resolves to a private address reaches nothing. No proxy from the environment
 is used, for the same reason. Each operation opens its own session (initialize, then the request)
@@ -35,8 +35,8 @@ from mcp.shared.exceptions import McpError
 from mcp.types import CallToolResult, Tool
 
 from actors.mcp_read_budget import IDENTITY, BoundedTransport, CompressedAnswer, ReadBudget
-from core.mcp_servers import URL_NAME, McpServer
-from core.url_guard import BlockedURL, GuardedTransport
+from core.infra.url_guard import BlockedURL, GuardedTransport
+from core.stores.mcp_servers import URL_NAME, McpServer
 
 T = TypeVar("T")
 #: The setting that bounds what one operation reads, named in the error a reader sees.

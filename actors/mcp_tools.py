@@ -1,6 +1,6 @@
 """Remote MCP tools as a task's tools: named, described, validated, reviewed and recorded.
 
-A task whose agent config names MCP servers (core.mcp_config) gets, beside the native tools, one
+A task whose agent config names MCP servers (core.stores.mcp_config) gets, beside the native tools, one
 `ToolSpec` per allowed tool of each server, under the stable name `mcp__<server>__<tool>` (a tool
 name the model may not use as is gets a short digest instead of its odd characters) with the
 server's own JSON Schema as its parameters, so the registry validates the model's arguments before
@@ -36,11 +36,13 @@ from mcp.types import CallToolResult, TextContent, Tool
 
 from actors import mcp_client
 from actors.policy import AgentPolicy
-from core import keys, mcp_servers, tasks
-from core.errors import BadRequest
-from core.mcp_config import ServerUse, server_uses
-from core.mcp_servers import McpServerRecord
-from core.settings import Settings
+from core import tasks
+from core.infra import keys
+from core.infra.errors import BadRequest
+from core.infra.settings import Settings
+from core.stores import mcp_servers
+from core.stores.mcp_config import ServerUse, server_uses
+from core.stores.mcp_servers import McpServerRecord
 from core.tasks import Task
 from tools.context import ToolContext
 from tools.errors import ToolError

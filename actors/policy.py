@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from core.settings import Settings
+from core.infra.settings import Settings
 
 #: docs/contract.md section 2: failed model or tool steps retried before the failure policy applies.
 DEFAULT_MAX_RETRIES = 2

@@ -17,11 +17,13 @@ import redis.asyncio as aioredis
 
 from actors.launcher import admit_and_launch, drain_queue, launch
 from actors.names import NAMESPACE, TASK_ACTOR_PREFIX, count_task_actors, task_actor_names
-from core import cluster_tasks, gauges, keys, metrics, tasks
-from core.ids import now_iso, parse_iso
-from core.settings import Settings
-from core.state_machine import TaskStatus
-from core.store import STORE_ERRORS
+from core import tasks
+from core.infra import gauges, keys, metrics
+from core.infra.ids import now_iso, parse_iso
+from core.infra.settings import Settings
+from core.infra.store import STORE_ERRORS
+from core.tasks import cluster as cluster_tasks
+from core.tasks.state_machine import TaskStatus
 
 log = logging.getLogger(__name__)
 
@@ -72,7 +74,7 @@ async def reconcile_once(redis: aioredis.Redis, settings: Settings) -> dict[str,
 
 async def apply_journals(redis: aioredis.Redis, cutoff_ms: int) -> int:
     """On a Redis Cluster, the global steps (signals, webhook events) whose caller died after their
-    workspace step, before `cutoff_ms` (a caller still on its way gets the grace: core.cluster_tasks).
+    workspace step, before `cutoff_ms` (a caller still on its way gets the grace: core.tasks.cluster).
     Returns how many were applied."""
     applied = 0
     for member in await cluster_tasks.journalled(redis, cutoff_ms):

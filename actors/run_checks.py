@@ -18,10 +18,10 @@ import redis.asyncio as aioredis
 
 from actors import spend_caps
 from actors.models.schema_check import schema_problem
-from core.agent_needs import missing_needs
-from core.agent_settings import settings_problem
-from core.errors import BadRequest
-from core.settings import Settings
+from core.infra.errors import BadRequest
+from core.infra.settings import Settings
+from core.stores.agent_needs import missing_needs
+from core.stores.agent_settings import settings_problem
 from tools.context import RunCheck
 
 
@@ -61,7 +61,7 @@ async def _needs(redis: aioredis.Redis, settings: Settings, run: RunOf) -> str |
 
 
 async def _settings_types(redis: aioredis.Redis, settings: Settings, run: RunOf) -> str | None:
-    """Its caps and every other named setting have their types (core.agent_settings)."""
+    """Its caps and every other named setting have their types (core.stores.agent_settings)."""
     return settings_problem(run.config)
 
 

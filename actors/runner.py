@@ -41,14 +41,15 @@ from actors.policy import AgentPolicy
 from actors.step_markers import Piece, step_marker
 from actors.task_tools import TaskTools
 from actors.usage import model_call_increments, record_model_call
-from core import delegation, keys, metrics, tasks
-from core.backoff import backoff_seconds
-from core.errors import NotFound
-from core.models import AgentGroup
-from core.settings import Settings
-from core.state_machine import TaskStatus
-from core.store import STORE_ERRORS
-from core.tasks import Task, dumps
+from core import tasks
+from core.infra import keys, metrics
+from core.infra.backoff import backoff_seconds
+from core.infra.errors import NotFound
+from core.infra.models import AgentGroup
+from core.infra.settings import Settings
+from core.infra.store import STORE_ERRORS
+from core.tasks import Task, delegation, dumps
+from core.tasks.state_machine import TaskStatus
 from tools.registry import ToolRegistry
 
 log = logging.getLogger(__name__)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import redis.asyncio as aioredis
 
-from core import keys
+from core.infra import keys
 from core.tasks import Task
 
 #: Runs of the task started since its last completed step or clean run.

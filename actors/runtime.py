@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     import redis.asyncio as aioredis
 
     from actors.runner import TaskRunner
-    from core.settings import Settings
+    from core.infra.settings import Settings
     from tools.registry import ToolRegistry
 
 
@@ -38,8 +38,8 @@ def runtime() -> Runtime:
 
         from actors.models.extraction import extraction_model
         from actors.runner import TaskRunner
-        from core.settings import get_settings
-        from core.store import async_client, resolve_redis_url
+        from core.infra.settings import get_settings
+        from core.infra.store import async_client, resolve_redis_url
         from tools.builtin import build_registry
 
         settings = get_settings()

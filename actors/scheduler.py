@@ -20,11 +20,11 @@ from redis.exceptions import ResponseError
 from actors.delegation import check_timers, handle_event
 from actors.names import NAMESPACE
 from actors.reconciler import reap_task_actors, reconcile_once
-from core import keys
-from core.cancellation import raise_if_cancelled
-from core.persistence import warn_unless_durable
-from core.settings import get_settings
-from core.store import StoreOutage, async_client, resolve_redis_url
+from core.infra import keys
+from core.infra.cancellation import raise_if_cancelled
+from core.infra.persistence import warn_unless_durable
+from core.infra.settings import get_settings
+from core.infra.store import StoreOutage, async_client, resolve_redis_url
 
 log = logging.getLogger(__name__)
 
@@ -71,7 +71,7 @@ async def run_scheduler() -> None:
     url, _ = resolve_redis_url(settings)
     redis = async_client(url)
     outage = StoreOutage("the scheduler", log)
-    # Each round checks for a cancel that a store call swallowed (`core.cancellation`), as the
+    # Each round checks for a cancel that a store call swallowed (`core.infra.cancellation`), as the
     # lease keeper does: otherwise a stop asked while a read was in flight is lost and the loop runs on.
     # Also when the store is down as the scheduler starts: it waits for it instead of ending its thread.
     while True:

@@ -24,10 +24,11 @@ from actors import spare_queue, spares
 from actors.hosts import TaskActor
 from actors.names import NAMESPACE, actor_name
 from actors.placement import RecentPlaces, cluster_nodes
-from core import keys, tasks
-from core.settings import Settings
-from core.state_machine import TaskStatus
+from core import tasks
+from core.infra import keys
+from core.infra.settings import Settings
 from core.tasks import Task
+from core.tasks.state_machine import TaskStatus
 
 log = logging.getLogger(__name__)
 

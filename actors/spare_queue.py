@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 import ray
 
 from actors.names import NAMESPACE
-from core import keys
+from core.infra import keys
 from core.tasks import Task
 
 if TYPE_CHECKING:

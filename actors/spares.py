@@ -27,7 +27,7 @@ from collections import deque
 from typing import TYPE_CHECKING
 
 from actors.names import SPARE_PREFIX
-from core import keys
+from core.infra import keys
 
 if TYPE_CHECKING:
     import redis.asyncio as aioredis

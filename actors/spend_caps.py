@@ -20,7 +20,7 @@ from actors.models.base import ModelConfigError
 from actors.models.pricing import is_priced
 from actors.models.resolve import target_of
 from actors.policy import AgentPolicy
-from core.settings import Settings
+from core.infra.settings import Settings
 from core.tasks import Task
 
 #: The agent settings that cap spending in USD.

@@ -1,7 +1,7 @@
 """What a runner reads before a step, in one round trip: the task, its recorded steps, its feed and
 its agent's group (for the latest version's caps); the first read also takes the task's lease.
 
-Agent versions come from this process's cache (`core.agents.version_config`): a version's config
+Agent versions come from this process's cache (`core.stores.agents.version_config`): a version's config
 never changes, so only the group, which names the latest version and says whether the agent was
 deleted, is read each step.
 """
@@ -14,8 +14,10 @@ from typing import Any
 import redis.asyncio as aioredis
 
 from actors.lease import Lease
-from core import agents, keys, tasks
-from core.models import AgentGroup, AgentVersion
+from core import tasks
+from core.infra import keys
+from core.infra.models import AgentGroup, AgentVersion
+from core.stores import agents
 from core.tasks import Task
 
 

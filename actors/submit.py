@@ -17,14 +17,15 @@ import redis.asyncio as aioredis
 from actors import run_checks
 from actors.admission import concurrency_limit, limit_of
 from actors.launcher import launch, place_pooled
-from core import agents, tasks
-from core.errors import BadRequest
-from core.ids import new_id
-from core.models import AgentGroup, AgentVersion
-from core.settings import Settings
-from core.state_machine import TaskStatus
-from core.task_create import create_admitted
+from core import tasks
+from core.infra.errors import BadRequest
+from core.infra.ids import new_id
+from core.infra.models import AgentGroup, AgentVersion
+from core.infra.settings import Settings
+from core.stores import agents
 from core.tasks import Task
+from core.tasks.create import create_admitted
+from core.tasks.state_machine import TaskStatus
 
 #: docs/spec.md, run endpoint: the payloads `result` may select.
 RESULT_SELECTORS = ("structured", "summary", "feed")

@@ -4,7 +4,7 @@ A round runs the step's calls that have no recorded result, in parallel, and rec
 once under its marker (`actors.step_markers`: `s<step>:tool:<call id>`), so a runner started again
 after a crash runs only the calls whose results were not recorded. A call that failed and may succeed
 if tried again records no result: the step runs again while retries are left, then the failure
-policy applies (`actors.failure`); each retry waits first (core.backoff). A call of a tool the agent
+policy applies (`actors.failure`); each retry waits first (core.infra.backoff). A call of a tool the agent
 lists in `review_tools` waits for a recorded review decision (`actors.review_binding`): until there is
 one, the task pauses in `awaiting_review` with the call's preview. An approval sends its call once:
 an approved call that fails retryably is not retried but pauses for a new review that shows how it
@@ -36,12 +36,13 @@ from actors.review_binding import (
     runs_as_approved,
 )
 from actors.step_markers import Piece, attempt_marker, spent_approvals, step_marker, tool_failure_round
-from core import delegation, metrics, tasks
-from core.backoff import backoff_seconds
-from core.ids import now_iso
-from core.settings import Settings
-from core.state_machine import TaskStatus
-from core.tasks import Task, dumps
+from core import tasks
+from core.infra import metrics
+from core.infra.backoff import backoff_seconds
+from core.infra.ids import now_iso
+from core.infra.settings import Settings
+from core.tasks import Task, delegation, dumps
+from core.tasks.state_machine import TaskStatus
 from extraction.jobs.model import TaskModel
 from tools.context import ToolContext
 from tools.errors import ToolError

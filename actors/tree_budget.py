@@ -23,10 +23,12 @@ from __future__ import annotations
 import redis.asyncio as aioredis
 
 from actors.policy import AgentPolicy
-from core import agents, delegation, keys, tasks
-from core.settings import Settings
-from core.state_machine import TERMINAL_STATUSES
-from core.tasks import Task
+from core import tasks
+from core.infra import keys
+from core.infra.settings import Settings
+from core.stores import agents
+from core.tasks import Task, delegation
+from core.tasks.state_machine import TERMINAL_STATUSES
 
 #: Parents followed at most to find a tree's root (delegation depth is bounded far below this).
 MAX_TREE_DEPTH = 64

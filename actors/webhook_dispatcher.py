@@ -2,7 +2,7 @@
 
 It reads the outbox with a consumer group, fans each event out to the workspace's subscriptions
 that want it, and POSTs every due delivery, signed, to its URL. Everything it works from is in
-Redis (`core.webhook_delivery`): Ray restarts it after a crash, its loop starts in the constructor,
+Redis (`core.stores.webhook_delivery`): Ray restarts it after a crash, its loop starts in the constructor,
 unacknowledged outbox entries are read again and claimed deliveries come due again after their
 lease, so a restart loses no event.
 
@@ -24,14 +24,16 @@ import httpx
 import ray
 
 from actors.names import NAMESPACE
-from core import keys, tasks, webhook_delivery, webhooks
-from core.cancellation import raise_if_cancelled
-from core.errors import AgentryError
-from core.ids import utcnow
-from core.secretbox import SealedValueError
-from core.settings import Settings, get_settings
-from core.store import StoreOutage, async_client, resolve_redis_url
-from core.url_guard import checked_address, parse_url, pinned
+from core import tasks
+from core.infra import keys
+from core.infra.cancellation import raise_if_cancelled
+from core.infra.errors import AgentryError
+from core.infra.ids import utcnow
+from core.infra.secretbox import SealedValueError
+from core.infra.settings import Settings, get_settings
+from core.infra.store import StoreOutage, async_client, resolve_redis_url
+from core.infra.url_guard import checked_address, parse_url, pinned
+from core.stores import webhook_delivery, webhooks
 from extraction.jobs import store as job_store
 
 log = logging.getLogger(__name__)
@@ -230,7 +232,7 @@ async def run_dispatcher() -> None:
     redis = async_client(url)
     dispatcher = Dispatcher(redis, settings)
     outage = StoreOutage("the webhook dispatcher", log)
-    # Each round checks for a cancel that a store call swallowed (`core.cancellation`), as the
+    # Each round checks for a cancel that a store call swallowed (`core.infra.cancellation`), as the
     # lease keeper does: otherwise a stop asked while a read was in flight is lost and the loop runs on.
     # Also when the store is down as the dispatcher starts: it waits for it instead of ending its thread.
     while True:

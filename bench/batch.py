@@ -42,7 +42,7 @@ def corpus_files(corpus: Path) -> list[str]:
 
 def in_process(files: list[str], fields: list[str]) -> tuple[float, int]:
     """Seconds for every file in this process, and how many failed."""
-    from core.configs import ExtractParams
+    from core.stores.configs import ExtractParams
     from extraction.formats.engines import parse_bytes
     from extraction.formats.errors import DocumentError
     from extraction.formats.ocr import set_ocr_threads

@@ -25,8 +25,8 @@ import httpx
 import ray
 
 from bench.tasks import PeakMemory, _free_port
-from core import apikeys
-from core.settings import load_settings
+from core.infra.settings import load_settings
+from core.stores import apikeys
 from serve.service import start_service, stop_service
 
 

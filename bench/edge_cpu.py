@@ -113,8 +113,8 @@ async def _calls(app: Any, path: str, headers: list[tuple[bytes, bytes]], concur
 
 async def _run(args: argparse.Namespace) -> None:
     from core import tasks
-    from core.apikeys import issue_key
-    from core.ids import new_id
+    from core.infra.ids import new_id
+    from core.stores.apikeys import issue_key
     from serve.app import app
     from serve.state import edge_state
 
@@ -187,8 +187,8 @@ def main() -> None:
             {"AGENTRY_DATA_DIR": data, "AGENTRY_RATE_LIMIT": "off", "AGENTRY_LOG_LEVEL": "WARNING"}
         )
         os.environ.pop("REDIS_URL", None)
-        from core.settings import load_settings
-        from core.store import embedded_for
+        from core.infra.settings import load_settings
+        from core.infra.store import embedded_for
 
         server = embedded_for(load_settings())
         server.ensure_running()

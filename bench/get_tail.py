@@ -115,8 +115,8 @@ def _poll(url: str, headers: dict[str, str], task_id: str, clients: int, seconds
 
 
 def _measure(name: str, args: argparse.Namespace, round_: int, profile_dir: Path | None = None) -> Row:
-    from core.apikeys import issue_key_at
-    from core.settings import load_settings
+    from core.infra.settings import load_settings
+    from core.stores.apikeys import issue_key_at
     from serve.service import start_service, stop_service
 
     config = CONFIGS[name]

@@ -368,8 +368,8 @@ class Measured:
 
 
 def _measure(option: str, args: argparse.Namespace, *, plain: bool, profile_dir: Path | None) -> Measured:
-    from core.apikeys import issue_key_at
-    from core.settings import load_settings
+    from core.infra.settings import load_settings
+    from core.stores.apikeys import issue_key_at
     from serve.service import start_service, stop_service
 
     label, env = OPTIONS[option]

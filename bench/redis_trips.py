@@ -45,9 +45,10 @@ import psutil
 import redis
 
 from bench import task_profile
-from core import apikeys, keys
-from core.embedded_redis import redis_server_binary
-from core.settings import load_settings
+from core.infra import keys
+from core.infra.embedded_redis import redis_server_binary
+from core.infra.settings import load_settings
+from core.stores import apikeys
 from serve.service import start_service, stop_service
 
 #: Commands of one client this close together (server clock) are one pipeline: a round trip from

@@ -25,7 +25,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from core.embedded_redis import EmbeddedRedis
+from core.infra.embedded_redis import EmbeddedRedis
 
 #: (label, redis-benchmark arguments): the command kinds of a task's step.
 WORKLOAD = [
@@ -99,7 +99,7 @@ def main() -> int:
 
 
 def _version() -> str:
-    from core.embedded_redis import redis_server_binary
+    from core.infra.embedded_redis import redis_server_binary
 
     out = subprocess.run([redis_server_binary(), "--version"], capture_output=True, text=True).stdout
     match = re.search(r"v=([\d.]+)", out)

@@ -46,8 +46,9 @@ import redis
 from actors.names import SPARE_PREFIX
 from actors.placement import TASK_SLOT_RESOURCE
 from bench import task_profile
-from core import apikeys, keys
-from core.settings import load_settings
+from core.infra import keys
+from core.infra.settings import load_settings
+from core.stores import apikeys
 from serve.service import start_service, stop_service
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from fastapi import FastAPI
 from starlette.routing import Route
 
-from core.settings import get_settings
+from core.infra.settings import get_settings
 from serve.body_guard import BodyGuard
 from serve.console import mount_console
 from serve.errors import install_error_handlers

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from core import files
-from core.errors import BadRequest
+from core.infra.errors import BadRequest
+from core.stores import files
 from extraction.jobs.edge import sniff_upload
 from serve.multipart_form import SpooledFile, file_chunks
 from serve.run_body import MAX_ATTACHMENTS

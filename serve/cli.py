@@ -17,11 +17,11 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import redis.asyncio as aioredis
 
-from core import apikeys
-from core.bootstrap import DEV_KEY_FILE
-from core.errors import AgentryError, SettingsError
-from core.settings import Settings, load_settings
-from core.store import async_client, resolve_redis_url
+from core.infra.errors import AgentryError, SettingsError
+from core.infra.settings import Settings, load_settings
+from core.infra.store import async_client, resolve_redis_url
+from core.stores import apikeys
+from core.stores.bootstrap import DEV_KEY_FILE
 from tools.practice.sandbox import add_arguments as add_sandbox_arguments
 from tools.practice.sandbox import run_from_args as run_sandbox_from_args
 

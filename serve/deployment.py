@@ -11,7 +11,7 @@ from ray import serve
 
 from actors.scheduler import ensure_scheduler
 from actors.webhook_dispatcher import ensure_webhook_dispatcher
-from core.settings import Settings
+from core.infra.settings import Settings
 from serve.app import app
 from serve.proxy_middleware import PROXY_ENV
 

@@ -13,10 +13,10 @@ import redis.asyncio as aioredis
 from fastapi import Depends, Request, Security
 from fastapi.security import HTTPBearer
 
-from core import keys
-from core.apikeys import Principal
-from core.errors import RateLimited
-from core.settings import Settings, parse_rate
+from core.infra import keys
+from core.infra.errors import RateLimited
+from core.infra.settings import Settings, parse_rate
+from core.stores.apikeys import Principal
 from serve.state import EdgeState, edge_state
 from serve.waiters import Waiters
 
@@ -43,7 +43,7 @@ async def get_waiters(edge: EdgeDep) -> Waiters:
 class BearerKey(HTTPBearer):
     """Declares the `Authorization: Bearer <API_KEY>` scheme in OpenAPI and hands over the raw header.
 
-    `core.apikeys` judges the header itself, so its 401 messages (missing, malformed,
+    `core.stores.apikeys` judges the header itself, so its 401 messages (missing, malformed,
     unknown, revoked) are the same whichever route asks.
     """
 

@@ -15,7 +15,7 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from core.errors import AgentryError, RateLimited
+from core.infra.errors import AgentryError, RateLimited
 
 log = logging.getLogger(__name__)
 

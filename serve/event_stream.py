@@ -18,10 +18,11 @@ from collections.abc import AsyncIterator
 
 import redis.asyncio as aioredis
 
-from core import keys, task_events
-from core.settings import Settings
-from core.state_machine import TERMINAL_STATUSES
+from core.infra import keys
+from core.infra.settings import Settings
 from core.tasks import Task
+from core.tasks import events as task_events
+from core.tasks.state_machine import TERMINAL_STATUSES
 from serve.waiters import Waiters
 
 #: Seconds of silence before a keep-alive comment.

@@ -7,8 +7,8 @@ from typing import Annotated
 from fastapi import Depends
 
 from actors.models.extraction import extraction_model
-from core.apikeys import Principal
-from core.blobs import BlobStore
+from core.infra.blobs import BlobStore
+from core.stores.apikeys import Principal
 from extraction.jobs.service import ExtractionContext
 from serve.deps import EdgeDep, RedisDep, SettingsDep, agents_principal
 

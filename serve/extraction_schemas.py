@@ -1,7 +1,7 @@
 """Bodies and replies of the extraction API that only the HTTP edge uses.
 
 Job bodies and `V2Response` live in `extraction.jobs.schemas` (agent tools submit the same bodies);
-config params in `core.configs`.
+config params in `core.stores.configs`.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
-from core.configs import MAX_CONFIG_NAME_CHARS, ClassifyParams, ExtractParams, ParseParams
+from core.stores.configs import MAX_CONFIG_NAME_CHARS, ClassifyParams, ExtractParams, ParseParams
 
 ConfigName = Annotated[
     str, StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_CONFIG_NAME_CHARS)
@@ -29,7 +29,7 @@ class UploadedFile(BaseModel):
     format: str
     sha256: str
     created_at: str
-    #: A signed link to the bytes, valid for `core.files.DEFAULT_LINK_TTL_SECONDS` (GET only).
+    #: A signed link to the bytes, valid for `core.stores.files.DEFAULT_LINK_TTL_SECONDS` (GET only).
     url: str | None = None
     #: The tag given at upload (`?tag=`), which a source batch can select files by.
     tag: str | None = None

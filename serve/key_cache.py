@@ -1,6 +1,6 @@
 """Verified API keys kept briefly in the replica, so a request does not read its key from Redis.
 
-A revocation is published on `keys.KEY_REVOCATIONS_CHANNEL` (`core.apikeys.revoke_key`); the
+A revocation is published on `keys.KEY_REVOCATIONS_CHANNEL` (`core.stores.apikeys.revoke_key`); the
 replica's one pub/sub subscription (`serve.waiters`) drops the key here when it arrives, within
 milliseconds. The cache is trusted only while that subscription is confirmed: before it, or once it
 is lost, every request reads its key from Redis again, so a revocation can never be missed. Entries
@@ -14,9 +14,9 @@ from collections.abc import Callable
 
 import redis.asyncio as aioredis
 
-from core import apikeys
-from core.apikeys import Principal
-from core.models import ApiKeyRecord
+from core.infra.models import ApiKeyRecord
+from core.stores import apikeys
+from core.stores.apikeys import Principal
 
 #: How long a verified key is served from memory (revocations are pushed, so this is not their delay).
 TTL_SECONDS = 30.0

@@ -24,11 +24,12 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from actors import submit
 from actors.models.extraction import extraction_model
-from core import agents, tasks
-from core.errors import AgentryError
-from core.models import Agent
-from core.state_machine import TaskStatus
+from core import tasks
+from core.infra.errors import AgentryError
+from core.infra.models import Agent
+from core.stores import agents
 from core.tasks import Task
+from core.tasks.state_machine import TaskStatus
 from extraction.jobs import service as jobs
 from extraction.jobs.schemas import ExtractSyncRequest, ParseSyncRequest
 from extraction.jobs.service import ExtractionContext

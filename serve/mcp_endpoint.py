@@ -20,7 +20,7 @@ from starlette.datastructures import Headers
 from starlette.responses import JSONResponse
 from starlette.types import Receive, Scope, Send
 
-from core.apikeys import Principal
+from core.stores.apikeys import Principal
 from serve import mcp_catalog
 from serve.deps import principal_of
 from serve.errors import expected_failure

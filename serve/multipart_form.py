@@ -21,8 +21,8 @@ from typing import IO, Any
 from fastapi import Request
 from python_multipart.multipart import parse_options_header
 
-from core.errors import BadRequest, PayloadTooLarge
-from core.files import too_large_message
+from core.infra.errors import BadRequest, PayloadTooLarge
+from core.stores.files import too_large_message
 from serve.uploads import MULTIPART_OVERHEAD_BYTES, multipart_events
 
 #: Parts of one form, files and fields together: a run's form has seven kinds of field, one file or

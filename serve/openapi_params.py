@@ -11,8 +11,8 @@ from typing import Annotated, Any
 
 from fastapi import Path, Query
 
-from core.state_machine import TaskStatus
-from core.task_queries import BUCKETS
+from core.tasks.queries import BUCKETS
+from core.tasks.state_machine import TaskStatus
 
 #: A uuid as `uuid.UUID` reads it in its canonical, hyphenated form.
 UUID_PATTERN = "[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"

@@ -18,7 +18,7 @@ from fastapi import FastAPI, Query
 from fastapi.openapi.utils import get_openapi
 from pydantic import BaseModel, Field
 
-from core.pagination import MAX_PAGE_SIZE
+from core.infra.pagination import MAX_PAGE_SIZE
 from serve.edge_answers import MAX_HEADER_BYTES, MAX_HEADER_FIELDS, MAX_QUERY_PARAMS, MAX_URL_BYTES
 from serve.errors import AGENTS_PREFIX
 from serve.openapi_links import add_links
@@ -103,7 +103,7 @@ def v2_errors(*statuses: int) -> dict[int | str, dict[str, Any]]:
     }
 
 
-#: `limit` of every list endpoint; out of range is refused by `core.pagination.check_limit`.
+#: `limit` of every list endpoint; out of range is refused by `core.infra.pagination.check_limit`.
 LimitQuery = Annotated[
     int | None,
     Query(
@@ -111,7 +111,7 @@ LimitQuery = Annotated[
         json_schema_extra={"minimum": 1, "maximum": MAX_PAGE_SIZE},
     ),
 ]
-#: `position.tag` (`core.cursors`); one the service did not issue for this list is refused all the same.
+#: `position.tag` (`core.infra.cursors`); one the service did not issue for this list is refused all the same.
 CursorQuery = Annotated[
     str | None,
     Query(

@@ -7,8 +7,8 @@ from typing import Annotated
 
 from fastapi import Depends, Request
 
-from core.cursors import cursor_key, list_scope, open_cursor, sign_cursor
-from core.models import PageOf
+from core.infra.cursors import cursor_key, list_scope, open_cursor, sign_cursor
+from core.infra.models import PageOf
 from serve.deps import PrincipalDep, SettingsDep
 from serve.openapi_responses import CursorQuery, LimitQuery
 
@@ -19,7 +19,7 @@ class Paging:
     cursor: str | None
     limit: int | None
     key: bytes
-    #: The list the cursor belongs to (`core.cursors.list_scope`).
+    #: The list the cursor belongs to (`core.infra.cursors.list_scope`).
     scope: str
 
     def signed(self, page: PageOf) -> PageOf:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from fastapi import Request
 
-from core.errors import BadRequest
+from core.infra.errors import BadRequest
 
 _TRUE = {"true", "1"}
 _FALSE = {"false", "0"}

@@ -18,8 +18,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from core.backoff import backoff_seconds
-from core.errors import AgentryError
+from core.infra.backoff import backoff_seconds
+from core.infra.errors import AgentryError
 
 log = logging.getLogger(__name__)
 
@@ -66,7 +66,7 @@ def start_local_ray(
                 log.warning(
                     "Ray's node did not come up within %.0f s; starting it once more", node_start_seconds
                 )
-                # A loaded machine gets a moment before the next start (core.backoff).
+                # A loaded machine gets a moment before the next start (core.infra.backoff).
                 time.sleep(backoff_seconds(attempt, base=RESTART_WAIT_SECONDS, cap=4 * RESTART_WAIT_SECONDS))
                 continue
             raise RayStartError(slow_start_message(node_start_seconds, attempts)) from None

@@ -11,8 +11,8 @@ from typing import Any
 from fastapi import Request
 
 from actors.submit import RunInput
-from core.errors import BadRequest
-from core.settings import Settings
+from core.infra.errors import BadRequest
+from core.infra.settings import Settings
 from serve.body_guard import MULTIPART, media_type
 from serve.input_checks import json_text_problem, text_problem
 from serve.multipart_form import FormLimits, SpooledFile, read_form

@@ -8,13 +8,13 @@ from pydantic import BaseModel, ConfigDict, Field
 from pydantic.config import JsonDict
 from pydantic.json_schema import SkipJsonSchema
 
-from core.agents import MAX_NAME_LENGTH
-from core.state_machine import TaskStatus
+from core.stores.agents import MAX_NAME_LENGTH
+from core.tasks.state_machine import TaskStatus
 from serve.openapi_params import UUID_PATTERN
 
-#: What `core.agents` accepts as a name (checked there, after stripping): declared for the document.
+#: What `core.stores.agents` accepts as a name (checked there, after stripping): declared for the document.
 _NAME_SCHEMA: JsonDict = {"minLength": 1, "maxLength": MAX_NAME_LENGTH, "pattern": r"\S"}
-#: A file id as `core.files.parse_file_id` reads it.
+#: A file id as `core.stores.files.parse_file_id` reads it.
 _FILE_IDS_SCHEMA: JsonDict = {
     "items": {"type": "string", "pattern": f"^(file://)?{UUID_PATTERN}$"},
     "maxItems": 20,

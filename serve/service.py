@@ -19,11 +19,11 @@ from actors.names import NAMESPACE
 from actors.placement import TASK_SLOT_RESOURCE
 from actors.scheduler import start_scheduler
 from actors.webhook_dispatcher import start_webhook_dispatcher
-from core.bootstrap import ensure_dev_key
-from core.embedded_redis import EmbeddedRedis
-from core.persistence import warn_unless_durable
-from core.settings import Settings
-from core.store import async_client, resolve_redis_url
+from core.infra.embedded_redis import EmbeddedRedis
+from core.infra.persistence import warn_unless_durable
+from core.infra.settings import Settings
+from core.infra.store import async_client, resolve_redis_url
+from core.stores.bootstrap import ensure_dev_key
 from extraction.jobs.ray_session import forget_running_ray, record_running_ray
 from serve.deployment import APP_NAME, deploy
 from serve.ray_start import start_local_ray

@@ -7,10 +7,10 @@ from dataclasses import dataclass
 
 import redis.asyncio as aioredis
 
-from core.blobs import BlobStore
-from core.ratelimit import RateLimiter
-from core.settings import Settings, get_settings
-from core.store import async_client, resolve_redis_url
+from core.infra.blobs import BlobStore
+from core.infra.ratelimit import RateLimiter
+from core.infra.settings import Settings, get_settings
+from core.infra.store import async_client, resolve_redis_url
 from serve.key_cache import KeyCache
 from serve.replica_exit import replica_leave_probe
 from serve.waiters import Waiters

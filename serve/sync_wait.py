@@ -9,10 +9,10 @@ from typing import Any
 import redis.asyncio as aioredis
 
 from core import tasks
-from core.document_links import with_document_links
-from core.settings import Settings
-from core.sync_reply import build_reply, wait_outcome
+from core.infra.settings import Settings
 from core.tasks import Task
+from core.tasks.document_links import with_document_links
+from core.tasks.sync_reply import build_reply, wait_outcome
 from serve.waiters import Waiters
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from core.mcp_servers import mcp_calls
+from core.stores.mcp_servers import mcp_calls
 from core.tasks import Task, all_priced, tree_usage, usage_by_purpose
 
 

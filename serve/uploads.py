@@ -16,8 +16,8 @@ from fastapi import Request
 from python_multipart.exceptions import MultipartParseError
 from python_multipart.multipart import MultipartParser, parse_options_header
 
-from core.errors import BadRequest, PayloadTooLarge
-from core.files import too_large_message
+from core.infra.errors import BadRequest, PayloadTooLarge
+from core.stores.files import too_large_message
 
 #: Bytes of form fields other than the file that are read (and ignored) before the file is refused.
 MAX_OTHER_FIELD_BYTES = 1024 * 1024

@@ -18,7 +18,7 @@ import redis.asyncio as aioredis
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
-from core import keys, slots
+from core.infra import keys, slots
 
 log = logging.getLogger(__name__)
 

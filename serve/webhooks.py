@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import redis.asyncio as aioredis
 
-from core import webhooks
-from core.errors import BadRequest
-from core.settings import Settings
-from core.url_guard import checked_address, parse_url
+from core.infra.errors import BadRequest
+from core.infra.settings import Settings
+from core.infra.url_guard import checked_address, parse_url
+from core.stores import webhooks
 
 
 async def check_url(url: str, *, allow_private: bool) -> str:

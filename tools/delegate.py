@@ -1,6 +1,6 @@
 """`delegate_tasks` (display name Delegate to Agents): child tasks on other agents.
 
-The tool writes children, awaits and `new_message` events through the store (core.delegation);
+The tool writes children, awaits and `new_message` events through the store (core.tasks.delegation);
 the scheduler starts the children and resumes the parent. It never imports the runtime.
 """
 
@@ -9,9 +9,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from core import delegation, tasks
-from core.delegation import Target
-from core.tasks import TaskSpec
+from core import tasks
+from core.tasks import TaskSpec, delegation
+from core.tasks.delegation import Target
 from tools.context import ToolContext
 from tools.delegate_guards import (
     NAME,

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from core import delegation, tasks
-from core.delegation import MAX_DEPTH, Target, children_limit
-from core.tasks import Task
+from core import tasks
+from core.tasks import Task, delegation
+from core.tasks.delegation import MAX_DEPTH, Target, children_limit
 from tools.context import ToolContext
 from tools.errors import ToolError
 

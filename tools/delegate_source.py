@@ -11,10 +11,13 @@ import json
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from core import delegation, files, keys, tasks
-from core.errors import BadRequest
-from core.file_filter import FileFilter
-from core.ids import new_id, now_iso
+from core import tasks
+from core.infra import keys
+from core.infra.errors import BadRequest
+from core.infra.ids import new_id, now_iso
+from core.stores import files
+from core.stores.file_filter import FileFilter
+from core.tasks import delegation
 from tools.context import ToolContext
 from tools.delegate_guards import (
     TITLE_CHARS,
@@ -41,7 +44,7 @@ SourceTool = Callable[[dict[str, Any], str, ToolContext], Awaitable[SourcePage]]
 
 async def list_files_source(arguments: dict[str, Any], cursor: str, ctx: ToolContext) -> SourcePage:
     """The built-in source: the workspace's uploaded files, newest first, those the arguments select
-    (`name` pattern, `tag` given at upload, `uploaded_after` / `uploaded_before`; core.file_filter)."""
+    (`name` pattern, `tag` given at upload, `uploaded_after` / `uploaded_before`; core.stores.file_filter)."""
     try:
         selected = FileFilter.of(arguments)
     except BadRequest as exc:

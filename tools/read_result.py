@@ -12,7 +12,7 @@ import json
 import math
 from typing import Any
 
-from core import keys
+from core.infra import keys
 from tools.context import ToolContext
 from tools.errors import ToolError
 from tools.registry import ToolSpec

@@ -22,8 +22,8 @@ from actors.models.targets import operator_target
 from actors.models.templates import TemplateContext
 from actors.usage import record_model_call
 from core import tasks
-from core.errors import AgentryError
-from core.settings import Settings
+from core.infra.errors import AgentryError
+from core.infra.settings import Settings
 from extraction.jobs.model import ModelCaller, ModelUnavailable, TaskModel, model_configured
 
 #: The openai model used for extraction when AGENTRY_DEFAULT_MODEL names no openai model.

@@ -25,9 +25,9 @@ from actors.models.targets import (
     connection_target,
     operator_target,
 )
-from core import model_connections
-from core.errors import BadRequest
-from core.settings import Settings
+from core.infra.errors import BadRequest
+from core.infra.settings import Settings
+from core.stores import model_connections
 
 _PROVIDERS = ("openai", "anthropic")
 _FORMS = (

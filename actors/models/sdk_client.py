@@ -6,7 +6,7 @@ provider was given. With no key, the SDK still insists on one, so a placeholder 
 header that would carry it is omitted from the request.
 
 A guarded target's base URL came from a workspace: its client connects only to an address
-`core.url_guard` checked at connect time (`GuardedTransport`: resolve, check, connect to that IP
+`core.infra.url_guard` checked at connect time (`GuardedTransport`: resolve, check, connect to that IP
 with the name's Host header and TLS SNI, so certificates still verify against the name). Checking
 the name once when the model is resolved and letting the SDK resolve it again would leave a
 DNS-rebinding window.
@@ -23,7 +23,7 @@ import httpx2
 from actors.models.base import ModelError
 from actors.models.errors import sdk_error
 from actors.models.targets import ModelTarget
-from core.url_guard import BlockedURL, GuardedTransport
+from core.infra.url_guard import BlockedURL, GuardedTransport
 
 #: Longest wait for one HTTP exchange with the model server.
 DEFAULT_TIMEOUT_SECONDS = 120.0

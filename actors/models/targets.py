@@ -14,10 +14,10 @@ from typing import Literal
 
 import httpx
 
-from core.errors import BadRequest
-from core.model_connections import PROVIDER_HOME, ModelConnection, Price
-from core.settings import Settings
-from core.url_guard import checked_address, parse_url
+from core.infra.errors import BadRequest
+from core.infra.settings import Settings
+from core.infra.url_guard import checked_address, parse_url
+from core.stores.model_connections import PROVIDER_HOME, ModelConnection, Price
 
 Provider = Literal["openai", "anthropic"]
 

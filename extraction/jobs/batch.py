@@ -23,7 +23,7 @@ from typing import IO, Any, TypeVar
 
 from tqdm import tqdm
 
-from core.settings import get_settings
+from core.infra.settings import get_settings
 from extraction.jobs.model import ModelCaller
 from extraction.jobs.pool import JobFailure, WorkerPool, run_document
 from extraction.jobs.ray_session import joined_ray

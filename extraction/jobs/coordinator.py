@@ -18,11 +18,12 @@ from typing import Any, TypeVar
 
 import ray
 
-from core import files, metrics
-from core.blobs import BlobStore
-from core.errors import AgentryError
-from core.settings import Settings, get_settings
-from core.store import STORE_ERRORS, async_client, resolve_redis_url
+from core.infra import metrics
+from core.infra.blobs import BlobStore
+from core.infra.errors import AgentryError
+from core.infra.settings import Settings, get_settings
+from core.infra.store import STORE_ERRORS, async_client, resolve_redis_url
+from core.stores import files
 from extraction.jobs import store as job_store
 from extraction.jobs.model import ModelCaller, ModelFactory, ModelUnavailable, TaskModel
 from extraction.jobs.parsed_cache import ParsedCache

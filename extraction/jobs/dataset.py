@@ -123,7 +123,7 @@ def extract_dataset(
     `_confidence` and `_citations`. `model_factory` (e.g.
     `actors.models.extraction.extraction_model`) builds, on the workers, the model asked for what
     the rules leave empty; without it the rules alone answer."""
-    from core.configs import ExtractParams
+    from core.stores.configs import ExtractParams
 
     params = ExtractParams(json_options=list(fields), prompt_mode=prompt_mode).model_dump(mode="json")  # type: ignore[arg-type]
     return _map(ds, "extract", params, workers, timeout_seconds, model_factory)
@@ -138,7 +138,7 @@ def parse_dataset(
 ) -> Dataset:
     """One row per document: `path`, `error`, `content` (markdown, text or the elements' JSON),
     `page_count` and `overall_confidence`."""
-    from core.configs import ParseParams
+    from core.stores.configs import ParseParams
 
     params = ParseParams(output_format=output_format).model_dump(mode="json")  # type: ignore[arg-type]
     return _map(ds, "parse", params, workers, timeout_seconds, None)
@@ -156,7 +156,7 @@ def classify_dataset(
 ) -> Dataset:
     """One row per document: `path`, `error`, `category` and `confidence` (`document` mode; null
     in `split` mode) and `classification` (the API's classification object as JSON text)."""
-    from core.configs import ClassifyParams
+    from core.stores.configs import ClassifyParams
 
     params = ClassifyParams.model_validate(
         {"categories": list(categories), "mode": mode, "prompt_mode": prompt_mode}
@@ -174,7 +174,7 @@ def _map(
 ) -> Dataset:
     from ray.data import ActorPoolStrategy
 
-    from core.settings import get_settings
+    from core.infra.settings import get_settings
     from extraction.jobs.pool import cluster_cpus
     from extraction.jobs.ray_session import ensure_ray
 
@@ -212,7 +212,7 @@ class DocumentBatch:
         timeout_seconds: float,
         model_factory: ModelFactory | None,
     ) -> None:
-        from core.settings import get_settings
+        from core.infra.settings import get_settings
 
         self.kind = kind
         self.params = params

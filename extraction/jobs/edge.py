@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 
-from core.errors import AgentryError, BadRequest, PayloadTooLarge, UnsupportedMediaType
+from core.infra.errors import AgentryError, BadRequest, PayloadTooLarge, UnsupportedMediaType
 from extraction.formats.errors import DocumentError, DocumentTooLarge, UnsupportedFormat
 from extraction.formats.page_images import DEFAULT_WIDTH, PageImage, render_page
 from extraction.formats.sniff import content_type, sniff_format
@@ -26,7 +26,7 @@ def edge_error(exc: DocumentError) -> AgentryError:
 
 
 def sniff_upload(data: bytes, filename: str | None) -> tuple[str, str]:
-    """(format, content type) of an upload judged from its bytes; the `core.files.Sniffer`."""
+    """(format, content type) of an upload judged from its bytes; the `core.stores.files.Sniffer`."""
     try:
         fmt = sniff_format(data, filename)
     except DocumentError as exc:

@@ -2,7 +2,7 @@
 
 docs/contract.md section 7: http and https only; private, loopback, link-local and metadata addresses
 are refused (400) after DNS resolution and again on each redirect; size and time are capped. The
-guard itself is `core.url_guard` (shared with webhooks, the practice connector and model base URLs);
+guard itself is `core.infra.url_guard` (shared with webhooks, the practice connector and model base URLs);
 redirects are followed by hand so every hop is checked and connected to the address that was checked.
 """
 
@@ -16,8 +16,8 @@ from urllib.parse import unquote
 
 import httpx
 
-from core.errors import BadRequest, PayloadTooLarge
-from core.url_guard import BlockedURL, checked_address, parse_url, pinned
+from core.infra.errors import BadRequest, PayloadTooLarge
+from core.infra.url_guard import BlockedURL, checked_address, parse_url, pinned
 
 #: Redirects followed before the fetch is refused.
 MAX_REDIRECTS = 3

@@ -11,7 +11,7 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel
 
-from core.settings import Settings
+from core.infra.settings import Settings
 
 
 class ModelUnavailable(Exception):

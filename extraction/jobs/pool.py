@@ -37,7 +37,7 @@ from ray.exceptions import (
     WorkerCrashedError,
 )
 
-from core import metrics
+from core.infra import metrics
 from extraction.formats.document import Document
 from extraction.formats.engines import PAGED_FORMATS
 from extraction.jobs.memory import TASK_MEMORY_BYTES, memory_cap
@@ -181,7 +181,7 @@ class WorkerPool:
 
     def __init__(self, size: int | None = None, *, timeout_seconds: float | None = None) -> None:
         """`timeout_seconds` defaults to the `AGENTRY_DOCUMENT_TIMEOUT_SECONDS` setting."""
-        from core.settings import get_settings
+        from core.infra.settings import get_settings
 
         self.size = size or cluster_cpus()
         self.timeout_seconds = timeout_seconds or get_settings().document_timeout_seconds

@@ -18,7 +18,7 @@ import sys
 from collections.abc import Sequence
 from typing import IO, Any
 
-from core.settings import get_settings
+from core.infra.settings import get_settings
 from extraction.jobs.ray_session import enable_token_auth, running_service_ray
 
 #: The Ray Job SDK's own default: the dashboard of a Ray on this machine.

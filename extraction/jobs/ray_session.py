@@ -21,7 +21,7 @@ from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from core.settings import Settings
+from core.infra.settings import Settings
 
 log = logging.getLogger(__name__)
 
@@ -163,7 +163,7 @@ def ensure_ray(settings: Settings | None = None) -> str:
 
     if ray.is_initialized():
         return str(ray.get_runtime_context().gcs_address)
-    from core.settings import get_settings
+    from core.infra.settings import get_settings
 
     return _init(settings or get_settings())
 

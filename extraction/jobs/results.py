@@ -14,7 +14,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
-from core.configs import ClassifyParams, ExtractParams, ParseParams
+from core.stores.configs import ClassifyParams, ExtractParams, ParseParams
 from extraction.fields.reading.date_text import DateOrder
 from extraction.formats.document import Document
 from extraction.jobs.model import ModelCaller, ModelFactory, ModelReplyError, ModelUnavailable, TaskModel
@@ -136,7 +136,7 @@ def date_order(params: ExtractParams) -> DateOrder | None:
     document's own dates and locale decide (`extraction.fields.reading.date_locale`)."""
     if params.date_order is not None:
         return params.date_order
-    from core.settings import get_settings
+    from core.infra.settings import get_settings
 
     return get_settings().date_order
 
@@ -173,7 +173,7 @@ def extract_result(
     if params.output_format == "csv":
         content = fields_to_csv([data], names)
         if not params.csv_options.include_header:
-            # Field names hold no line breaks (core.configs), so the header is exactly one line.
+            # Field names hold no line breaks (core.stores.configs), so the header is exactly one line.
             content = content.split("\n", 1)[1]
     else:
         content = fields_to_json_content(data)
@@ -218,7 +218,7 @@ def _model_hook(spec: DocumentSpec) -> Any:
     """A blocking `messages -> text` call of the job's model, or None without one."""
     if spec.model_factory is None:
         return None
-    from core.settings import get_settings
+    from core.infra.settings import get_settings
 
     settings = get_settings()
     model: ModelCaller | None
@@ -247,8 +247,8 @@ class _TaskModelCaller:
     task_model: TaskModel
 
     async def __call__(self, messages: list[dict[str, Any]]) -> str:
-        from core.settings import get_settings
-        from core.store import async_client, resolve_redis_url
+        from core.infra.settings import get_settings
+        from core.infra.store import async_client, resolve_redis_url
 
         settings = get_settings()
         # Open for the call too: the task's model charges the call to the task in the store.

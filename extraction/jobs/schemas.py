@@ -11,8 +11,8 @@ from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, model_validator
 
-from core.configs import ClassifyParams, ExtractParams, ParseParams
-from core.models import Record
+from core.infra.models import Record
+from core.stores.configs import ClassifyParams, ExtractParams, ParseParams
 from extraction.jobs.model import TaskModel
 
 JobKind = Literal["parse", "extract", "classify"]

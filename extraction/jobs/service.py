@@ -28,13 +28,13 @@ import redis.asyncio as aioredis
 from pydantic import ValidationError
 from ray.exceptions import RayActorError
 
-from core import configs, files
-from core.backoff import backoff_seconds
-from core.blobs import BlobStore
-from core.configs import ClassifyParams, ExtractParams, ParseParams
-from core.errors import AgentryError, BadRequest, ServiceUnavailable, Unprocessable
-from core.ids import new_id
-from core.settings import Settings
+from core.infra.backoff import backoff_seconds
+from core.infra.blobs import BlobStore
+from core.infra.errors import AgentryError, BadRequest, ServiceUnavailable, Unprocessable
+from core.infra.ids import new_id
+from core.infra.settings import Settings
+from core.stores import configs, files
+from core.stores.configs import ClassifyParams, ExtractParams, ParseParams
 from extraction.jobs import store as job_store
 from extraction.jobs.coordinator import coordinator, forget_coordinator
 from extraction.jobs.edge import sniff_upload
@@ -174,7 +174,7 @@ COORDINATOR_RETRY_CAP_SECONDS = 2.0
 
 
 async def _before_retry(attempt: int) -> None:
-    """A restarting coordinator needs a moment: the next try waits (core.backoff)."""
+    """A restarting coordinator needs a moment: the next try waits (core.infra.backoff)."""
     await asyncio.sleep(
         backoff_seconds(attempt, base=COORDINATOR_RETRY_BASE_SECONDS, cap=COORDINATOR_RETRY_CAP_SECONDS)
     )

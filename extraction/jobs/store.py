@@ -20,9 +20,9 @@ from typing import Any, NoReturn
 import redis.asyncio as aioredis
 from redis.exceptions import WatchError
 
-from core import keys, slots
-from core.errors import Forbidden, NotFound
-from core.ids import new_id, now_iso, parse_uuid, utcnow
+from core.infra import keys, slots
+from core.infra.errors import Forbidden, NotFound
+from core.infra.ids import new_id, now_iso, parse_uuid, utcnow
 from extraction.jobs.model import TaskModel
 from extraction.jobs.schemas import BatchItem, BatchRecord, JobKind, JobRecord
 
@@ -85,7 +85,7 @@ async def create_job(
         task_model=task_model,
     )
     # On a cluster the global pointers (owner, indexes) commit first: a crash before the rest leaves a
-    # pointer to nothing, read as 404 or dropped, never a record nobody can find (core.slots).
+    # pointer to nothing, read as 404 or dropped, never a record nobody can find (core.infra.slots).
     async with slots.transaction(redis, global_first=True) as pipe:
         pipe.set(keys.owner(record.id), workspace_id)
         pipe.set(job_key(workspace_id, record.id), record.model_dump_json())
@@ -166,8 +166,8 @@ async def finish_job(
                 pipe.set(result_key(record.workspace_id, record.id), json.dumps(result, ensure_ascii=False))
             global_pipe.srem(PENDING_KEY, pending_member(record.workspace_id, record.id))
             if subscribed and current.status == "completed":
-                # The webhook event commits with the job's end, or not at all (`core.webhook_delivery`);
-                # on a cluster it follows the job's end, as the next call (core.slots.global_step).
+                # The webhook event commits with the job's end, or not at all (`core.stores.webhook_delivery`);
+                # on a cluster it follows the job's end, as the next call (core.infra.slots.global_step).
                 global_pipe.xadd(
                     keys.webhook_outbox(),
                     {
@@ -200,7 +200,7 @@ async def create_batch(
 ) -> BatchRecord:
     record = BatchRecord(id=batch_id, workspace_id=workspace_id, kind=kind, created_at=now_iso(), items=items)
     # On a cluster the global pointers (owner, indexes) commit first: a crash before the rest leaves a
-    # pointer to nothing, read as 404 or dropped, never a record nobody can find (core.slots).
+    # pointer to nothing, read as 404 or dropped, never a record nobody can find (core.infra.slots).
     async with slots.transaction(redis, global_first=True) as pipe:
         pipe.set(keys.owner(batch_id), workspace_id)
         pipe.set(batch_key(workspace_id, batch_id), record.model_dump_json())

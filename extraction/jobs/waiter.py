@@ -18,7 +18,7 @@ import weakref
 import redis.asyncio as aioredis
 from redis.exceptions import RedisError
 
-from core import slots
+from core.infra import slots
 from extraction.jobs.schemas import JobRecord
 from extraction.jobs.store import DONE_CHANNEL, load_job
 

@@ -17,7 +17,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.types import Scope
 
-from core.settings import get_settings
+from core.infra.settings import get_settings
 
 CONSOLE_PATH = "/console"
 STATIC_DIR = Path(__file__).parent / "static"

@@ -5,8 +5,8 @@ from __future__ import annotations
 from fastapi import APIRouter, Request, status
 
 from actors.run_checks import check_config
-from core import agents, delegation_profiles
-from core.models import Agent, PageOf
+from core.infra.models import Agent, PageOf
+from core.stores import agents, delegation_profiles
 from serve.deps import PrincipalDep, RedisDep, SettingsDep
 from serve.openapi_params import AgentIdPath
 from serve.openapi_responses import bool_query

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from core import audit
-from core.models import PageOf
+from core.infra.models import PageOf
+from core.stores import audit
 from serve.deps import PrincipalDep, RedisDep
 from serve.paging import PagingDep
 

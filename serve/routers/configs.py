@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from core import configs
-from core.models import PageOf
+from core.infra.models import PageOf
+from core.stores import configs
 from serve.deps import RedisDep
 from serve.extraction_deps import ExtractionPrincipalDep
 from serve.extraction_schemas import ConfigCreate, DeletedConfig, SavedConfig

@@ -8,9 +8,9 @@ from urllib.parse import quote
 from fastapi import APIRouter, Header, Query, Request
 from fastapi.responses import Response, StreamingResponse
 
-from core import files
-from core.errors import NotFound, Unauthorized, UnsupportedMediaType
-from core.file_filter import check_tag
+from core.infra.errors import NotFound, Unauthorized, UnsupportedMediaType
+from core.stores import files
+from core.stores.file_filter import check_tag
 from extraction.formats.page_images import DEFAULT_WIDTH, MAX_WIDTH, MIN_WIDTH, RENDERABLE_FORMATS
 from extraction.jobs.edge import page_image, sniff_upload
 from serve.deps import AuthorizationDep, EdgeDep, RedisDep, SettingsDep, agents_principal

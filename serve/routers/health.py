@@ -9,8 +9,8 @@ from fastapi import APIRouter
 from fastapi.responses import JSONResponse, PlainTextResponse
 from pydantic import BaseModel
 
-from core import gauges
-from core.persistence import store_persistence
+from core.infra import gauges
+from core.infra.persistence import store_persistence
 from serve.deps import RedisDep
 
 router = APIRouter(tags=["health"])

@@ -6,10 +6,10 @@ from __future__ import annotations
 from fastapi import APIRouter
 
 from actors.models.targets import check_base_url
-from core import model_connections
-from core.errors import NotFound
-from core.model_connections import PROVIDER_HOME, ConnectionRequest, check_name
-from core.model_connections import ConnectionView as ModelConnectionView
+from core.infra.errors import NotFound
+from core.stores import model_connections
+from core.stores.model_connections import PROVIDER_HOME, ConnectionRequest, check_name
+from core.stores.model_connections import ConnectionView as ModelConnectionView
 from serve.deps import PrincipalDep, RedisDep, SettingsDep
 from tools.practice import connector
 from tools.practice.connector import ConnectionStatus, ConnectRequest

@@ -8,10 +8,10 @@ from fastapi import APIRouter
 from pydantic import BaseModel, Field
 
 from actors import mcp_client, mcp_tools
-from core import mcp_servers
-from core.errors import BadGateway
-from core.mcp_servers import McpServerCreate, McpServerPatch, McpServerView
-from core.models import PageOf
+from core.infra.errors import BadGateway
+from core.infra.models import PageOf
+from core.stores import mcp_servers
+from core.stores.mcp_servers import McpServerCreate, McpServerPatch, McpServerView
 from serve.deps import PrincipalDep, RedisDep, SettingsDep
 from serve.openapi_params import McpServerIdPath
 from serve.openapi_responses import v1_errors

@@ -9,12 +9,16 @@ from fastapi.responses import JSONResponse, StreamingResponse
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from actors import interaction
-from core import agents, audit, delegation, keys, results, task_events, tasks
-from core.document_links import with_document_links
-from core.errors import NotFound, ServiceUnavailable
-from core.models import PageOf
-from core.pagination import check_limit, member_id, newest_first
-from core.task_queries import TaskFilter, list_tasks
+from core import tasks
+from core.infra import keys
+from core.infra.errors import NotFound, ServiceUnavailable
+from core.infra.models import PageOf
+from core.infra.pagination import check_limit, member_id, newest_first
+from core.stores import agents, audit
+from core.tasks import delegation, results
+from core.tasks import events as task_events
+from core.tasks.document_links import with_document_links
+from core.tasks.queries import TaskFilter, list_tasks
 from serve import task_views
 from serve.attachments import attach_files
 from serve.deps import EdgeDep, PrincipalDep, RedisDep, SettingsDep

@@ -7,8 +7,8 @@ from typing import Any
 from fastapi import APIRouter
 from pydantic import BaseModel, ConfigDict, Field
 
-from core import webhook_delivery, webhooks
-from core.models import PageOf
+from core.infra.models import PageOf
+from core.stores import webhook_delivery, webhooks
 from serve.deps import PrincipalDep, RedisDep, SettingsDep
 from serve.openapi_params import WebhookIdPath
 from serve.paging import PagingDep
@@ -28,7 +28,7 @@ class WebhookBody(BaseModel):
             "pattern": "^[Hh][Tt][Tt][Pp][Ss]?://",
         },
     )
-    # Checked by `core.webhooks.check_events` (its message names the known events).
+    # Checked by `core.stores.webhooks.check_events` (its message names the known events).
     events: list[str] = Field(
         description=f"Any of {', '.join(webhooks.EVENTS)}.",
         json_schema_extra={"minItems": 1, "items": {"type": "string", "enum": list(webhooks.EVENTS)}},

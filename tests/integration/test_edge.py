@@ -9,8 +9,9 @@ import uuid
 import httpx
 import pytest
 
-from core import apikeys, tasks
-from core.ids import new_id
+from core import tasks
+from core.infra.ids import new_id
+from core.stores import apikeys
 from tests.integration.conftest import Service
 from tests.support.service import run_async
 

@@ -19,7 +19,7 @@ def test_readiness_reports_the_stores_persistence(service: Service) -> None:
 
 
 def test_operators_gauges_come_from_the_store(service: Service, api: httpx.Client) -> None:
-    from core.gauges import CONTENT_TYPE
+    from core.infra.gauges import CONTENT_TYPE
     from tests.support.agents import create_agent, scripted, start, wait_status
     from tests.support.service import wait_for
 

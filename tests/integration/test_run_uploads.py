@@ -13,7 +13,7 @@ from urllib.parse import urlsplit
 import httpx
 import pytest
 
-from core.files import too_large_message
+from core.stores.files import too_large_message
 from serve.multipart_form import MAX_PARTS
 from serve.run_body import MAX_ATTACHMENTS
 from tests.integration.conftest import Service

@@ -18,8 +18,8 @@ import pytest
 import redis.asyncio as aioredis
 
 from actors.lease import Lease, hold_while
-from core.embedded_redis import EmbeddedRedis
-from core.store import async_client
+from core.infra.embedded_redis import EmbeddedRedis
+from core.infra.store import async_client
 from tests.support.service import wait_for
 
 pytestmark = pytest.mark.reliability

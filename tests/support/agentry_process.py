@@ -17,7 +17,7 @@ from typing import IO
 
 import httpx
 
-from core.embedded_redis import EmbeddedRedis
+from core.infra.embedded_redis import EmbeddedRedis
 from tests.support.service import client_for, free_port, wait_for
 
 AGENTRY = [sys.executable, "-m", "serve.cli"]

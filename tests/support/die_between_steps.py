@@ -1,8 +1,8 @@
 """A process that makes one task state change and dies (SIGKILL) between its workspace step and its
 global step, for the store tests: `python -m tests.support.die_between_steps URL WS TASK MOVE`.
 
-MOVE is a target status (`core.tasks.transition`) or `completed` (`core.task_finish.complete`).
-On a Redis Cluster the global step is `core.cluster_tasks.apply`, so the process kills itself
+MOVE is a target status (`core.tasks.transition`) or `completed` (`core.tasks.finish.complete`).
+On a Redis Cluster the global step is `core.tasks.cluster.apply`, so the process kills itself
 where it would call it: the state change's workspace step (and its journal) committed, nothing of
 its global step. On one server both steps are one script, so the process exits normally.
 """
@@ -15,8 +15,10 @@ import os
 import signal
 import sys
 
-from core import cluster_tasks, task_finish, tasks
-from core.store import async_client
+from core import tasks
+from core.infra.store import async_client
+from core.tasks import cluster as cluster_tasks
+from core.tasks import finish as task_finish
 
 #: The fields each move writes, as the runtime writes them.
 MOVE_FIELDS: dict[str, dict[str, str]] = {

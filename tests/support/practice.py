@@ -7,8 +7,9 @@ from typing import Any
 
 import httpx
 
-from core import apikeys, keys
-from core.ids import iso
+from core.infra import keys
+from core.infra.ids import iso
+from core.stores import apikeys
 from tests.support.agents import create_agent, feed, of_type, scripted, start, wait_status
 from tests.support.service import run_async
 from tools.practice.client import SAVE_PATIENT_PATH, TOKEN_PATH

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import redis
 
-from core.embedded_redis import redis_server_binary
+from core.infra.embedded_redis import redis_server_binary
 
 #: How long three nodes may take to start and agree on one slot map (a loaded 2-core machine).
 READY_TIMEOUT_SECONDS = 60.0
@@ -65,7 +65,7 @@ class LocalCluster:
 
     @property
     def url(self) -> str:
-        """The `REDIS_URL` that names this cluster (core.store: the `redis+cluster` scheme)."""
+        """The `REDIS_URL` that names this cluster (core.infra.store: the `redis+cluster` scheme)."""
         return f"redis+cluster://{HOST}:{self.ports[0]}"
 
     def start(self) -> str:

@@ -11,8 +11,8 @@ from typing import Any, TypeVar
 
 import httpx
 
-from core import apikeys
-from core.store import async_client
+from core.infra.store import async_client
+from core.stores import apikeys
 
 T = TypeVar("T")
 

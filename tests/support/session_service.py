@@ -15,7 +15,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from core.settings import Settings, load_settings
+from core.infra.settings import Settings, load_settings
 from tests.support.service import client_for, free_port, new_key
 
 

@@ -7,7 +7,7 @@ from typing import Any
 import redis.asyncio as aioredis
 
 from core import tasks
-from core.ids import new_id
+from core.infra.ids import new_id
 
 
 async def new_task(store: aioredis.Redis, ws: str, parent: str | None = None) -> tasks.Task:

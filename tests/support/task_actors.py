@@ -12,7 +12,7 @@ import ray
 
 from actors.names import NAMESPACE
 from actors.spares import SPARE_PREFIX
-from core import keys
+from core.infra import keys
 from tests.support.service import run_async
 
 

@@ -13,7 +13,7 @@ import pytest
 import yaml
 
 from actors.placement import TASK_SLOT_RESOURCE
-from core.settings import Settings
+from core.infra.settings import Settings
 from serve.deployment import BACKPRESSURE, MAX_QUEUED_REQUESTS
 from serve.service import PROXY_READY_ENV, PROXY_READY_SECONDS
 from serve.state import HEADROOM_REQUESTS

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from core.settings import Settings
+from core.infra.settings import Settings
 
 pytestmark = pytest.mark.unit
 

@@ -5,8 +5,8 @@ from datetime import UTC, datetime
 
 import pytest
 
-from core.errors import BadRequest
-from core.ids import decode_cursor, encode_cursor, iso, parse_iso, parse_uuid, sort_key
+from core.infra.errors import BadRequest
+from core.infra.ids import decode_cursor, encode_cursor, iso, parse_iso, parse_uuid, sort_key
 
 pytestmark = pytest.mark.unit
 

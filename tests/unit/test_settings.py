@@ -2,8 +2,8 @@ from __future__ import annotations
 
 import pytest
 
-from core.errors import SettingsError
-from core.settings import Settings, load_settings, parse_rate
+from core.infra.errors import SettingsError
+from core.infra.settings import Settings, load_settings, parse_rate
 
 pytestmark = pytest.mark.unit
 

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from core import files, tasks
+from core import tasks
+from core.stores import files
 from tools.errors import ToolError
 
 

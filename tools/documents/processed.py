@@ -13,7 +13,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from core import files, keys
+from core.infra import keys
+from core.stores import files
 
 _DOC = "doc:"
 _VALUES = "values:"

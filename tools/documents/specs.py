@@ -16,9 +16,9 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
-from core import files
-from core.configs import MAX_CATEGORIES, MAX_FIELDS
-from core.errors import AgentryError
+from core.infra.errors import AgentryError
+from core.stores import files
+from core.stores.configs import MAX_CATEGORIES, MAX_FIELDS
 from extraction.jobs.model import ModelFactory, TaskModel
 from tools.context import ToolContext
 from tools.documents.attachments import resolve_input, task_attachments

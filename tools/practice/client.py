@@ -20,7 +20,7 @@ from urllib.parse import urlencode
 
 import httpx
 
-from core.backoff import backoff_seconds
+from core.infra.backoff import backoff_seconds
 from tools.practice.envelope import Envelope, is_complete_envelope
 from tools.practice.errors import (
     InvalidToken,
@@ -47,7 +47,7 @@ DEFAULT_TIMEOUT_SECONDS = 30.0
 DEFAULT_MAX_ATTEMPTS = 3
 #: Wait before the first retry; it doubles for each further one.
 DEFAULT_RETRY_BACKOFF_SECONDS = 0.25
-#: Longest wait between two attempts, whatever the base (waits are jittered: core.backoff).
+#: Longest wait between two attempts, whatever the base (waits are jittered: core.infra.backoff).
 MAX_RETRY_BACKOFF_SECONDS = 5.0
 #: Longest piece of a foreign error message carried into our errors, so an HTML page cannot flood them.
 MAX_FOREIGN_MESSAGE_CHARS = 300

@@ -2,7 +2,7 @@
 
 Connecting proves the client credentials with the client-credentials grant and stores them with the
 access token; nothing is stored when the grant fails, so an earlier connection stays as it was. The
-client secret and the access token are sealed at rest (core.secretbox) and are never returned, logged
+client secret and the access token are sealed at rest (core.infra.secretbox) and are never returned, logged
 or shown to a model: the practice tools load the connector themselves.
 
 The platform keeps the token fresh: a call made when the token expires within
@@ -24,13 +24,14 @@ import httpx
 import redis.asyncio as aioredis
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
 
-from core import audit, keys
-from core.errors import BadRequest
-from core.ids import iso, now_iso
-from core.locks import LockTimeout, RedisLock
-from core.secretbox import SealedValueError, SecretBox
-from core.settings import Settings
-from core.url_guard import BlockedURL, GuardedTransport
+from core.infra import keys
+from core.infra.errors import BadRequest
+from core.infra.ids import iso, now_iso
+from core.infra.locks import LockTimeout, RedisLock
+from core.infra.secretbox import SealedValueError, SecretBox
+from core.infra.settings import Settings
+from core.infra.url_guard import BlockedURL, GuardedTransport
+from core.stores import audit
 from tools.practice.client import (
     DEFAULT_MAX_ATTEMPTS,
     DEFAULT_RETRY_BACKOFF_SECONDS,
@@ -68,7 +69,7 @@ TOKEN_LOCK_WAIT_SECONDS = MAX_MINT_SECONDS + 5.0
 #: Longest accepted client id, client secret, account list or base URL; real ones are far shorter.
 MAX_CONNECTOR_FIELD_CHARS = 2000
 
-#: Purpose of the connector's encryption key (one key per purpose, core.secretbox).
+#: Purpose of the connector's encryption key (one key per purpose, core.infra.secretbox).
 _SEAL_PURPOSE = "practice-connector"
 _STORE_TOKEN = """
 if redis.call('HGET', KEYS[1], 'connection_id') == ARGV[1] then

@@ -75,7 +75,7 @@ class PracticeUnavailableError(PracticeError):
 
 
 class PracticeHostRefused(PracticeError):
-    """The connector's host now resolves to an address the SSRF guard refuses (core.url_guard)."""
+    """The connector's host now resolves to an address the SSRF guard refuses (core.infra.url_guard)."""
 
 
 class ConnectorUnreadable(PracticeError):

@@ -7,7 +7,7 @@ IDs rule is checked before any request (SPEC rule 6). Writes to one patient reco
 with a Redis lock, so concurrent identical saves reach the external system one after another and
 upsert one record instead of racing to create two. Every write, read and refusal lands in the
 workspace audit log with the account, environment, response code and an HMAC of the patient key
-keyed with the deployment's secret (core.audit), never names, dates of birth or the key itself.
+keyed with the deployment's secret (core.stores.audit), never names, dates of birth or the key itself.
 """
 
 from __future__ import annotations
@@ -15,8 +15,9 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
-from core import audit, keys
-from core.locks import LockTimeout, RedisLock
+from core.infra import keys
+from core.infra.locks import LockTimeout, RedisLock
+from core.stores import audit
 from tools.context import ToolContext
 from tools.errors import ToolError
 from tools.practice.accounts import check_allowed_account
@@ -61,7 +62,7 @@ NOT_CONNECTED_MESSAGE = (
 SAVED_STATUS = "saved"
 FOUND_STATUS = "found"
 
-#: Audit actions (core.audit) of the patient tools.
+#: Audit actions (core.stores.audit) of the patient tools.
 SAVED_ACTION = "practice.patient_saved"
 SAVE_FAILED_ACTION = "practice.patient_save_failed"
 SAVE_REFUSED_ACTION = "practice.patient_save_refused"

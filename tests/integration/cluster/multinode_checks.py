@@ -35,8 +35,8 @@ import yaml
 from actors.names import HOST_PREFIX, NAMESPACE, TASK_ACTOR_PREFIX
 from actors.placement import TASK_SLOT_RESOURCE
 from actors.scheduler import SCHEDULER_NAME
-from core.settings import load_settings
-from core.store import resolve_redis_url
+from core.infra.settings import load_settings
+from core.infra.store import resolve_redis_url
 from serve.service import PROXY_READY_ENV, PROXY_READY_SECONDS
 from tests.support import documents
 from tests.support.metrics import scrape, total

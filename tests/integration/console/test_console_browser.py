@@ -226,7 +226,7 @@ def test_the_playground_marks_the_values_under_the_review_threshold(
     service: Service, browser: Any, receipt_pdf: bytes, tmp_path: Path
 ) -> None:
     threshold = review_threshold(service)
-    assert threshold == 0.9  # the default, from the calibration (core/settings.py)
+    assert threshold == 0.9  # the default, from the calibration (core/infra/settings.py)
     path = tmp_path / "receipt.pdf"
     path.write_bytes(receipt_pdf)
     sign_in(browser, service, service.key(), "#/playground")

@@ -218,8 +218,8 @@ def test_a_rerun_delegate_call_never_spawns_twice(service: Service, api: httpx.C
     import asyncio
 
     from core import tasks as task_store
-    from core.settings import load_settings
-    from core.store import async_client
+    from core.infra.settings import load_settings
+    from core.infra.store import async_client
     from tools.context import ToolContext
     from tools.delegate import delegate_tasks
     from tools.signals import PauseForChildren

@@ -12,7 +12,7 @@ from urllib.parse import parse_qs, quote, urlsplit
 import httpx
 import pytest
 
-from core.files import signed_url
+from core.stores.files import signed_url
 from tests.integration.conftest import Service
 from tests.integration.extraction.conftest import upload
 from tests.support import documents

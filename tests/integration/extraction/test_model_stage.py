@@ -16,7 +16,7 @@ import pytest
 from actors.models.extraction import DEFAULT_EXTRACTION_MODEL, ProviderCaller, extraction_model
 from actors.models.openai import OpenAIProvider
 from actors.models.targets import ModelTarget
-from core.settings import Settings
+from core.infra.settings import Settings
 from extraction.formats.engines import parse_bytes
 from extraction.jobs.model import ModelReplyError
 from extraction.jobs.results import finish

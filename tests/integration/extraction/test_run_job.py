@@ -9,9 +9,9 @@ import httpx
 import pytest
 
 from actors.models.extraction import extraction_model
-from core import keys
-from core.errors import BadRequest, Forbidden, NotFound, Unprocessable
-from core.files import parse_file_id
+from core.infra import keys
+from core.infra.errors import BadRequest, Forbidden, NotFound, Unprocessable
+from core.stores.files import parse_file_id
 from extraction.jobs.service import JobFailed, run_job
 from tests.integration.conftest import Service
 from tests.integration.extraction.conftest import upload

@@ -11,7 +11,7 @@ import asyncio
 import httpx
 import pytest
 
-from core.errors import BadRequest, PayloadTooLarge
+from core.infra.errors import BadRequest, PayloadTooLarge
 from extraction.jobs.fetch import fetch_url
 from tests.integration.extraction.conftest import LocalSite, settle
 from tests.support import documents

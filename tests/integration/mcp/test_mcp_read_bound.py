@@ -11,8 +11,8 @@ from typing import Any
 import httpx
 import pytest
 
-from core import keys
-from core.settings import Settings
+from core.infra import keys
+from core.infra.settings import Settings
 from tests.integration.conftest import Service
 from tests.integration.mcp.test_mcp_servers import ADD, add_server, call, orders_agent, summary
 from tests.support.agents import feed, of_type, start, wait_status

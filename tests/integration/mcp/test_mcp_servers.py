@@ -11,7 +11,7 @@ from typing import Any
 import httpx
 import pytest
 
-from core import keys
+from core.infra import keys
 from tests.integration.conftest import Service
 from tests.support.agents import ask, create_agent, feed, of_type, scripted, start, task, wait_status
 from tests.support.mcp_server import McpTestServer

@@ -8,7 +8,7 @@ from typing import Any
 import httpx
 import pytest
 
-from core import keys
+from core.infra import keys
 from tests.integration.conftest import TEST_ENV, Service
 from tests.support.agents import create_agent, feed, of_type, start, wait_status
 from tests.support.anthropic_server import AnthropicServer, message, text_block

@@ -11,7 +11,7 @@ from actors.models.base import ModelError, ModelRequest, ToolCall, Usage
 from actors.models.openai import OpenAIProvider
 from actors.models.targets import ModelTarget
 from actors.models.templates import TemplateContext
-from core.model_connections import Price
+from core.stores.model_connections import Price
 from tests.support.openai_server import OpenAICompatibleServer, completion, function_call
 
 pytestmark = pytest.mark.integration

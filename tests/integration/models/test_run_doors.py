@@ -12,8 +12,9 @@ from typing import Any
 import httpx
 import pytest
 
-from core import agents, keys
-from core.models import Agent
+from core.infra import keys
+from core.infra.models import Agent
+from core.stores import agents
 from tests.integration.conftest import Service
 from tests.integration.mcp.test_mcp_endpoint import call, tool_names
 from tests.support.agents import create_agent, feed, of_type, run, scripted, start, wait_status

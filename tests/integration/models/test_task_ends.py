@@ -13,7 +13,7 @@ import pytest
 import ray
 
 from actors.names import NAMESPACE
-from core import keys
+from core.infra import keys
 from tests.integration.conftest import Service
 from tests.support.agents import create_agent, scripted, start, wait_status
 from tests.support.openai_server import OpenAICompatibleServer, completion

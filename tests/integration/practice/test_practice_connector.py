@@ -8,8 +8,8 @@ from typing import Any
 import httpx
 import pytest
 
-from core import keys
-from core.secretbox import SecretBox
+from core.infra import keys
+from core.infra.secretbox import SecretBox
 from tests.integration.conftest import Service
 from tests.support.practice import (
     CLIENT_ID,

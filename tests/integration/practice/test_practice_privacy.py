@@ -11,8 +11,9 @@ import httpx
 import pytest
 import ray
 
-from core import apikeys, keys
-from core.secretbox import SecretBox
+from core.infra import keys
+from core.infra.secretbox import SecretBox
+from core.stores import apikeys
 from tests.integration.conftest import Service
 from tests.support.agents import feed
 from tests.support.practice import CLIENT_SECRET, add_fault, call, connected, patient_agent, run_to_end

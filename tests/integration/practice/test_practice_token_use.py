@@ -10,7 +10,7 @@ from typing import Any
 import httpx
 import pytest
 
-from core import keys
+from core.infra import keys
 from tests.integration.conftest import Service
 from tests.support.practice import ACCOUNTS, CLIENT_ID, CLIENT_SECRET, age_token, mints, requests_to
 from tests.support.service import run_async

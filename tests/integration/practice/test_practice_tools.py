@@ -8,7 +8,7 @@ import hashlib
 import httpx
 import pytest
 
-from core import audit
+from core.stores import audit
 from tests.integration.conftest import Service
 from tests.support.agents import create_agent, feed, of_type, run_sync, start, task, wait_status
 from tests.support.practice import (

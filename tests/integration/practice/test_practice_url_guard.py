@@ -1,4 +1,4 @@
-"""The practice connector's base_url behind the one SSRF guard (core.url_guard), at connect and at each call.
+"""The practice connector's base_url behind the one SSRF guard (core.infra.url_guard), at connect and at each call.
 
 The session service allows private addresses (AGENTRY_ALLOW_PRIVATE_URLS, so the loopback sandbox can be
 reached); metadata and link-local addresses stay refused even then, which is what these tests aim at.
@@ -11,7 +11,7 @@ from typing import Any
 import httpx
 import pytest
 
-from core import keys
+from core.infra import keys
 from tests.integration.conftest import Service
 from tests.support.practice import (
     CLIENT_ID,

@@ -8,8 +8,10 @@ import httpx
 import pytest
 import ray
 
-from core import agents, keys, tasks
-from core.ids import new_id
+from core import tasks
+from core.infra import keys
+from core.infra.ids import new_id
+from core.stores import agents
 from tests.integration.conftest import Service
 from tests.support.agents import ask, create_agent, feed, of_type, scripted, start, task, wait_status
 from tests.support.hosts import host_running

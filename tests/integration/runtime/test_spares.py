@@ -13,7 +13,7 @@ import ray
 from actors.names import NAMESPACE
 from actors.placement import TASK_SLOT_RESOURCE
 from actors.spares import SPARE_PREFIX
-from core import keys
+from core.infra import keys
 from tests.support.agents import ask, create_agent, scripted, start, wait_status
 from tests.support.service import run_async, wait_for
 from tests.support.session_service import Service

@@ -7,7 +7,7 @@ import asyncio
 import httpx
 import pytest
 
-from core.store import async_client
+from core.infra.store import async_client
 from serve.waiters import request_drain
 from tests.integration.conftest import Service
 from tests.support.agents import ask, create_agent, run_sync, scripted, start, wait_status

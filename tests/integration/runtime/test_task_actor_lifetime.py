@@ -16,7 +16,7 @@ import ray
 
 from actors.names import NAMESPACE, TASK_ACTOR_PREFIX, actor_name
 from actors.placement import TASK_SLOT_RESOURCE
-from core import keys
+from core.infra import keys
 from tests.support.agents import TERMINAL, create_agent, scripted, start, task
 from tests.support.hosts import host_tasks
 from tests.support.service import run_async, wait_for

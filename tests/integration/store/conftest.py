@@ -10,8 +10,8 @@ import pytest
 import redis
 import redis.asyncio as aioredis
 
-from core.embedded_redis import EmbeddedRedis
-from core.store import async_client
+from core.infra.embedded_redis import EmbeddedRedis
+from core.infra.store import async_client
 from tests.support.redis_cluster import LocalCluster
 
 

@@ -50,7 +50,7 @@ def test_a_scripted_task_completes_on_the_cluster(agentry: AgentryProcess, place
 
 def test_a_parent_waits_for_its_child_on_the_cluster(agentry: AgentryProcess) -> None:
     """The child's end reaches its waiting parent: the child_task signal and the await, each in its
-    own slot on a cluster (core.cluster_tasks, core.delegation)."""
+    own slot on a cluster (core.tasks.cluster, core.tasks.delegation)."""
     with agentry.client() as api:
         worker = create_agent(api, scripted({"answer": "checked {{query}}"}))
         call = {"agent_group_id": worker["agent_group_id"], "prompt": "Ada"}

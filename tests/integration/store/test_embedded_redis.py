@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 import redis
 
-from core.embedded_redis import EmbeddedRedis
+from core.infra.embedded_redis import EmbeddedRedis
 
 pytestmark = pytest.mark.integration
 

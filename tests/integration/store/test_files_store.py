@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 import redis.asyncio as aioredis
 
-from core import files
-from core.blobs import BlobStore
-from core.errors import Forbidden, NotFound, PayloadTooLarge, UnsupportedMediaType
+from core.infra.blobs import BlobStore
+from core.infra.errors import Forbidden, NotFound, PayloadTooLarge, UnsupportedMediaType
+from core.stores import files
 
 pytestmark = [pytest.mark.integration, pytest.mark.store]
 

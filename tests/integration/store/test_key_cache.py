@@ -9,8 +9,9 @@ from collections.abc import AsyncIterator, Callable
 import pytest
 import redis.asyncio as aioredis
 
-from core import apikeys, keys
-from core.errors import Unauthorized
+from core.infra import keys
+from core.infra.errors import Unauthorized
+from core.stores import apikeys
 from serve.key_cache import KeyCache
 from serve.waiters import Waiters
 

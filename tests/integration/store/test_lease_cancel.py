@@ -14,7 +14,7 @@ import pytest
 import redis.asyncio as aioredis
 
 from actors.lease import Lease
-from core.locks import RedisLock
+from core.infra.locks import RedisLock
 
 pytestmark = [pytest.mark.integration, pytest.mark.store]
 

@@ -8,7 +8,7 @@ import uuid
 import pytest
 import redis.asyncio as aioredis
 
-from core.locks import LockTimeout, RedisLock
+from core.infra.locks import LockTimeout, RedisLock
 
 pytestmark = [pytest.mark.integration, pytest.mark.store]
 

@@ -1,5 +1,5 @@
 """The store's persistence is checked: the embedded one keeps AOF on, a Redis without AOF or RDB is
-called out loudly (core.persistence)."""
+called out loudly (core.infra.persistence)."""
 
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 import redis
 
-from core.embedded_redis import EmbeddedRedis
-from core.persistence import Persistence, warn_unless_durable
-from core.store import async_client
+from core.infra.embedded_redis import EmbeddedRedis
+from core.infra.persistence import Persistence, warn_unless_durable
+from core.infra.store import async_client
 
 pytestmark = pytest.mark.integration
 

@@ -9,8 +9,9 @@ from typing import Any
 import pytest
 import redis.asyncio as aioredis
 
-from core import keys, tasks
-from core.ids import new_id
+from core import tasks
+from core.infra import keys
+from core.infra.ids import new_id
 
 pytestmark = [pytest.mark.integration, pytest.mark.store]
 

@@ -8,10 +8,11 @@ import uuid
 import pytest
 import redis.asyncio as aioredis
 
-from core import agents, apikeys, audit, keys
-from core.errors import BadRequest, Forbidden, NotFound, Unauthorized
-from core.ratelimit import RateLimiter
-from core.store import MAX_CONNECTIONS, async_client
+from core.infra import keys
+from core.infra.errors import BadRequest, Forbidden, NotFound, Unauthorized
+from core.infra.ratelimit import RateLimiter
+from core.infra.store import MAX_CONNECTIONS, async_client
+from core.stores import agents, apikeys, audit
 
 pytestmark = [pytest.mark.integration, pytest.mark.store]
 

@@ -9,8 +9,11 @@ import uuid
 import pytest
 import redis.asyncio as aioredis
 
-from core import keys, task_create, task_finish, tasks
-from core.ids import new_id
+from core import tasks
+from core.infra import keys
+from core.infra.ids import new_id
+from core.tasks import create as task_create
+from core.tasks import finish as task_finish
 
 pytestmark = [pytest.mark.integration, pytest.mark.store]
 

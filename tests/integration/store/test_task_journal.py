@@ -1,7 +1,7 @@
 """A state change's global step (the webhook event, a delegated child's `child_task` signal, the
 live set) is written exactly once, even when its caller dies between its two steps on a Redis
 Cluster: the workspace step journals it, and the reconciler's pass applies what a dead caller left
-(`core.cluster_tasks`). On one server both steps are one script."""
+(`core.tasks.cluster`). On one server both steps are one script."""
 
 from __future__ import annotations
 
@@ -15,7 +15,10 @@ import pytest
 import redis.asyncio as aioredis
 
 from actors import reconciler
-from core import cluster_tasks, keys, task_finish, tasks
+from core import tasks
+from core.infra import keys
+from core.tasks import cluster as cluster_tasks
+from core.tasks import finish as task_finish
 from tests.support.die_between_steps import MOVE_FIELDS
 from tests.support.stored_tasks import new_task
 

@@ -10,7 +10,8 @@ from typing import Any
 import pytest
 import redis.asyncio as aioredis
 
-from core import keys, tasks
+from core import tasks
+from core.infra import keys
 from serve.event_stream import task_event_stream
 from serve.waiters import DRAIN_CHANNEL, Waiters, request_drain
 from tests.support.stored_tasks import new_task

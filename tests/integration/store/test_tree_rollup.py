@@ -12,7 +12,8 @@ import redis.asyncio as aioredis
 from actors import tree_budget
 from actors.models.base import Usage
 from actors.usage import record_model_call
-from core import keys, tasks
+from core import tasks
+from core.infra import keys
 from tests.support.stored_tasks import new_task
 
 pytestmark = [pytest.mark.integration, pytest.mark.store]

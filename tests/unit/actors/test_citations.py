@@ -7,8 +7,8 @@ from typing import Any
 import pytest
 
 from actors.citations import Located, assemble, known_citations, structured_leaves, value_key
-from core.results import cited_structured
 from core.tasks import Task
+from core.tasks.results import cited_structured
 from extraction.fields.documents.grounding import MAX_CITATIONS
 from tests.support.task_records import task_spec
 from tools.documents.processed import KnownValue, ProcessedDocument

@@ -1,6 +1,6 @@
 """The scheduler and the webhook dispatcher stop when cancelled, even if a store call swallowed the cancel.
 
-What redis-py's asyncio client sometimes does (see `core.cancellation`): the command in flight when
+What redis-py's asyncio client sometimes does (see `core.infra.cancellation`): the command in flight when
 the cancel arrives returns as if nothing happened. Each pass here does that; without the check the
 loops ran on for ever (until `Runaway` ends them here).
 """
@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from actors import scheduler, webhook_dispatcher
-from core import webhook_delivery
+from core.stores import webhook_delivery
 
 pytestmark = pytest.mark.unit
 

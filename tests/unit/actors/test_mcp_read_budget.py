@@ -12,7 +12,7 @@ import pytest
 
 from actors import mcp_client
 from actors.mcp_read_budget import AnswerTooLarge, BoundedTransport, CompressedAnswer, ReadBudget
-from core.mcp_servers import McpServer
+from core.stores.mcp_servers import McpServer
 from tests.support.mcp_server import McpTestServer
 
 BOUND = 256 * 1024

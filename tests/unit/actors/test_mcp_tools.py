@@ -8,10 +8,10 @@ from mcp.shared.exceptions import McpError
 from mcp.types import CallToolResult, ErrorData, ImageContent, TextContent, Tool
 
 from actors import mcp_client, mcp_tools
-from core.errors import BadRequest
-from core.mcp_config import server_uses
-from core.mcp_servers import McpServer, check_headers, check_name
-from core.url_guard import BlockedURL
+from core.infra.errors import BadRequest
+from core.infra.url_guard import BlockedURL
+from core.stores.mcp_config import server_uses
+from core.stores.mcp_servers import McpServer, check_headers, check_name
 from tools.registry import TOOL_NAME_PATTERN
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from actors.models.resolve import resolve_model
-from core.settings import Settings
+from core.infra.settings import Settings
 
 pytestmark = pytest.mark.unit
 

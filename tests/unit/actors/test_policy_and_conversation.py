@@ -5,7 +5,7 @@ import pytest
 from actors.completion import data_field_values
 from actors.conversation import build_messages, template_context
 from actors.policy import DEFAULT_MAX_RETRIES, AgentPolicy
-from core.settings import Settings
+from core.infra.settings import Settings
 
 pytestmark = pytest.mark.unit
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from actors.launcher import _relaunch
 from actors.spares import SPARE_PREFIX, Counted, Recent, Warming, spare_name, target
-from core.ids import parse_iso
+from core.infra.ids import parse_iso
 from core.tasks import Task
 from tests.support.task_records import task_spec
 

@@ -1,6 +1,6 @@
 import pytest
 
-from core.agent_needs import AgentNeeds, missing_text, needs_of
+from core.stores.agent_needs import AgentNeeds, missing_text, needs_of
 
 pytestmark = pytest.mark.unit
 

@@ -1,4 +1,4 @@
-"""The typed keys of an agent's `config.settings` (core.agent_settings): numbers are numbers, not
+"""The typed keys of an agent's `config.settings` (core.stores.agent_settings): numbers are numbers, not
 text; booleans are booleans; each problem names its field."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from core.agent_settings import AgentSettings, settings_problem
+from core.stores.agent_settings import AgentSettings, settings_problem
 
 pytestmark = pytest.mark.unit
 

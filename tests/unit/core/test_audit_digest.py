@@ -6,7 +6,7 @@ import hashlib
 
 import pytest
 
-from core.audit import identifier_digest
+from core.stores.audit import identifier_digest
 
 PCREF = "adalovelace12101815"
 

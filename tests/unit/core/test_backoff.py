@@ -1,10 +1,10 @@
-"""The shared retry wait (core.backoff): doubling from a base, capped, jittered within bounds."""
+"""The shared retry wait (core.infra.backoff): doubling from a base, capped, jittered within bounds."""
 
 from __future__ import annotations
 
 import random
 
-from core.backoff import backoff_seconds, nominal_seconds
+from core.infra.backoff import backoff_seconds, nominal_seconds
 
 
 def test_the_nominal_wait_doubles_per_attempt_up_to_the_cap() -> None:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from core.blobs import BlobStore
+from core.infra.blobs import BlobStore
 
 pytestmark = pytest.mark.unit
 

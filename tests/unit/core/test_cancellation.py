@@ -7,7 +7,7 @@ import contextlib
 
 import pytest
 
-from core.cancellation import raise_if_cancelled
+from core.infra.cancellation import raise_if_cancelled
 
 
 async def _swallowing() -> None:

@@ -6,9 +6,9 @@ import base64
 
 import pytest
 
-from core.cursors import cursor_key, list_scope, open_cursor, sign_cursor
-from core.errors import BadRequest
-from core.ids import encode_cursor
+from core.infra.cursors import cursor_key, list_scope, open_cursor, sign_cursor
+from core.infra.errors import BadRequest
+from core.infra.ids import encode_cursor
 
 KEY = cursor_key("the service secret")
 LIST = "/api/v1/agents"

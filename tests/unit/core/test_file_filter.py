@@ -1,4 +1,4 @@
-"""Which uploaded files a source batch covers (core.file_filter), and the per-call children limit."""
+"""Which uploaded files a source batch covers (core.stores.file_filter), and the per-call children limit."""
 
 from __future__ import annotations
 
@@ -6,10 +6,10 @@ from types import SimpleNamespace
 
 import pytest
 
-from core.delegation import children_limit
-from core.errors import BadRequest
-from core.file_filter import FileFilter, check_tag
-from core.settings import Settings
+from core.infra.errors import BadRequest
+from core.infra.settings import Settings
+from core.stores.file_filter import FileFilter, check_tag
+from core.tasks.delegation import children_limit
 from tools.context import ToolContext
 from tools.delegate_guards import check_count
 from tools.errors import ToolError

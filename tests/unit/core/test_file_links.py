@@ -7,8 +7,8 @@ from urllib.parse import parse_qs, quote, urlsplit
 
 import pytest
 
-from core.errors import BadRequest, Forbidden
-from core.files import (
+from core.infra.errors import BadRequest, Forbidden
+from core.stores.files import (
     MAX_FILENAME_CHARS,
     clean_filename,
     parse_file_id,

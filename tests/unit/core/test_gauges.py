@@ -1,8 +1,8 @@
-"""The store-backed gauges render as Prometheus text (core.gauges)."""
+"""The store-backed gauges render as Prometheus text (core.infra.gauges)."""
 
 from __future__ import annotations
 
-from core.gauges import GaugeSnapshot, render
+from core.infra.gauges import GaugeSnapshot, render
 
 
 def test_a_snapshot_renders_every_gauge_and_its_age() -> None:

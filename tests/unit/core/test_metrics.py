@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from core import metrics
+from core.infra import metrics
 
 pytestmark = pytest.mark.unit
 

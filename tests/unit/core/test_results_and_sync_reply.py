@@ -2,11 +2,11 @@ from __future__ import annotations
 
 import pytest
 
-from core.errors import BadRequest
-from core.results import last_tool_output, structured_envelope, summary_envelope
-from core.sync_reply import build_reply, wait_outcome
-from core.task_queries import TaskFilter
+from core.infra.errors import BadRequest
 from core.tasks import Task
+from core.tasks.queries import TaskFilter
+from core.tasks.results import last_tool_output, structured_envelope, summary_envelope
+from core.tasks.sync_reply import build_reply, wait_outcome
 from tests.support.task_records import task_spec
 
 pytestmark = pytest.mark.unit

@@ -1,6 +1,6 @@
 import pytest
 
-from core.secretbox import SealedValueError, SecretBox
+from core.infra.secretbox import SealedValueError, SecretBox
 
 pytestmark = pytest.mark.unit
 

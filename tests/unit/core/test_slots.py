@@ -1,6 +1,6 @@
 """The key layout keeps a workspace in one Redis Cluster hash slot and the global facts in another.
 
-Every key builder of `core.keys` (and the modules that build their own kinds with `keys.ws` and
+Every key builder of `core.infra.keys` (and the modules that build their own kinds with `keys.ws` and
 `keys.glob`) is called for many workspace ids: a workspace key lands in its workspace's slot, a
 global key in the global slot. No module spells an `ag:` key by hand, so there is no key these
 checks miss. The scripts' KEYS are checked at run time by the store tests on the local cluster,
@@ -19,7 +19,9 @@ from pathlib import Path
 import pytest
 from redis.crc import key_slot
 
-from core import configs, files, keys, lua, slots
+from core.infra import keys, slots
+from core.stores import configs, files
+from core.tasks import lua
 from extraction.jobs import store as job_store
 
 pytestmark = pytest.mark.unit
@@ -36,7 +38,7 @@ def _slot_of(tag: str) -> int:
 
 
 def _builders() -> list[tuple[str, Callable[..., str]]]:
-    """Every function that returns a key: those of core.keys and the kinds other modules add."""
+    """Every function that returns a key: those of core.infra.keys and the kinds other modules add."""
     found = [
         (f"keys.{name}", fn)
         for name, fn in inspect.getmembers(keys, inspect.isfunction)
@@ -74,12 +76,12 @@ def test_each_key_is_in_its_workspace_slot_or_the_global_one(name: str, builder:
 
 
 def test_a_workspace_named_global_is_not_possible_to_confuse() -> None:
-    # Workspace ids are UUIDs (core.apikeys): none can be the global tag.
+    # Workspace ids are UUIDs (core.stores.apikeys): none can be the global tag.
     assert not re.fullmatch(r"[0-9a-f-]{36}", keys.GLOBAL)
 
 
 def test_no_module_spells_a_key_by_hand() -> None:
-    """`ag:` string literals outside core.keys are pub/sub channels only (never keys of data)."""
+    """`ag:` string literals outside core.infra.keys are pub/sub channels only (never keys of data)."""
     channels = {keys.TASK_EVENTS_CHANNEL, keys.KEY_REVOCATIONS_CHANNEL, "ag:drain"}
     for package in PACKAGES:
         for path in (ROOT / package).rglob("*.py"):

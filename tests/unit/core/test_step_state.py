@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import re
 
-from core import agents, lua, tasks
-from core.models import AgentVersion
+from core import tasks
+from core.infra.models import AgentVersion
+from core.stores import agents
+from core.tasks import lua
 
 
 def _task(**raw: str) -> tasks.Task:

@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from core.errors import BadRequest
-from core.task_events import PING, after, end_event, entry_event, parse_event_id
+from core.infra.errors import BadRequest
+from core.tasks.events import PING, after, end_event, entry_event, parse_event_id
 
 pytestmark = pytest.mark.unit
 

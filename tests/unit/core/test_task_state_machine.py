@@ -3,8 +3,8 @@ import json
 
 import pytest
 
-from core.errors import AgentryError, IllegalTransition
-from core.state_machine import (
+from core.infra.errors import AgentryError, IllegalTransition
+from core.tasks.state_machine import (
     ACTIVE_STATUSES,
     TERMINAL_STATUSES,
     TRANSITIONS,

@@ -1,4 +1,4 @@
-"""The SSRF guard (`core.url_guard`): which addresses are refused, before and after resolution."""
+"""The SSRF guard (`core.infra.url_guard`): which addresses are refused, before and after resolution."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import ipaddress
 import httpx
 import pytest
 
-from core.errors import BadRequest
-from core.url_guard import BlockedURL, address_problem, checked_address, embedded_ipv4, parse_url
+from core.infra.errors import BadRequest
+from core.infra.url_guard import BlockedURL, address_problem, checked_address, embedded_ipv4, parse_url
 
 pytestmark = pytest.mark.unit
 

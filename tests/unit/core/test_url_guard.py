@@ -5,7 +5,7 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from core.url_guard import BlockedURL, GuardedTransport
+from core.infra.url_guard import BlockedURL, GuardedTransport
 
 pytestmark = pytest.mark.unit
 

@@ -9,9 +9,9 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from core.errors import BadRequest
-from core.webhook_delivery import RETRY_CAP_SECONDS, next_attempt_at, payload, retry_delay
-from core.webhooks import EVENTS, check_events, sign
+from core.infra.errors import BadRequest
+from core.stores.webhook_delivery import RETRY_CAP_SECONDS, next_attempt_at, payload, retry_delay
+from core.stores.webhooks import EVENTS, check_events, sign
 from serve.webhooks import check_url
 
 pytestmark = pytest.mark.unit

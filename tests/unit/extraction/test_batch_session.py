@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from core.settings import Settings
+from core.infra.settings import Settings
 from extraction.jobs import batch, dataset, ray_session
 from extraction.jobs.ray_session import RayRecord, choose_address, read_record
 
@@ -201,7 +201,7 @@ def test_the_time_limit_is_a_setting() -> None:
 
 
 def test_the_worker_pool_defaults_to_the_setting(monkeypatch: pytest.MonkeyPatch) -> None:
-    from core.settings import get_settings
+    from core.infra.settings import get_settings
     from extraction.jobs.pool import WorkerPool
 
     monkeypatch.setenv("AGENTRY_DOCUMENT_TIMEOUT_SECONDS", "45")

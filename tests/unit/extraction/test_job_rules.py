@@ -9,8 +9,8 @@ import pytest
 from pydantic import ValidationError
 from ray.exceptions import RayTaskError, WorkerCrashedError
 
-from core.configs import ClassifyParams, ExtractParams, ParseParams, parse_config_id
-from core.errors import BadRequest
+from core.infra.errors import BadRequest
+from core.stores.configs import ClassifyParams, ExtractParams, ParseParams, parse_config_id
 from extraction.formats.errors import DocumentTooLarge
 from extraction.jobs.memory import memory_cap
 from extraction.jobs.model import ModelReplyError

@@ -23,8 +23,8 @@ ENGINE_FORBIDDEN = (
     "fastapi",
     "starlette",
     "http",
-    "core.errors",
-    "core.configs",
+    "core.infra.errors",
+    "core.stores.configs",
 )
 #: Field reading works on the document model alone: it runs inside worker tasks and notebooks alike.
 FIELDS_FORBIDDEN = ("extraction.jobs", "serve", "fastapi", "starlette")

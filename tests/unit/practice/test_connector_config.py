@@ -3,9 +3,9 @@
 import pytest
 from pydantic import ValidationError
 
-from core.errors import BadRequest
-from core.settings import Settings
-from core.url_guard import GuardedTransport
+from core.infra.errors import BadRequest
+from core.infra.settings import Settings
+from core.infra.url_guard import GuardedTransport
 from tools.practice import CREDENTIAL_FIELDS
 from tools.practice.connector import ConnectRequest, practice_transport, resolve_practice_url
 from tools.practice.patient_tools import PRACTICE_GET_PATIENT, PRACTICE_SAVE_PATIENT

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import uuid
 
-from core.models import Agent
+from core.infra.models import Agent
 from core.tasks import Task, parse_task
 from serve.mcp_catalog import agent_tool_name, task_result
 

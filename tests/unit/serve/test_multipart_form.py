@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 from starlette.requests import Request
 
-from core.errors import BadRequest, PayloadTooLarge
-from core.files import too_large_message
+from core.infra.errors import BadRequest, PayloadTooLarge
+from core.stores.files import too_large_message
 from serve.multipart_form import MAX_PARTS, FormLimits, file_chunks, read_form
 
 pytestmark = pytest.mark.unit

@@ -7,7 +7,7 @@ from collections.abc import Iterable
 import pytest
 from starlette.requests import Request
 
-from core.errors import BadRequest, PayloadTooLarge
+from core.infra.errors import BadRequest, PayloadTooLarge
 from serve.uploads import MAX_OTHER_FIELD_BYTES, file_field
 
 pytestmark = pytest.mark.unit

@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest
 
-from core.cursors import cursor_key, sign_cursor
-from core.errors import BadRequest
-from core.ids import encode_cursor
-from core.task_queries import TaskFilter
+from core.infra.cursors import cursor_key, sign_cursor
+from core.infra.errors import BadRequest
+from core.infra.ids import encode_cursor
+from core.tasks.queries import TaskFilter
 from serve.app import build_app
 
 

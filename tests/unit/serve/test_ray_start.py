@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from core.settings import Settings
+from core.infra.settings import Settings
 from serve.cli import start_banner
 from serve.ray_start import RayStartError, patient_node_lookup, poll_until, start_local_ray
 from serve.service import RunningService

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 from starlette.requests import Request
 
-from core.errors import BadRequest
-from core.settings import Settings
+from core.infra.errors import BadRequest
+from core.infra.settings import Settings
 from serve.run_body import RunBody, read_run_body
 
 pytestmark = pytest.mark.unit

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from core.errors import BadRequest, NotFound, ServiceUnavailable, UnsupportedMediaType
+from core.infra.errors import BadRequest, NotFound, ServiceUnavailable, UnsupportedMediaType
 from extraction.jobs.service import JobFailed
 from tools.documents.attachments import resolve_input
 from tools.documents.processed import known_values

@@ -9,7 +9,7 @@ from actors.models.messages import assistant_message, system_message, tool_messa
 from actors.models.openai import OpenAIProvider
 from actors.models.pricing import cost_usd, is_priced
 from actors.models.targets import ModelTarget
-from core.model_connections import Price
+from core.stores.model_connections import Price
 
 pytestmark = pytest.mark.unit
 

@@ -11,8 +11,8 @@ from actors.models.resolve import resolve_model
 from actors.models.scripted import ScriptedProvider
 from actors.models.targets import connection_target
 from actors.models.templates import TemplateContext
-from core.model_connections import ModelConnection
-from core.settings import Settings
+from core.infra.settings import Settings
+from core.stores.model_connections import ModelConnection
 
 pytestmark = pytest.mark.unit
 
