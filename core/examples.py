@@ -134,7 +134,8 @@ async def store_example(redis: aioredis.Redis, workspace_id: str, record: Exampl
         async with redis.pipeline(transaction=True) as pipe:
             try:
                 await pipe.watch(config, index)
-                if not await pipe.exists(config):
+                # GET, not EXISTS: a cluster pipeline splits EXISTS by slot and, once watching, never sends it.
+                if await pipe.get(config) is None:
                     raise NotFound(f"config {public_config_id(record.config_uuid)} not found")
                 if await pipe.zcard(index) >= MAX_EXAMPLES_PER_CONFIG:
                     raise BadRequest(f"a config keeps at most {MAX_EXAMPLES_PER_CONFIG} examples")
