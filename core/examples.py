@@ -206,3 +206,8 @@ async def examples_for_job(
         return []
     found = await all_examples(redis, settings, workspace_id, config.id)
     return [{"example_id": e.example_id, "taught": e.taught} for e in found]
+
+
+def with_examples(params: dict[str, Any], taught: list[dict[str, Any]]) -> dict[str, Any]:
+    """A job's params carrying its config's examples (`examples_for_job`); unchanged without any."""
+    return {**params, "examples": taught} if taught else params

@@ -122,12 +122,11 @@ class Resolved:
 
     params: Params
     config_id: str | None = None
-    examples: list[dict[str, Any]] = field(default_factory=list)
+    taught: list[dict[str, Any]] = field(default_factory=list)
 
     def job_params(self) -> dict[str, Any]:
         """The job's stored params: the config's, plus `examples` when it has any."""
-        dumped = self.params.model_dump(mode="json")
-        return {**dumped, "examples": self.examples} if self.examples else dumped
+        return examples.with_examples(self.params.model_dump(mode="json"), self.taught)
 
 
 async def resolve_params(
