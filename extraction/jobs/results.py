@@ -110,12 +110,14 @@ def extract_stage(
         ground_model_values,
         parse_model_json,
     )
+    from extraction.jobs.worked_example import worked_example
 
     names = list(params.json_options)
     if params.prompt_mode == "model":
         if reply is None:
+            shown = worked_example(doc, examples or [], names)
             return Stage(
-                model_messages=build_model_prompt(_model_text(doc), names, params.custom_instructions)
+                model_messages=build_model_prompt(_model_text(doc), names, params.custom_instructions, shown)
             )
         values = _model_values(parse_model_json, reply.text, names)
         grounded = ground_model_values(doc, values, file_name=spec.filename)
@@ -136,7 +138,8 @@ def extract_stage(
     missing = [name for name in names if found[name].value is None]
     if params.prompt_mode == "auto" and spec.model_available and missing:
         if reply is None:
-            messages = build_model_prompt(_model_text(doc), missing, params.custom_instructions)
+            shown = worked_example(doc, examples or [], missing)
+            messages = build_model_prompt(_model_text(doc), missing, params.custom_instructions, shown)
             return Stage(model_messages=messages, pending=found)
         values = _model_values(parse_model_json, reply.text, missing)
         grounded = iso_dates(

@@ -3,6 +3,7 @@ list, get and delete its examples, and read later documents of its design with t
 
 from __future__ import annotations
 
+from pathlib import Path
 from urllib.parse import quote
 
 import httpx
@@ -11,35 +12,12 @@ import redis
 
 from tests.integration.conftest import Service
 from tests.integration.extraction.conftest import settle, upload
-from tests.support.documents import pdf_text
+from tests.support.documents import intake_form, pdf_text
 from tests.support.service import wait_for
 
 pytestmark = pytest.mark.integration
 
 FIELDS = ["patient_name", "birth_date", "chart_ref", "phone"]
-
-
-def intake_form(name: str, birth: str, chart: str) -> bytes:
-    """A flattened intake form of one design: printed labels and rules, the answers typed on the rules."""
-    import pymupdf
-
-    doc = pymupdf.open()
-    page = doc.new_page(width=612, height=792)
-    page.insert_text((72, 60), "Riverside Clinic - Patient Intake Sheet", fontsize=15, fontname="helv")
-    page.insert_text(
-        (72, 80), "Please print clearly. Office use section at the bottom.", fontsize=9, fontname="helv"
-    )
-    y = 130
-    for label, value in (("Patient name", name), ("Date of birth", birth), ("Chart ref.", chart)):
-        page.insert_text((72, y), label, fontsize=11, fontname="helv")
-        page.draw_line((200, y + 3), (520, y + 3))
-        page.insert_text((210, y), value, fontsize=11, fontname="cour")
-        y += 40
-    page.insert_text((72, 700), "Signature of patient or guardian", fontsize=9, fontname="helv")
-    page.insert_text((72, 720), "Form RC-114 rev. 3", fontsize=8, fontname="helv")
-    data = doc.tobytes()
-    doc.close()
-    return bytes(data)
 
 
 TAUGHT = {"patient_name": "Maria Okafor", "birth_date": "1987-03-14", "chart_ref": "QX-48213", "phone": None}
@@ -232,3 +210,30 @@ def test_a_config_without_examples_reads_as_before(api: httpx.Client) -> None:
     )["result"]
     assert result["fields"] == inline["fields"]
     assert all("example_id" not in f for f in result["fields"].values())
+
+
+def test_notebook_paths_read_with_the_config_and_its_examples(
+    api: httpx.Client, key: str, service: Service, tmp_path: Path
+) -> None:
+    from core.errors import Forbidden
+    from extraction.jobs.batch import extract_many
+    from extraction.jobs.dataset import extract_dataset, read_documents
+
+    config_id = _config(api)
+    file_id = upload(api, intake_form("Maria Okafor", "03/14/1987", "QX-48213"))["file_id"]
+    example_id = _teach(api, config_id, file_id, TAUGHT).json()["example_id"]
+    (tmp_path / "later.pdf").write_bytes(intake_form("Tobias Lindqvist", "11/02/1954", "ZK-90177"))
+
+    records = extract_many(str(tmp_path / "*.pdf"), config_id=config_id, api_key=key, progress=False)
+    assert records[0]["data"]["chart_ref"] == "ZK-90177"
+    assert records[0]["fields"]["chart_ref"]["example_id"] == example_id
+
+    rows = extract_dataset(read_documents(str(tmp_path)), config_id=config_id, api_key=key, workers=1)
+    row = rows.to_pandas().iloc[0]
+    assert row["chart_ref"] == "ZK-90177" and row["chart_ref_example_id"] == example_id
+
+    # The config is read in the key's workspace only.
+    with pytest.raises(Forbidden):
+        extract_many(str(tmp_path / "*.pdf"), config_id=config_id, api_key=service.key(), progress=False)
+    with pytest.raises(ValueError, match="not both"):
+        extract_many(str(tmp_path / "*.pdf"), ["chart_ref"], config_id=config_id, api_key=key)
