@@ -57,8 +57,11 @@ def value_kind(field: str, value: Any) -> ValueKind:
     return "text"
 
 
+_NOT_DIGITS = re.compile(r"\D+")
+
+
 def digits(text: str) -> str:
-    return "".join(c for c in text if c.isdigit())
+    return _NOT_DIGITS.sub("", text)
 
 
 def as_iso_date(text: str, order: DateOrder | None = None) -> str | None:
