@@ -8,6 +8,7 @@ by its option (`M` is Male). The same readers check what is read later at a taug
 from __future__ import annotations
 
 import re
+from datetime import date
 from decimal import Decimal, InvalidOperation
 from typing import Any, Literal
 
@@ -80,7 +81,8 @@ def as_iso_date(text: str, order: DateOrder | None = None) -> str | None:
 
 
 def _boxed_date(text: str, order: DateOrder) -> str | None:
-    """A date written one digit (or one part) per box: only digits and separators."""
+    """A date written one digit (or one part) per box: only digits and separators, its parts read
+    strictly in `order` (a day over 12 does not swap the order here, unlike printed dates)."""
     if re.search(r"[^\d\s/.\-|]", text):
         return None
     groups = re.findall(r"\d+", text)
@@ -92,7 +94,13 @@ def _boxed_date(text: str, order: DateOrder) -> str | None:
         parts = [number[: cut[0]], number[cut[0] : cut[1]], number[cut[1] :]]
     else:
         return None
-    return parse_date("/".join(parts), order)
+    fields = dict(zip(order, parts, strict=True))
+    if len(fields["Y"]) != 4:
+        return None
+    try:
+        return date(int(fields["Y"]), int(fields["M"]), int(fields["D"])).isoformat()
+    except ValueError:
+        return None
 
 
 def date_orders(printed: str, iso: str) -> list[DateOrder]:
