@@ -8,6 +8,7 @@ by its option (`M` is Male). The same readers check what is read later at a taug
 from __future__ import annotations
 
 import re
+from datetime import date
 from decimal import Decimal, InvalidOperation
 from typing import Any, Literal
 
@@ -57,8 +58,11 @@ def value_kind(field: str, value: Any) -> ValueKind:
     return "text"
 
 
+_NOT_DIGITS = re.compile(r"\D+")
+
+
 def digits(text: str) -> str:
-    return "".join(c for c in text if c.isdigit())
+    return _NOT_DIGITS.sub("", text)
 
 
 def as_iso_date(text: str, order: DateOrder | None = None) -> str | None:
@@ -77,7 +81,8 @@ def as_iso_date(text: str, order: DateOrder | None = None) -> str | None:
 
 
 def _boxed_date(text: str, order: DateOrder) -> str | None:
-    """A date written one digit (or one part) per box: only digits and separators."""
+    """A date written one digit (or one part) per box: only digits and separators, its parts read
+    strictly in `order` (a day over 12 does not swap the order here, unlike printed dates)."""
     if re.search(r"[^\d\s/.\-|]", text):
         return None
     groups = re.findall(r"\d+", text)
@@ -89,7 +94,13 @@ def _boxed_date(text: str, order: DateOrder) -> str | None:
         parts = [number[: cut[0]], number[cut[0] : cut[1]], number[cut[1] :]]
     else:
         return None
-    return parse_date("/".join(parts), order)
+    fields = dict(zip(order, parts, strict=True))
+    if len(fields["Y"]) != 4:
+        return None
+    try:
+        return date(int(fields["Y"]), int(fields["M"]), int(fields["D"])).isoformat()
+    except ValueError:
+        return None
 
 
 def date_orders(printed: str, iso: str) -> list[DateOrder]:

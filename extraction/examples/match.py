@@ -128,9 +128,9 @@ def _fit(
     owners = np.array([a for a, _ in pairs])
     tolerance = TOLERANCE * float(np.hypot(page.width or 1000.0, page.height or 1000.0))
     counts: dict[int, int] = {}
-    for a, _ in pairs:
-        counts[a] = counts.get(a, 0) + 1
-    unique = [k for k, (a, _) in enumerate(pairs) if counts[a] == 1] or list(range(len(pairs)))
+    for owner, _ in pairs:
+        counts[owner] = counts.get(owner, 0) + 1
+    unique = [k for k, (owner, _) in enumerate(pairs) if counts[owner] == 1] or list(range(len(pairs)))
     rng = random.Random(0)
     best: tuple[int, np.ndarray] | None = None
     for _ in range(RANSAC_ROUNDS):

@@ -103,6 +103,11 @@ def _find(
     best: _Found | None = None
     for number, page_rows in row_map.items():
         for row in page_rows:
+            if kind == "choice":
+                # An option word printed beside a box is a label, ticked or not: only a ticked
+                # box answers (above); a bare word answers only where no box is.
+                labels = {id(_beside(p, row)) for p in row if mark_state(p) is not None}
+                row = [p for p in row if id(p) not in labels]
             run = _shortest_run(row, kind, value)
             if run is not None and (best is None or len(run) < len(best.pieces)):
                 best = _Found(number, run, [], False)
@@ -126,6 +131,7 @@ def _name_part(text: str, value: Any) -> str | None:
 def _shortest_run(row: list[Piece], kind: ValueKind, value: Any) -> list[Piece] | None:
     wanted = set(name_words(str(value)))
     year = (as_iso_date(str(value)) or "")[2:4]
+    want_digits = digits(str(value))
     longest = MAX_DIGIT_RUN if kind in ("date", "phone", "zip", "amount") else len(wanted) + EXTRA_WORDS
     best: list[Piece] | None = None
     for start in range(len(row)):
@@ -134,13 +140,28 @@ def _shortest_run(row: list[Piece], kind: ValueKind, value: Any) -> list[Piece] 
             text = " ".join(p.text for p in run)
             if kind in ("name", "text", "email") and not set(name_words(run[-1].text)) <= wanted | {""}:
                 break
-            if kind == "date" and year not in digits(text) and not any(c.isalpha() for c in text):
+            if kind in ("date", "phone", "zip", "amount") and not _may_hold(kind, text, want_digits, year):
+                if len(digits(text)) > len(want_digits) + 4:
+                    break
                 continue
             if same_value(kind, value, text):
                 if best is None or len(run) < len(best):
                     best = run
                 break
     return best
+
+
+def _may_hold(kind: ValueKind, text: str, want_digits: str, year: str) -> bool:
+    """A cheap test a run must pass before it is read as a value of digits: a date prints its
+    year, a phone or ZIP its digits in order."""
+    got = digits(text)
+    if not got:
+        return False
+    if kind == "date":
+        return year in got
+    if kind in ("phone", "zip"):
+        return got in want_digits or got.lstrip("1") in want_digits.lstrip("1") or want_digits in got
+    return True
 
 
 def _beside(piece: Piece, row: list[Piece]) -> Piece | None:
