@@ -94,7 +94,7 @@ class ExampleCreate(BaseModel):
     input: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=2000)]
     #: `{field: value | null}`: the document's right values, fields among the config's `json_options`;
     #: null says the document leaves the field empty.
-    values: dict[str, Any]
+    values: dict[str, str | int | float | bool | None]
 
 
 class TaughtFieldView(BaseModel):
