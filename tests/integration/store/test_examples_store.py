@@ -3,6 +3,8 @@ paged newest first, and gone with their config in the same step."""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import uuid
 
 import pytest
@@ -143,3 +145,25 @@ async def test_a_config_keeps_a_bounded_number_of_examples(
     with pytest.raises(BadRequest, match="at most 2 examples"):
         await examples.store_example(store, workspace, _record(settings, config))
     assert await store.zcard(keys.config_examples(workspace, config.id)) == 2
+
+
+async def test_examples_taught_while_the_config_is_deleted_never_outlive_it(
+    store: aioredis.Redis, settings: Settings
+) -> None:
+    workspace = ws()
+    for _ in range(5):
+        config = await _config(store, workspace)
+        await examples.store_example(store, workspace, _record(settings, config))
+
+        async def teach_one(config: configs.ConfigRecord = config) -> None:
+            with contextlib.suppress(NotFound):
+                await examples.store_example(store, workspace, _record(settings, config))
+
+        await asyncio.gather(
+            *(teach_one() for _ in range(4)),
+            configs.delete_config(store, workspace, config.config_id),
+            *(teach_one() for _ in range(4)),
+        )
+        assert await store.exists(keys.config_examples(workspace, config.id)) == 0
+        left = [k async for k in store.scan_iter(match=f"*:config:{config.id}:example:*", count=1000)]
+        assert left == []
