@@ -121,10 +121,6 @@ def open_example(settings: Settings, record: ExampleRecord) -> Example:
     )
 
 
-def example_not_found(example_id: str) -> NotFound:
-    return NotFound(f"example {example_id} not found")
-
-
 async def store_example(redis: aioredis.Redis, workspace_id: str, record: ExampleRecord) -> None:
     """Store the example while its config exists (404 once the config is gone); 400 past
     `MAX_EXAMPLES_PER_CONFIG`. One MULTI in the workspace's slot."""
@@ -156,7 +152,7 @@ async def load_record(
     example_uuid = parse_example_id(example_id)
     raw = await redis.get(keys.config_example(workspace_id, config_uuid, example_uuid))
     if not raw:
-        raise example_not_found(example_uuid)
+        raise NotFound(f"example {example_uuid} not found")
     return ExampleRecord.model_validate_json(raw)
 
 
