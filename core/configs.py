@@ -13,6 +13,7 @@ from urllib.parse import unquote
 
 import redis.asyncio as aioredis
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator
+from redis.exceptions import WatchError
 
 from core import keys, slots
 from core.errors import Forbidden, NotFound
@@ -233,12 +234,26 @@ async def list_configs(
 
 
 async def delete_config(redis: aioredis.Redis, workspace_id: str, config_id: str) -> ConfigRecord:
+    """Delete the config and every example taught on it (core.examples) in one step."""
     record = await get_config(redis, workspace_id, config_id)
-    # On a cluster the global pointers go after the record: a crash between leaves a pointer to
-    # nothing, read as 404 or dropped (core.slots).
-    async with slots.transaction(redis, global_first=False) as pipe:
-        pipe.delete(config_key(workspace_id, record.id))
-        pipe.zrem(configs_index(workspace_id), record.index_member)
-        pipe.delete(keys.owner(record.id))
-        await pipe.execute()
-    return record
+    examples = keys.config_examples(workspace_id, record.id)
+    while True:
+        async with redis.pipeline(transaction=True) as pipe, slots.global_step(redis, pipe) as global_pipe:
+            try:
+                # Watched: an example taught meanwhile makes the step start again and go with the rest.
+                await pipe.watch(examples)
+                members: list[str] = await pipe.zrange(examples, 0, -1)
+                pipe.multi()
+                pipe.delete(config_key(workspace_id, record.id))
+                pipe.zrem(configs_index(workspace_id), record.index_member)
+                for member in members:
+                    pipe.delete(keys.config_example(workspace_id, record.id, member_id(member)))
+                pipe.delete(examples)
+                global_pipe.delete(keys.owner(record.id))
+                await pipe.execute()
+                # On a cluster the global pointer goes after the record: a crash between leaves a
+                # pointer to nothing, read as 404 (core.slots).
+                await global_pipe.execute()
+                return record
+            except WatchError:
+                continue

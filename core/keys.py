@@ -292,3 +292,14 @@ def mcp_servers_index(workspace_id: str) -> str:
 def mcp_server_tools(workspace_id: str, server_id: str) -> str:
     """The tools the server offered when last listed, so a task still knows them while it is down."""
     return ws(workspace_id, "mcp-server", server_id, "tools")
+
+
+# Examples of saved extract configs (core.examples).
+def config_example(workspace_id: str, config_uuid: str, example_id: str) -> str:
+    """One example of a saved extract config (JSON; the values and the taught layout sealed)."""
+    return ws(workspace_id, "config", config_uuid, "example", example_id)
+
+
+def config_examples(workspace_id: str, config_uuid: str) -> str:
+    """The config's examples, newest first (a sorted set of `core.ids.sort_key` members)."""
+    return ws(workspace_id, "config", config_uuid, "examples")

@@ -83,3 +83,39 @@ class DeletedConfig(BaseModel):
     success: bool
     config_id: str
     message: str
+
+
+class ExampleCreate(BaseModel):
+    """A corrected document to teach a saved extract config (docs/contract.md section 7, Examples)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    #: The document: `file://<uuid>` of this workspace.
+    input: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=2000)]
+    #: `{field: value | null}`: the document's right values, fields among the config's `json_options`;
+    #: null says the document leaves the field empty.
+    values: dict[str, str | int | float | bool | None]
+
+
+class TaughtFieldView(BaseModel):
+    """Where the example found a value: its page (1-based) and box `[x0, y0, x1, y1]`."""
+
+    value: Any
+    page: int
+    bounding_box: list[float]
+
+
+class SavedExample(BaseModel):
+    success: bool
+    example_id: str
+    config_id: str
+    file_id: str
+    fields: dict[str, TaughtFieldView | None]
+    created_at: str
+
+
+class DeletedExample(BaseModel):
+    success: bool
+    example_id: str
+    config_id: str
+    message: str

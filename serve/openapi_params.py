@@ -38,6 +38,7 @@ RecordIdPath = Annotated[str, _uuid_path("job")]
 BatchIdPath = Annotated[str, _uuid_path("batch")]
 FileIdPath = Annotated[str, _prefixed_path("file", "file://")]
 ConfigIdPath = Annotated[str, _prefixed_path("config", "config://")]
+ExampleIdPath = Annotated[str, _uuid_path("example")]
 PagePath = Annotated[int, Path(description="1-based page number.", json_schema_extra={"minimum": 1})]
 
 UuidQuery = Annotated[

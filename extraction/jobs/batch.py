@@ -27,6 +27,7 @@ from core.settings import get_settings
 from extraction.jobs.model import ModelCaller
 from extraction.jobs.pool import JobFailure, WorkerPool, run_document
 from extraction.jobs.ray_session import joined_ray
+from extraction.jobs.saved_config import saved_extract_params
 from extraction.jobs.stages import DocumentSpec
 
 log = logging.getLogger(__name__)
@@ -72,13 +73,15 @@ def run_blocking(make: Callable[[], Coroutine[Any, Any, T]]) -> T:
 
 def extract_many(
     paths: list[str] | str,
-    fields: list[str],
+    fields: list[str] | None = None,
     *,
     out: str | None = None,
     workers: int | None = None,
     progress: bool = True,
     model: ModelCaller | None = None,
     timeout_seconds: float | None = None,
+    config_id: str | None = None,
+    api_key: str | None = None,
 ) -> list[dict[str, Any]]:
     """Extract `fields` from every file of `paths` (paths or globs) on the Ray cluster.
 
@@ -87,35 +90,59 @@ def extract_many(
     are also written to that JSON Lines file as they finish. `workers` bounds the files processed
     at once (default: the cluster's CPUs). `model` is asked for fields the rules leave empty.
     `timeout_seconds` bounds each document task (default: `AGENTRY_DOCUMENT_TIMEOUT_SECONDS`).
+    `config_id` (with `api_key`, a key of the config's workspace) reads with a saved extract
+    config instead of `fields`: its fields, its settings and the examples taught on it.
     Paths that match no file return `[]` at once, without starting Ray.
     """
+    params = job_params(fields, config_id, api_key)
     # Ray is joined here, in the caller's thread: ray.init installs signal handlers, which only the
     # main thread may do; the tasks' futures then work from any thread's event loop.
-    with _batch(paths, fields, out, workers, progress, model, timeout_seconds) as run:
+    with _batch(paths, params, out, workers, progress, model, timeout_seconds) as run:
         return run_blocking(run) if run is not None else []
 
 
 async def extract_many_async(
     paths: list[str] | str,
-    fields: list[str],
+    fields: list[str] | None = None,
     *,
     out: str | None = None,
     workers: int | None = None,
     progress: bool = True,
     model: ModelCaller | None = None,
     timeout_seconds: float | None = None,
+    config_id: str | None = None,
+    api_key: str | None = None,
 ) -> list[dict[str, Any]]:
     """`extract_many` for `await` (a notebook cell, an async application): the same records.
 
     Joining or starting Ray, when this process has not yet, blocks the loop for that moment."""
-    with _batch(paths, fields, out, workers, progress, model, timeout_seconds) as run:
+    if config_id is not None and not fields:
+        params = await saved_extract_params(get_settings(), config_id, _key(api_key))
+    else:
+        params = job_params(fields, config_id, api_key)
+    with _batch(paths, params, out, workers, progress, model, timeout_seconds) as run:
         return await run() if run is not None else []
+
+
+def job_params(fields: list[str] | None, config_id: str | None, api_key: str | None) -> dict[str, Any]:
+    """The extract params of a batch: the named fields, or a saved config's (with its examples)."""
+    if config_id is None:
+        return {"json_options": field_names(fields or []), "prompt_mode": "auto"}
+    if fields:
+        raise ValueError("give fields or config_id, not both")
+    return run_blocking(lambda: saved_extract_params(get_settings(), config_id, _key(api_key)))
+
+
+def _key(api_key: str | None) -> str:
+    if not api_key:
+        raise ValueError("config_id needs api_key: a key of the workspace the config belongs to")
+    return api_key
 
 
 @contextmanager
 def _batch(
     paths: list[str] | str,
-    fields: list[str],
+    params: dict[str, Any],
     out: str | None,
     workers: int | None,
     progress: bool,
@@ -123,18 +150,17 @@ def _batch(
     timeout_seconds: float | None,
 ) -> Iterator[Callable[[], Coroutine[Any, Any, list[dict[str, Any]]]] | None]:
     """The batch's run, while Ray is joined; None when no file matches, and Ray is not started."""
-    names = field_names(fields)
     files = expand_paths(paths)
     if not files:
         yield None
         return
     with joined_ray(get_settings()):
-        yield lambda: _extract_to(files, names, out, workers, progress, model, timeout_seconds)
+        yield lambda: _extract_to(files, params, out, workers, progress, model, timeout_seconds)
 
 
 async def _extract_to(
     files: list[str],
-    names: list[str],
+    params: dict[str, Any],
     out: str | None,
     workers: int | None,
     progress: bool,
@@ -144,7 +170,7 @@ async def _extract_to(
     sink = await asyncio.to_thread(open, out, "w", encoding="utf-8") if out else None
     try:
         pool = WorkerPool(workers, timeout_seconds=timeout_seconds)
-        return await _extract_all(files, names, sink=sink, pool=pool, progress=progress, model=model)
+        return await _extract_all(files, params, sink=sink, pool=pool, progress=progress, model=model)
     finally:
         if sink is not None:
             sink.close()
@@ -152,7 +178,7 @@ async def _extract_to(
 
 async def _extract_all(
     files: list[str],
-    names: list[str],
+    params: dict[str, Any],
     *,
     sink: IO[str] | None,
     pool: WorkerPool,
@@ -165,7 +191,7 @@ async def _extract_all(
 
         async def one(path: str) -> dict[str, Any]:
             async with reading:
-                record = await _extract_one(path, names, pool, model)
+                record = await _extract_one(path, params, pool, model)
             if sink is not None:
                 sink.write(json.dumps(record, ensure_ascii=False) + "\n")
                 sink.flush()
@@ -178,7 +204,7 @@ async def _extract_all(
 
 
 async def _extract_one(
-    path: str, names: list[str], pool: WorkerPool, model: ModelCaller | None
+    path: str, params: dict[str, Any], pool: WorkerPool, model: ModelCaller | None
 ) -> dict[str, Any]:
     from extraction.formats.errors import DocumentError
     from extraction.formats.sniff import sniff_format
@@ -189,7 +215,7 @@ async def _extract_one(
         fmt = sniff_format(data, os.path.basename(path))
         spec = DocumentSpec(
             kind="extract",
-            params={"json_options": names, "prompt_mode": "auto"},
+            params=params,
             filename=os.path.basename(path),
             format=fmt,
             file_size=len(data),

@@ -32,6 +32,7 @@ from extraction.jobs.pool import (
     WorkerPool,
     locate_document,
     run_document,
+    teach_document,
 )
 from extraction.jobs.schemas import JobRecord
 from extraction.jobs.stages import DocumentSpec
@@ -73,6 +74,19 @@ class ExtractionCoordinator:
         file = await files.get_file(self._redis, workspace_id, file_id)
         data = functools.partial(files.read_bytes, self._blobs, file)
         return await locate_document(
+            self._spec("parse", {}, file), data, values, pool=self._pool, cache=self._parsed
+        )
+
+    async def teach(self, workspace_id: str, file_id: str, values: dict[str, Any]) -> dict[str, Any]:
+        """An example taught on the workspace's file (`extraction.jobs.pool.teach_in_document`).
+
+        Raises the file's `AgentryError` (404 when it is gone) or `JobFailure`.
+        """
+        await self._start()
+        assert self._pool is not None
+        file = await files.get_file(self._redis, workspace_id, file_id)
+        data = functools.partial(files.read_bytes, self._blobs, file)
+        return await teach_document(
             self._spec("parse", {}, file), data, values, pool=self._pool, cache=self._parsed
         )
 

@@ -15,7 +15,8 @@ documents, so small ones do not wait behind a long one.
 Rows come in the order documents finish, with a fixed Arrow schema (below), so results stream to
 `write_parquet`, `write_json` or `to_pandas()` alike. An extract row has `path`, `error`,
 `overall_confidence` and, per field `f`, `f` (the value as text), `f_confidence` and
-`f_citations` (the field's citations as JSON text).
+`f_citations` (the field's citations as JSON text), and with a saved config's examples
+`f_example_id` (the example the value was read by).
 Ray Data's progress bars, and the dashboard's Data view, show the run.
 """
 
@@ -38,6 +39,8 @@ if TYPE_CHECKING:
 #: Suffixes of the columns an extract row holds for each field, beside the value's own column.
 CONFIDENCE_SUFFIX = "_confidence"
 CITATIONS_SUFFIX = "_citations"
+#: With a saved config's examples: the example each field was read by (null: the general rules).
+EXAMPLE_SUFFIX = "_example_id"
 #: Documents the operator holds per worker: the next one is read while the last one finishes.
 DOCUMENTS_PER_WORKER = 2
 #: Columns every row has.
@@ -112,20 +115,32 @@ def _expand_url(url: str) -> list[str]:
 
 def extract_dataset(
     ds: Dataset,
-    fields: Sequence[str],
+    fields: Sequence[str] | None = None,
     *,
     workers: int | None = None,
     timeout_seconds: float | None = None,
     prompt_mode: str = "auto",
     model_factory: ModelFactory | None = None,
+    config_id: str | None = None,
+    api_key: str | None = None,
 ) -> Dataset:
     """One row per document: `path`, `error`, `overall_confidence`, and per field its value (text),
     `_confidence` and `_citations`. `model_factory` (e.g.
     `actors.models.extraction.extraction_model`) builds, on the workers, the model asked for what
-    the rules leave empty; without it the rules alone answer."""
+    the rules leave empty; without it the rules alone answer. `config_id` (with `api_key`, a key of
+    the config's workspace) reads with a saved extract config instead of `fields` and
+    `prompt_mode`: its fields, its settings and the examples taught on it."""
     from core.configs import ExtractParams
 
-    params = ExtractParams(json_options=list(fields), prompt_mode=prompt_mode).model_dump(mode="json")  # type: ignore[arg-type]
+    params: dict[str, Any]
+    if config_id is None:
+        params = ExtractParams(json_options=list(fields or []), prompt_mode=prompt_mode).model_dump(
+            mode="json"
+        )  # type: ignore[arg-type]
+    else:
+        from extraction.jobs.batch import job_params
+
+        params = job_params(list(fields or []), config_id, api_key)
     return _map(ds, "extract", params, workers, timeout_seconds, model_factory)
 
 
@@ -281,6 +296,8 @@ def schema(kind: str, params: dict[str, Any]) -> pa.Schema:
                 (name + CONFIDENCE_SUFFIX, pa.float64()),
                 (name + CITATIONS_SUFFIX, pa.string()),
             ]
+            if params.get("examples"):
+                columns.append((name + EXAMPLE_SUFFIX, pa.string()))
     elif kind == "parse":
         columns += [
             ("content", pa.string()),
@@ -314,6 +331,8 @@ def row_of(kind: str, params: dict[str, Any], path: str, outcome: dict[str, Any]
             row[name + CONFIDENCE_SUFFIX] = found.get("confidence") if result else None
             citations = found.get("citations")
             row[name + CITATIONS_SUFFIX] = json.dumps(citations, ensure_ascii=False) if citations else None
+            if params.get("examples"):
+                row[name + EXAMPLE_SUFFIX] = found.get("example_id")
     elif kind == "parse":
         row["content"] = result["content"] if result else None
         row["page_count"] = len(result["pages"]) if result else None

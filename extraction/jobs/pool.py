@@ -136,6 +136,28 @@ def locate_in_document(file_name: str, values: list[Any], *parts: Document) -> d
         return locate_values(doc, values, file_name=file_name)
 
 
+@ray.remote(**TASK_OPTIONS)
+def teach_in_document(values: dict[str, Any], *parts: Document) -> dict[str, Any]:
+    """`{taught, fields}` of an example taught on the document (`extraction.examples.teach`), or
+    `{missing: [field]}` naming the values it cannot find there."""
+    from extraction.examples import ValuesNotFound, teach
+    from extraction.formats.engines import merge_documents
+
+    with memory_cap():
+        doc = parts[0] if len(parts) == 1 else merge_documents(list(parts))
+        try:
+            taught = teach(doc, values)
+        except ValuesNotFound as exc:
+            return {"missing": list(exc.fields)}
+        fields = {
+            name: None
+            if found is None
+            else {"value": found.value, "page": found.page, "bounding_box": list(found.bounding_box)}
+            for name, found in taught.fields.items()
+        }
+        return {"taught": taught.to_json(), "fields": fields}
+
+
 def page_ranges(page_count: int, per_range: int = PAGES_PER_RANGE) -> list[tuple[int, int | None]]:
     """1-based inclusive ranges covering the document; one open range when it is small."""
     if page_count <= per_range:
@@ -301,6 +323,25 @@ async def locate_document(
     parts = await parse_parts(spec, data, pool=pool, cache=cache)
     try:
         result: dict[str, Any] = await pool.run(locate_in_document, spec.filename, values, *parts)
+    except JobFailure:
+        if cache is not None:
+            cache.drop(ParsedCache.key(spec.sha256, spec.filename))
+        raise
+    return result
+
+
+async def teach_document(
+    spec: DocumentSpec,
+    data: DocumentBytes,
+    values: dict[str, Any],
+    *,
+    pool: WorkerPool,
+    cache: ParsedCache | None = None,
+) -> dict[str, Any]:
+    """`teach_in_document` on the document's (cached) parse."""
+    parts = await parse_parts(spec, data, pool=pool, cache=cache)
+    try:
+        result: dict[str, Any] = await pool.run(teach_in_document, values, *parts)
     except JobFailure:
         if cache is not None:
             cache.drop(ParsedCache.key(spec.sha256, spec.filename))

@@ -30,7 +30,11 @@ def finish(spec: DocumentSpec, parts: list[Document], reply: ModelReply | None) 
     if spec.kind == "parse":
         return Stage(result=parse_result(doc, ParseParams.model_validate(spec.params), spec))
     if spec.kind == "extract":
-        return extract_stage(doc, ExtractParams.model_validate(spec.params), spec, reply)
+        params = dict(spec.params)
+        # The config's examples ride along with the job's params (put there from the store); they
+        # are no request parameter, so they are taken out before the params are validated.
+        examples = params.pop("examples", None) or []
+        return extract_stage(doc, ExtractParams.model_validate(params), spec, reply, examples=examples)
     if spec.kind == "classify":
         return classify_stage(doc, ClassifyParams.model_validate(spec.params), spec)
     raise ValueError(f"unknown job kind {spec.kind!r}")
@@ -88,22 +92,32 @@ def _model_text(doc: Document) -> str:
 
 
 def extract_stage(
-    doc: Document, params: ExtractParams, spec: DocumentSpec, reply: ModelReply | None
+    doc: Document,
+    params: ExtractParams,
+    spec: DocumentSpec,
+    reply: ModelReply | None,
+    *,
+    examples: list[dict[str, Any]] | None = None,
 ) -> Stage:
     """Rules first (unless `model`), then the model for what they left empty (`auto`, when a model
-    is configured), every model value grounded back in the document."""
+    is configured), every model value grounded back in the document.
+
+    `examples` (`[{example_id, taught}]`, a config's taught examples) make the rules follow the
+    example of the document's design (`extraction.examples.read_with_examples`)."""
     from extraction.fields import FieldResult, extract_fields, iso_dates
     from extraction.fields.documents.grounding import (
         build_model_prompt,
         ground_model_values,
         parse_model_json,
     )
+    from extraction.jobs.worked_example import worked_example
 
     names = list(params.json_options)
     if params.prompt_mode == "model":
         if reply is None:
+            shown = worked_example(doc, examples or [], names)
             return Stage(
-                model_messages=build_model_prompt(_model_text(doc), names, params.custom_instructions)
+                model_messages=build_model_prompt(_model_text(doc), names, params.custom_instructions, shown)
             )
         values = _model_values(parse_model_json, reply.text, names)
         grounded = ground_model_values(doc, values, file_name=spec.filename)
@@ -111,15 +125,21 @@ def extract_stage(
             result=extract_result(doc, iso_dates(grounded, _document_order(doc, params)), params, spec)
         )
     order = date_order(params)
-    found: dict[str, FieldResult] = (
-        reply.pending
-        if reply is not None
-        else extract_fields(doc, names, file_name=spec.filename, date_order=order)
-    )
+    found: dict[str, FieldResult]
+    if reply is not None:
+        found = reply.pending
+    elif examples:
+        from extraction.examples import Taught, read_with_examples
+
+        taught = [(str(e["example_id"]), Taught.from_json(e["taught"])) for e in examples]
+        found = read_with_examples(doc, names, file_name=spec.filename, examples=taught, date_order=order)
+    else:
+        found = extract_fields(doc, names, file_name=spec.filename, date_order=order)
     missing = [name for name in names if found[name].value is None]
     if params.prompt_mode == "auto" and spec.model_available and missing:
         if reply is None:
-            messages = build_model_prompt(_model_text(doc), missing, params.custom_instructions)
+            shown = worked_example(doc, examples or [], missing)
+            messages = build_model_prompt(_model_text(doc), missing, params.custom_instructions, shown)
             return Stage(model_messages=messages, pending=found)
         values = _model_values(parse_model_json, reply.text, missing)
         grounded = iso_dates(

@@ -21,14 +21,14 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import redis.asyncio as aioredis
 from pydantic import ValidationError
 from ray.exceptions import RayActorError
 
-from core import configs, files
+from core import configs, examples, files
 from core.backoff import backoff_seconds
 from core.blobs import BlobStore
 from core.configs import ClassifyParams, ExtractParams, ParseParams
@@ -115,19 +115,34 @@ async def resolve_input(ctx: ExtractionContext, workspace_id: str, value: str) -
     raise BadRequest("input must be a file id (file://<uuid>) or an http or https URL")
 
 
+@dataclass(frozen=True)
+class Resolved:
+    """What a request's jobs run with: the params, the saved config they came from, if any, and
+    that config's examples (`[{example_id, taught}]`, core.examples; [] for none)."""
+
+    params: Params
+    config_id: str | None = None
+    taught: list[dict[str, Any]] = field(default_factory=list)
+
+    def job_params(self) -> dict[str, Any]:
+        """The job's stored params: the config's, plus `examples` when it has any."""
+        return examples.with_examples(self.params.model_dump(mode="json"), self.taught)
+
+
 async def resolve_params(
     ctx: ExtractionContext, workspace_id: str, kind: JobKind, request: JobRequest
-) -> tuple[Params, str | None]:
-    """The params the job runs with and the saved config they came from, if any."""
-    config_id = None
+) -> Resolved:
+    """The params the job runs with, and the saved config (and its examples) they came from."""
     params: Params | None
     if request.config_id is not None:
         saved = await configs.get_config(ctx.redis, workspace_id, request.config_id)
         if saved.type != kind:
             raise BadRequest(f"config {saved.config_id} is a {saved.type} config, not a {kind} config")
-        params, config_id = saved.typed_params(), saved.config_id
+        params = saved.typed_params()
+        taught = await examples.examples_for_job(ctx.redis, ctx.settings, workspace_id, saved)
     else:
         params = request.inline_params()
+        saved, taught = None, []
     if params is None:
         params = ParseParams()
     if params.prompt_mode == "model" and not await ctx.model_available():
@@ -135,7 +150,7 @@ async def resolve_params(
             "prompt_mode 'model' needs an extraction model, and none is configured"
             + (" (OPENAI_API_KEY)" if ctx.task_model is None else " (the task runs on no real model)")
         )
-    return params, config_id
+    return Resolved(params, saved.config_id if saved else None, taught)
 
 
 def output_format(kind: JobKind, params: Params) -> str:
@@ -147,8 +162,7 @@ async def _start(
     workspace_id: str,
     kind: JobKind,
     value: str,
-    params: Params,
-    config_id: str | None,
+    resolved: Resolved,
     batch_id: str | None = None,
 ) -> JobRecord:
     file = await resolve_input(ctx, workspace_id, value)
@@ -158,9 +172,9 @@ async def _start(
         kind=kind,
         input=value,
         file=file.resource(),
-        config_id=config_id,
-        params=params.model_dump(mode="json"),
-        output_format=output_format(kind, params),
+        config_id=resolved.config_id,
+        params=resolved.job_params(),
+        output_format=output_format(kind, resolved.params),
         batch_id=batch_id,
         task_model=ctx.task_model,
     )
@@ -233,9 +247,9 @@ async def submit(
     ctx: ExtractionContext, workspace_id: str, kind: JobKind, request: JobRequest
 ) -> V2Response | BatchResponse:
     """Queue the job (or one job per input of a list) and answer at once."""
-    params, config_id = await resolve_params(ctx, workspace_id, kind, request)
+    resolved = await resolve_params(ctx, workspace_id, kind, request)
     if not request.is_batch():
-        record = await _start(ctx, workspace_id, kind, request.inputs()[0], params, config_id)
+        record = await _start(ctx, workspace_id, kind, request.inputs()[0], resolved)
         return v2_response(record)
     batch_id = new_id()
     slots = asyncio.Semaphore(BATCH_RESOLVE_CONCURRENCY)
@@ -243,7 +257,7 @@ async def submit(
     async def one(value: str) -> BatchItem:
         async with slots:
             try:
-                record = await _start(ctx, workspace_id, kind, value, params, config_id, batch_id)
+                record = await _start(ctx, workspace_id, kind, value, resolved, batch_id)
             except AgentryError as exc:
                 return BatchItem(input=value, status="failed", error=exc.message)
             return BatchItem(input=value, record_id=record.id, status=record.status)
@@ -270,8 +284,8 @@ async def run_sync(
     ctx: ExtractionContext, workspace_id: str, kind: JobKind, request: JobRequest, *, wait_seconds: float
 ) -> V2Response:
     """Run one job and answer when it ends; after `wait_seconds` answer `processing` with its id."""
-    params, config_id = await resolve_params(ctx, workspace_id, kind, request)
-    record = await _start(ctx, workspace_id, kind, request.inputs()[0], params, config_id)
+    resolved = await resolve_params(ctx, workspace_id, kind, request)
+    record = await _start(ctx, workspace_id, kind, request.inputs()[0], resolved)
     final = await waiter_for(ctx.redis).wait(workspace_id, record.id, wait_seconds)
     return await _response(ctx, final or record)
 
@@ -315,8 +329,8 @@ async def run_job(
         )
         raise Unprocessable(f"invalid {kind} request: {problems}") from None
     ctx = ExtractionContext(redis, settings, BlobStore(settings.resolved_blob_url), model_factory, task_model)
-    params, config_id = await resolve_params(ctx, workspace_id, kind, request)  # type: ignore[arg-type]
-    record = await _start(ctx, workspace_id, kind, request.inputs()[0], params, config_id)
+    resolved = await resolve_params(ctx, workspace_id, kind, request)  # type: ignore[arg-type]
+    record = await _start(ctx, workspace_id, kind, request.inputs()[0], resolved)
     final = await waiter_for(redis).wait(workspace_id, record.id, timeout_seconds) or record
     if final.status == "failed":
         raise JobFailed(final.error or "the job failed")
@@ -343,13 +357,35 @@ async def locate_in_file(
     Raises the file's `AgentryError` (404 when it is gone), `JobFailed` when the document cannot
     be processed, and `ServiceUnavailable` when the pool cannot answer within `timeout_seconds`.
     """
+    return await ask_coordinator(
+        settings,
+        model_factory,
+        "locate",
+        (workspace_id, file_id, values),
+        timeout_seconds=timeout_seconds,
+        what=f"looking for values in file {file_id}",
+    )
+
+
+async def ask_coordinator(
+    settings: Settings,
+    model_factory: ModelFactory,
+    method: str,
+    args: tuple[Any, ...],
+    *,
+    timeout_seconds: float,
+    what: str,
+) -> dict[str, Any]:
+    """The answer of one of the coordinator's document calls (`locate`, `teach`), asked again once
+    when the coordinator was unavailable. Raises the call's `AgentryError`, `JobFailed` when the
+    document cannot be processed, and `ServiceUnavailable` when no answer comes in time."""
     for attempt in (1, 2):
         try:
-            call = coordinator(settings, model_factory).locate.remote(workspace_id, file_id, values)
+            call = getattr(coordinator(settings, model_factory), method).remote(*args)
             result: dict[str, Any] = await asyncio.wait_for(call, timeout_seconds)
             return result
         except TimeoutError:
-            raise ServiceUnavailable(f"looking for values in file {file_id} took too long") from None
+            raise ServiceUnavailable(f"{what} took too long") from None
         except RayActorError as exc:
             forget_coordinator()
             log.warning("extraction coordinator unavailable (%s, attempt %d)", type(exc).__name__, attempt)

@@ -90,6 +90,7 @@ KIND_OF_PARAM = {
     "record_id": "job",
     "batch_id": "batch",
     "webhook_id": "webhook",
+    "example_id": "example",
 }
 
 
@@ -144,6 +145,11 @@ def _seed(service: Service, workspace: str) -> Seeded:
             json={"name": f"{workspace} config", "type": "extract", "params": {"json_options": ["name"]}},
         )
         assert saved.status_code == 200, saved.text
+        example = api.post(
+            f"/api/v2/configs/{quote(saved.json()['config_id'], safe='')}/examples",
+            json={"input": file_id, "values": {"name": "Ada Lovelace"}},
+        )
+        assert example.status_code == 201, example.text
         job = api.post("/api/v2/parse/async", json={"input": file_id})
         batch = api.post("/api/v2/parse/async", json={"input": [file_id]})
         assert job.status_code == 200 and batch.status_code == 200, (job.text, batch.text)
@@ -164,6 +170,7 @@ def _seed(service: Service, workspace: str) -> Seeded:
             "job": [record_id],
             "batch": [batch.json()["batch_id"]],
             "webhook": [hook.json()["id"]],
+            "example": [example.json()["example_id"]],
         }
         seeded.uuids = [agent["agent_group_id"]] + [forms[-1] for forms in seeded.ids.values()]
     return seeded
@@ -292,6 +299,10 @@ _VALID_BODIES: dict[tuple[str, str], dict[str, Any]] = {
     ("PATCH", "/api/v1/agents/{agent_id}"): {"name": "renamed"},
     ("POST", "/api/v1/tasks/{task_id}/message"): {"message": "hello"},
     ("POST", "/api/v1/tasks/{task_id}/review"): {"decision": "approve"},
+    ("POST", "/api/v2/configs/{config_id}/examples"): {
+        "input": "file://00000000-0000-4000-8000-000000000000",
+        "values": {"name": "Ada Lovelace"},
+    },
 }
 
 

@@ -115,3 +115,26 @@ def zip_bomb_docx(expanded_bytes: int = 2 * 1024**3) -> bytes:
             for _ in range(expanded_bytes // len(block)):
                 member.write(block)
     return out.getvalue()
+
+
+def intake_form(name: str, birth: str, chart: str) -> bytes:
+    """A flattened intake form of one design: printed labels and rules, the answers typed on the rules."""
+    import pymupdf
+
+    doc = pymupdf.open()
+    page = doc.new_page(width=612, height=792)
+    page.insert_text((72, 60), "Riverside Clinic - Patient Intake Sheet", fontsize=15, fontname="helv")
+    page.insert_text(
+        (72, 80), "Please print clearly. Office use section at the bottom.", fontsize=9, fontname="helv"
+    )
+    y = 130
+    for label, value in (("Patient name", name), ("Date of birth", birth), ("Chart ref.", chart)):
+        page.insert_text((72, y), label, fontsize=11, fontname="helv")
+        page.draw_line((200, y + 3), (520, y + 3))
+        page.insert_text((210, y), value, fontsize=11, fontname="cour")
+        y += 40
+    page.insert_text((72, 700), "Signature of patient or guardian", fontsize=9, fontname="helv")
+    page.insert_text((72, 720), "Form RC-114 rev. 3", fontsize=8, fontname="helv")
+    data = doc.tobytes()
+    doc.close()
+    return bytes(data)

@@ -24,10 +24,19 @@ class FieldResult:
     #: The strategy's prior and the agreement signals the confidence was computed from, for fitting.
     prior: float | None = None
     signals: Signals | None = None
+    #: The example (`extraction.examples`) the value was read by, None for the general rules.
+    example_id: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """The `result.fields` item of docs/contract.md section 7."""
-        return {"value": self.value, "confidence": self.confidence, "citations": self.citations}
+        shaped: dict[str, Any] = {
+            "value": self.value,
+            "confidence": self.confidence,
+            "citations": self.citations,
+        }
+        if self.example_id is not None:
+            shaped["example_id"] = self.example_id
+        return shaped
 
 
 def absent() -> FieldResult:

@@ -134,3 +134,29 @@ def test_the_extraction_model_follows_the_settings() -> None:
     assert built.provider.target.base_url == "http://127.0.0.1:9/v1"
     named = extraction_model(Settings(OPENAI_API_KEY="sk-x", AGENTRY_DEFAULT_MODEL="openai:gpt-4.1"))
     assert isinstance(named, ProviderCaller) and named.provider.model == "gpt-4.1"
+
+
+def test_a_taught_design_shows_the_model_its_worked_example(server, model) -> None:
+    """Issue 37: the matched example's values and places go into the prompt; the model's answer for
+    this document is grounded in this document."""
+    from extraction.examples import teach
+
+    taught_doc = parse_bytes(documents.intake_form("Maria Okafor", "03/14/1987", "QX-48213"), "a.pdf")
+    example = {
+        "example_id": "ex-1",
+        "taught": teach(taught_doc, {"patient_name": "Maria Okafor", "chart_ref": "QX-48213"}).to_json(),
+    }
+    later = parse_bytes(documents.intake_form("Tobias Lindqvist", "11/02/1954", "ZK-90177"), "b.pdf")
+    job = spec({"json_options": ["patient_name", "chart_ref"], "prompt_mode": "model", "examples": [example]})
+    first = finish(job, [later], None)
+    assert first.model_messages is not None
+    asked = first.model_messages[-1]["content"]
+    assert "Worked example:" in asked and '- chart_ref: "QX-48213" (page 1, box [' in asked
+    server.push(completion(json.dumps({"patient_name": "Tobias Lindqvist", "chart_ref": "ZK-90177"})))
+    result = finish(job, [later], ModelReply(asyncio.run(model(first.model_messages)))).result
+    assert result is not None and result["data"]["chart_ref"] == "ZK-90177"
+    assert result["fields"]["chart_ref"]["citations"]
+
+    # Without examples the prompt has none.
+    plain = finish(spec({"json_options": ["chart_ref"], "prompt_mode": "model"}), [later], None)
+    assert plain.model_messages is not None and "Worked example" not in plain.model_messages[-1]["content"]
