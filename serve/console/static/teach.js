@@ -23,7 +23,7 @@ export function teachPanel({ fileId, fields, values, marked, configs, chosen, ex
   const select = h(
     "select",
     { id: "teach-config", name: "config" },
-    matching.map((config) => h("option", { value: config.config_id, selected: config.config_id === chosen }, configLabel(config))),
+    matching.map((config) => configOption(config, config.config_id === chosen)),
     h("option", { value: NEW_CONFIG }, "New config with these fields…"),
   );
   const name = h("input", { id: "teach-name", name: "name", type: "text", placeholder: "Intake form, front page", maxlength: 200 });
@@ -62,7 +62,7 @@ export function teachPanel({ fileId, fields, values, marked, configs, chosen, ex
         const config = await createExtractConfig(name.value.trim() || "Untitled form", fields, signal);
         configId = config.config_id;
         // Chosen from now on, so a second try after a 422 saves to this config instead of another new one.
-        select.prepend(h("option", { value: configId }, configLabel(config)));
+        select.prepend(configOption(config, false));
         select.value = configId;
         name.value = "";
         onCreated(config);
@@ -71,7 +71,7 @@ export function teachPanel({ fileId, fields, values, marked, configs, chosen, ex
       const example = await postJson(examplesPath(configId), { input: fileId, values: values() }, { signal });
       clear(
         message,
-        h("p", { class: "saved", role: "status", dataset: { exampleId: example.example_id } }, `Saved as example ${shortId(example.example_id)} of ${select.selectedOptions[0].textContent}.`),
+        h("p", { class: "saved", role: "status", dataset: { exampleId: example.example_id } }, `Saved as example ${shortId(example.example_id)} of config "${select.selectedOptions[0].dataset.name}".`),
       );
       await examples.show(configId);
     } catch (error) {
@@ -97,6 +97,10 @@ export function teachPanel({ fileId, fields, values, marked, configs, chosen, ex
   });
   showChoice();
   return form;
+}
+
+function configOption(config, selected) {
+  return h("option", { value: config.config_id, selected, dataset: { name: config.name } }, configLabel(config));
 }
 
 export function shortId(id) {
