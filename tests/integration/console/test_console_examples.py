@@ -14,9 +14,8 @@ from urllib.parse import quote
 import pytest
 
 from tests.integration.conftest import Service
-from tests.integration.console.test_console_browser import css, one, sign_in
 from tests.support import documents
-from tests.support.browser import chromium, save_screenshot, until
+from tests.support.browser import chromium, css, one, save_screenshot, sign_in, until
 
 pytestmark = pytest.mark.integration
 
@@ -143,3 +142,16 @@ def test_a_reviewer_corrects_values_saves_an_example_sees_it_followed_and_delete
         until(browser, lambda d: "No examples yet." in one(d, "#examples").text, what="the emptied list")
         assert api.get(f"{examples}/{example_id}").status_code == 404
         assert api.get(examples).json()["data"] == []
+
+
+def test_a_refusal_marks_only_the_fields_it_names(service: Service, browser: Any) -> None:
+    browser.get(f"{service.url}/console/")
+    named = browser.execute_async_script(
+        "const done = arguments[arguments.length - 1];"
+        "import('/console/teach.js').then(({ namedFields }) => done(["
+        "  namedFields('values not found on the document: form_number, dob', ['dob', 'form', 'form_number']),"
+        "  namedFields('values: name at least one field of the config', ['name', 'values']),"
+        "]), (error) => done(String(error)));"
+    )
+    # A field named inside another's name (`form` in `form_number`) or in the sentence is not marked.
+    assert named == [["dob", "form_number"], []]
