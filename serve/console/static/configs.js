@@ -19,8 +19,10 @@ export async function extractConfigs(signal) {
   return found;
 }
 
-export function createExtractConfig(name, fields, signal) {
-  return postJson("/api/v2/configs", { name, type: "extract", params: { json_options: fields } }, { signal });
+// A config that extracts as the playground just did: these fields, in this mode.
+export function createExtractConfig(name, fields, mode, signal) {
+  const params = { json_options: fields, prompt_mode: mode };
+  return postJson("/api/v2/configs", { name, type: "extract", params }, { signal });
 }
 
 export function configFields(config) {

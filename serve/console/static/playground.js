@@ -72,7 +72,10 @@ export function playgroundView(signal) {
   };
   configSelect.addEventListener("change", () => {
     const config = chosenConfig();
-    if (config) fieldsInput.value = configFields(config).join(", ");
+    if (config) {
+      fieldsInput.value = configFields(config).join(", ");
+      modeSelect.value = config.params?.prompt_mode ?? "auto";
+    }
     fieldsInput.readOnly = Boolean(config);
     modeSelect.disabled = Boolean(config);
   });
@@ -119,6 +122,7 @@ export function playgroundView(signal) {
         teachPanel({
           fileId: uploaded.file_id,
           fields: Object.keys(body.result.fields),
+          mode: config?.params?.prompt_mode ?? modeSelect.value,
           values: table.values,
           marked: table.marked,
           configs,

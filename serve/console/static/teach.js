@@ -16,9 +16,11 @@ export function namedFields(detail, fields) {
   return fields.filter((field) => listed.includes(field));
 }
 
-// The "Save as example" form under the extraction's values. `values()` gives the reviewer's values
-// ({field: value | null}); `marked(names)` marks the rows of the values the service could not find.
-export function teachPanel({ fileId, fields, values, marked, configs, chosen, examples, onCreated, signal }) {
+// The "Save as example" form under the extraction's values; a config made here extracts `fields` in
+// `mode` (the playground's prompt_mode), as the document was just extracted. `values()` gives the
+// reviewer's values ({field: value | null}); `marked(names)` marks the rows of the values the
+// service could not find.
+export function teachPanel({ fileId, fields, mode, values, marked, configs, chosen, examples, onCreated, signal }) {
   const matching = configs.filter((config) => sameFields(config, fields));
   const select = h(
     "select",
@@ -59,7 +61,7 @@ export function teachPanel({ fileId, fields, values, marked, configs, chosen, ex
     try {
       let configId = select.value;
       if (configId === NEW_CONFIG) {
-        const config = await createExtractConfig(name.value.trim() || "Untitled form", fields, signal);
+        const config = await createExtractConfig(name.value.trim() || "Untitled form", fields, mode, signal);
         configId = config.config_id;
         // Chosen from now on, so a second try after a 422 saves to this config instead of another new one.
         select.prepend(configOption(config, false));

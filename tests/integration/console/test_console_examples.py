@@ -124,8 +124,15 @@ def test_a_reviewer_corrects_values_saves_an_example_sees_it_followed_and_delete
         assert stored.json()["fields"]["guardian"] is None
 
         # A later form of the design, extracted with the config: each value says which example it followed.
+        Select(one(browser, "#pg-mode")).select_by_value("auto")
         Select(one(browser, "#pg-config")).select_by_value(config_id)
         assert one(browser, "#pg-fields").get_attribute("value") == ", ".join(FIELDS)
+        # The config was made to extract as the playground did (rules only), and the form shows its mode.
+        mode = Select(one(browser, "#pg-mode"))
+        assert mode.first_selected_option.get_attribute("value") == "rules"
+        assert (
+            api.get(f"/api/v2/configs/{quote(config_id, safe='')}").json()["params"]["prompt_mode"] == "rules"
+        )
         extract(browser, later)
         until(browser, lambda d: "Tobias Lindqvist" in row(d, "patient_name").text, 120, "the later form")
         for field in ("patient_name", "birth_date", "chart_ref", "form_number"):
