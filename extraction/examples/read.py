@@ -39,8 +39,9 @@ from extraction.fields.reading.date_text import DateOrder
 from extraction.fields.reading.names import split_name
 from extraction.formats.document import Box, Document
 
-#: How far the mapped slot is widened, in the slot's own heights.
-WIDEN_HEIGHTS = 0.5
+#: How far the mapped slot is widened each side, in the slot's own heights: enough for a scan's
+#: noise, little enough that the first letter of the next answer stays out.
+WIDEN_HEIGHTS = 0.2
 #: Kind terms of the confidence (see the module's docstring).
 STRICT_KINDS = frozenset({"date", "phone", "zip", "email", "amount", "choice"})
 LOOSE_KIND = 0.97
@@ -128,7 +129,7 @@ def _read_field(
 
 def _widened(box: Box) -> Box:
     margin = WIDEN_HEIGHTS * (box.y1 - box.y0)
-    return Box(box.x0 - margin, box.y0 - margin / 2, box.x1 + margin, box.y1 + margin / 2)
+    return Box(box.x0 - margin, box.y0 - margin, box.x1 + margin, box.y1 + margin)
 
 
 def _within(pieces: list[Piece], box: Box, static: set[int]) -> list[Piece]:
@@ -143,8 +144,9 @@ def _within(pieces: list[Piece], box: Box, static: set[int]) -> list[Piece]:
 def _read_slot(
     pieces: list[Piece], taught: TaughtField, found: PageMatch
 ) -> tuple[Any, list[Piece], str] | None:
-    slot = _widened(found.box(taught.slot or taught.bounding_box))
-    inside = _within(pieces, slot, found.static)
+    mapped = found.box(taught.slot or taught.bounding_box)
+    # A word that starts past the slot's end is the next answer's, however narrow.
+    inside = [p for p in _within(pieces, _widened(mapped), found.static) if p.box.x0 < mapped.x1]
     widgets = [p for p in inside if p.widget is not None and p.checked is None and p.text.strip()]
     used = widgets or [p for p in inside if p.widget is None and mark_state(p) is None]
     if not used:
@@ -167,8 +169,9 @@ def _as_kind(taught: TaughtField, text: str) -> Any:
                 return iso
         return None
     if kind == "phone":
+        # As many digits as the taught phone (a leading country 1 aside), or it is not one phone.
         number = digits(text)
-        if len(number) < 7:
+        if len(number.lstrip("1")) != len(digits(str(taught.value)).lstrip("1")):
             return None
         return _styled_digits(str(taught.value), number)
     if kind == "zip":
@@ -208,6 +211,10 @@ def _styled_option(taught: TaughtField, label: str) -> str:
     if choice_word(label) == choice_word(value):
         return value
     word = re.sub(r"[^\w]", "", label)
+    named = choice_word(label)
+    if len(word) == 1 and named and len(named) > 1 and len(value) > 1:
+        # A form printing initials, taught with a whole word: `F` is written `Female`.
+        word = named
     if len(value) == 1:
         return word[:1].upper()
     if value.isupper():

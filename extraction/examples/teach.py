@@ -8,6 +8,7 @@ shortest run that states the value wins; the first row (top to bottom) breaks ti
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -32,6 +33,8 @@ MAX_DIGIT_RUN = 14
 EXTRA_WORDS = 2
 #: How far beside a box its option word may sit, in word heights.
 LABEL_GAP_HEIGHTS = 3.0
+#: Widest gap between two words of one answer, in word heights (a word space).
+SPACE_HEIGHTS = 0.6
 #: Width of a row searched for a choice's other options, as a share of the page width.
 OPTION_SPAN = 0.45
 
@@ -42,6 +45,7 @@ class _Found:
     pieces: list[Piece]
     options: list[Option]
     widget: bool
+    value: Any = None
 
 
 def teach(doc: Document, values: dict[str, Any]) -> Taught:
@@ -211,7 +215,8 @@ def _taught_field(
         return TaughtField(
             value, hit.page, mark.as_list(), kind, mark.as_list(), hit.pieces[1].text, None, hit.options
         )
-    slot = box if hit.widget else _slot(doc, pages[hit.page], used, hit)
+    hit.value = value
+    slot = box if hit.widget else _slot(doc, pages[hit.page], used, kind, hit)
     inside = [p for p in pages[hit.page] if _inside(p, slot) and (p.widget is None) != hit.widget]
     slot_text = " ".join(p.text for row in rows(inside) for p in row) or " ".join(p.text for p in hit.pieces)
     detail: str | None = None
@@ -229,18 +234,56 @@ def _inside(piece: Piece, box: Box) -> bool:
     return box.x0 <= x <= box.x1 and box.y0 <= y <= box.y1
 
 
-def _slot(doc: Document, pieces: list[Piece], used: set[int], hit: _Found) -> Box:
-    """The value's box widened along its row up to the nearest printed word each side (the page
-    edge, or a third of the page, when there is none)."""
+def _slot(doc: Document, pieces: list[Piece], used: set[int], kind: ValueKind, hit: _Found) -> Box:
+    """Where another document's answer of any length is read: the value's box, joined with the
+    words of the same answer (`Doe, Jane` around a first name, `Dr. Ana Ruiz, MD` around a
+    doctor's last name: words a plain word space away, other values always, other words only for
+    a name whose part the whole name then gives), then widened right up to the nearest other word
+    of its row (the page's edge, or a third of the page, when there is none) and left by at most
+    a word's height: typed answers start where the form's blank starts, so an earlier answer that
+    runs long never reaches into the next one."""
     box = union([p.box for p in hit.pieces])
     height = box.y1 - box.y0
     info = doc.page(hit.page)
     width = info.width if info and info.width else box.x1 * 1.5
-    row = [
-        p
-        for p in pieces
-        if p.widget is None and id(p) not in used and abs(p.center[1] - (box.y0 + box.y1) / 2) <= 0.5 * height
-    ]
-    left = max((p.box.x1 for p in row if p.box.x1 <= box.x0 + 1), default=box.x0 - 2 * height)
-    right = min((p.box.x0 for p in row if p.box.x0 >= box.x1 - 1), default=min(width, box.x1 + width / 3))
-    return Box(max(left + 1, 0.0), box.y0 - 0.25 * height, max(right - 1, box.x1), box.y1 + 0.25 * height)
+    mine = {id(p) for p in hit.pieces}
+    row = sorted(
+        (
+            p
+            for p in pieces
+            if p.widget is None
+            and id(p) not in mine
+            and abs(p.center[1] - (box.y0 + box.y1) / 2) <= 0.5 * height
+        ),
+        key=lambda p: p.box.x0,
+    )
+    joined = _joined(row, box, height, lambda p: id(p) in used)
+    if kind == "name":
+        wider = _joined(row, joined, height, lambda p: id(p) in used or not p.text.endswith(":"))
+        text = " ".join(
+            p.text for p in sorted((p for p in pieces if _inside(p, wider)), key=lambda p: p.box.x0)
+        )
+        if wider != joined and _name_part(text, hit.value):
+            joined = wider
+    left = max((p.box.x1 for p in row if p.box.x1 <= joined.x0 + 1), default=joined.x0 - height)
+    right = min(
+        (p.box.x0 for p in row if p.box.x0 >= joined.x1 - 1), default=min(width, joined.x1 + width / 3)
+    )
+    return Box(
+        max(left + 1, joined.x0 - height, 0.0),
+        joined.y0 - 0.25 * height,
+        max(right - 1, joined.x1),
+        joined.y1 + 0.25 * height,
+    )
+
+
+def _joined(row: list[Piece], box: Box, height: float, joins: Callable[[Piece], bool]) -> Box:
+    """`box` grown over the words of `row` a word space away that `joins` accepts."""
+    gap = SPACE_HEIGHTS * height
+    for piece in row:  # left to right: words joined on the right
+        if joins(piece) and 0 <= piece.box.x0 - box.x1 <= gap:
+            box = box.union(piece.box)
+    for piece in reversed(row):  # right to left: joined on the left
+        if joins(piece) and 0 <= box.x0 - piece.box.x1 <= gap:
+            box = box.union(piece.box)
+    return box

@@ -36,6 +36,7 @@ from schemathesis.specs.openapi.checks import (
 from serve.app import build_app
 from tests.integration.conftest import Service
 from tests.support.agents import scripted, wait_status
+from tests.support.documents import intake_form
 from tests.support.service import wait_for
 
 pytestmark = pytest.mark.integration
@@ -145,9 +146,20 @@ def _seed(service: Service, workspace: str) -> Seeded:
             json={"name": f"{workspace} config", "type": "extract", "params": {"json_options": ["name"]}},
         )
         assert saved.status_code == 200, saved.text
+        form = api.post(
+            "/api/v2/files",
+            files={
+                "file": (
+                    "intake.pdf",
+                    intake_form("Ada Lovelace", "12/10/1815", "AL-1815"),
+                    "application/pdf",
+                )
+            },
+        )
+        assert form.status_code == 200, form.text
         example = api.post(
             f"/api/v2/configs/{quote(saved.json()['config_id'], safe='')}/examples",
-            json={"input": file_id, "values": {"name": "Ada Lovelace"}},
+            json={"input": form.json()["file_id"], "values": {"name": "Ada Lovelace"}},
         )
         assert example.status_code == 201, example.text
         job = api.post("/api/v2/parse/async", json={"input": file_id})
