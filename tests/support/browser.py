@@ -12,9 +12,12 @@ import shutil
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import pytest
+
+if TYPE_CHECKING:
+    from tests.support.session_service import Service
 
 CHROMIUM = Path(os.environ.get("AGENTRY_CHROMIUM", "/usr/bin/chromium"))
 CHROMEDRIVER = Path(os.environ.get("AGENTRY_CHROMEDRIVER", "/usr/bin/chromedriver"))
@@ -90,3 +93,25 @@ def save_screenshot(driver: Any, tmp_path: Path, name: str, *, publish: bool = T
         Path(target).mkdir(parents=True, exist_ok=True)
         shutil.copyfile(path, Path(target) / name)
     return path
+
+
+def css(driver: Any, selector: str) -> list[Any]:
+    from selenium.webdriver.common.by import By
+
+    return list(driver.find_elements(By.CSS_SELECTOR, selector))
+
+
+def one(driver: Any, selector: str, timeout: float = 30.0) -> Any:
+    return until(driver, lambda d: (css(d, selector) or [None])[0], timeout, what=selector)
+
+
+def sign_in(driver: Any, service: Service, key: str, hash_path: str = "") -> None:
+    """Open the console in a fresh session and sign in with `key`."""
+    driver.get(f"{service.url}/console/")
+    driver.execute_script("sessionStorage.clear()")
+    driver.get(f"{service.url}/console/{hash_path}")
+    one(driver, "#api-key").send_keys(key)
+    one(driver, "#login-form button[type=submit]").click()
+    until(driver, lambda d: css(d, "#nav") and d.find_element("id", "nav").is_displayed(), what="sign-in")
+    assert driver.execute_script("return sessionStorage.getItem('agentry.apiKey')") == key
+    assert driver.execute_script("return localStorage.length") == 0

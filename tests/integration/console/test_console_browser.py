@@ -17,7 +17,7 @@ import pytest
 from tests.integration.conftest import Service
 from tests.support import documents
 from tests.support.agents import ask, create_agent, scripted, wait_status
-from tests.support.browser import chromium, save_screenshot, until
+from tests.support.browser import chromium, css, one, save_screenshot, sign_in, until
 
 pytestmark = pytest.mark.integration
 
@@ -77,28 +77,6 @@ def assert_confidence_shown(note: Any, threshold: float) -> float:
         spoken = note.find_element(By.CSS_SELECTOR, ".visually-hidden").get_attribute("textContent")
         assert spoken == f"Check this value against the document: confidence under {int(threshold * 100)}%"
     return confidence
-
-
-def css(driver: Any, selector: str) -> list[Any]:
-    from selenium.webdriver.common.by import By
-
-    return list(driver.find_elements(By.CSS_SELECTOR, selector))
-
-
-def one(driver: Any, selector: str, timeout: float = 30.0) -> Any:
-    return until(driver, lambda d: (css(d, selector) or [None])[0], timeout, what=selector)
-
-
-def sign_in(driver: Any, service: Service, key: str, hash_path: str = "") -> None:
-    """Open the console in a fresh session and sign in with `key`."""
-    driver.get(f"{service.url}/console/")
-    driver.execute_script("sessionStorage.clear()")
-    driver.get(f"{service.url}/console/{hash_path}")
-    one(driver, "#api-key").send_keys(key)
-    one(driver, "#login-form button[type=submit]").click()
-    until(driver, lambda d: css(d, "#nav") and d.find_element("id", "nav").is_displayed(), what="sign-in")
-    assert driver.execute_script("return sessionStorage.getItem('agentry.apiKey')") == key
-    assert driver.execute_script("return localStorage.length") == 0
 
 
 def assert_box_on_page_image(driver: Any) -> dict[str, Any]:
