@@ -93,6 +93,8 @@ class PageWords:
 
     pieces: list[Piece]
     index: dict[str, list[int]]
+    #: Words printed once on the page, by text: where landmarks are looked for.
+    once: dict[str, int] = field(default_factory=dict)
 
     @classmethod
     def of(cls, pieces: list[Piece]) -> PageWords:
@@ -102,7 +104,7 @@ class PageWords:
                 key = normal_word(piece.text)
                 if len(key) >= 2:
                     index.setdefault(key, []).append(i)
-        return cls(pieces, index)
+        return cls(pieces, index, {key: at[0] for key, at in index.items() if len(at) == 1})
 
 
 def match_page(page: TaughtPage, words: PageWords) -> PageMatch | None:
@@ -116,11 +118,11 @@ def match_page(page: TaughtPage, words: PageWords) -> PageMatch | None:
     keys = page.keys
     if len(keys) < MIN_INLIERS or not words.index:
         return None
-    landmarks = [
-        (a, words.index[keys[a]][0]) for a in page.landmarks if len(words.index.get(keys[a], ())) == 1
-    ]
-    if len(landmarks) < max(MIN_INLIERS, LANDMARK_SHARE * len(page.landmarks)):
+    # Set arithmetic runs in C: most examples of a config are rejected here for microseconds.
+    shared = page.landmarks.keys() & words.once.keys()
+    if len(shared) < max(MIN_INLIERS, LANDMARK_SHARE * len(page.landmarks)):
         return None
+    landmarks = [(page.landmarks[key], words.once[key]) for key in sorted(shared)]
     tolerance = TOLERANCE * float(np.hypot(page.width or 1000.0, page.height or 1000.0))
     source = np.array([_center(page.anchors[a].box) for a, _ in landmarks])
     target = np.array([_center(words.pieces[t].box) for _, t in landmarks])

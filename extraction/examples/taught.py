@@ -102,14 +102,14 @@ class TaughtPage:
         return [normal_word(a.text) for a in self.anchors]
 
     @cached_property
-    def landmarks(self) -> list[int]:
+    def landmarks(self) -> dict[str, int]:
         """Anchors printed once on the page, of four letters or more, longest first (at most
-        `MAX_LANDMARKS`): what a document is first tested on."""
+        `MAX_LANDMARKS`), by text: what a document is first tested on."""
         counts: dict[str, int] = {}
         for key in self.keys:
             counts[key] = counts.get(key, 0) + 1
         once = [i for i, key in enumerate(self.keys) if counts[key] == 1 and len(key) >= 4]
-        return sorted(once, key=lambda i: -len(self.keys[i]))[:MAX_LANDMARKS]
+        return {self.keys[i]: i for i in sorted(once, key=lambda i: -len(self.keys[i]))[:MAX_LANDMARKS]}
 
 
 @dataclass
