@@ -2,8 +2,9 @@
 
 Per page, each printed word of the example (an anchor: a label, a heading; never a value) is paired
 with the document's words of the same text (exactly, else fuzzily for OCR slips). A similarity
-transform (shift, scale, rotation) is fitted on pairs by RANSAC, then refined as an affine one by
-least squares on the pairs it keeps, which absorbs a scan's or photo's slight stretch. The score is
+transform (shift, scale, rotation) is found on landmarks (anchors printed once on both pages) by
+trying every two of them, then refined as an affine one by least squares on all the anchor pairs it
+places, which absorbs a scan's or photo's slight stretch. The score is
 the share of the example's anchors that land within `TOLERANCE` of their pair; a page matches at
 `MATCH_SCORE` or more. Words in the same places but of another design share few anchors, and
 designs that share labels place them elsewhere, so both score low.
@@ -11,7 +12,6 @@ designs that share labels place them elsewhere, so both score low.
 
 from __future__ import annotations
 
-import random
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -25,15 +25,16 @@ from extraction.formats.document import Box, Document
 MATCH_SCORE = 0.5
 #: Least anchors in place, so a page with a handful of words never matches by chance.
 MIN_INLIERS = 5
-#: Least share of anchors found by exact text before any geometry is tried (cheap rejection).
-MIN_EXACT_SHARE = 0.2
+#: Least share of an example page's landmarks the document must print once (cheap rejection).
+LANDMARK_SHARE = 0.4
+#: Least share of the landmarks found that one similarity transform must place.
+LANDMARK_AGREEMENT = 0.6
 #: How far an anchor may land from its pair, as a share of the example page's diagonal.
 TOLERANCE = 0.015
 #: Least similarity (rapidfuzz ratio) of an OCR'd word to an anchor of four letters or more.
 FUZZY_RATIO = 80
 #: Most document words one anchor is paired with.
 MAX_PAIRS = 3
-RANSAC_ROUNDS = 150
 
 
 @dataclass
@@ -80,33 +81,63 @@ def match_design(doc: Document, taught: Taught) -> DesignMatch | None:
 def match_pieces(pages: dict[int, list[Piece]], taught: Taught) -> DesignMatch | None:
     matched: dict[int, PageMatch] = {}
     for page in taught.pages:
-        found = match_page(page, pages.get(page.page, []))
+        found = match_page(page, PageWords.of(pages.get(page.page, [])))
         if found is not None:
             matched[page.page] = found
     return DesignMatch(matched) if matched else None
 
 
-def match_page(page: TaughtPage, pieces: list[Piece]) -> PageMatch | None:
-    anchors = [(normal_word(a.text), a.box) for a in page.anchors]
-    anchors = [(text, box) for text, box in anchors if len(text) >= 2]
-    words = [(i, normal_word(p.text), p) for i, p in enumerate(pieces) if p.widget is None]
-    if len(anchors) < MIN_INLIERS or not words:
+@dataclass
+class PageWords:
+    """A document page's words, indexed once for matching against many examples."""
+
+    pieces: list[Piece]
+    index: dict[str, list[int]]
+    #: Words printed once on the page, by text: where landmarks are looked for.
+    once: dict[str, int] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, pieces: list[Piece]) -> PageWords:
+        index: dict[str, list[int]] = {}
+        for i, piece in enumerate(pieces):
+            if piece.widget is None:
+                key = normal_word(piece.text)
+                if len(key) >= 2:
+                    index.setdefault(key, []).append(i)
+        return cls(pieces, index, {key: at[0] for key, at in index.items() if len(at) == 1})
+
+
+def match_page(page: TaughtPage, words: PageWords) -> PageMatch | None:
+    """`page` of an example matched on a document page's `words`, or None.
+
+    First a cheap test on the example's landmarks (anchors printed once on its page, four letters
+    or more): enough of them must be printed once on the document too, and one similarity
+    transform, fitted on two of them, must place most of the ones found. Only then are all
+    anchors paired (fuzzily where OCR misread one) and the transform refined on them.
+    """
+    keys = page.keys
+    if len(keys) < MIN_INLIERS or not words.index:
         return None
-    index: dict[str, list[int]] = {}
-    for i, text, _ in words:
-        index.setdefault(text, []).append(i)
-    exact = sum(text in index for text, _ in anchors)
-    if exact < MIN_EXACT_SHARE * len(anchors) or exact < MIN_INLIERS:
+    # Set arithmetic runs in C: most examples of a config are rejected here for microseconds.
+    shared = page.landmarks.keys() & words.once.keys()
+    if len(shared) < max(MIN_INLIERS, LANDMARK_SHARE * len(page.landmarks)):
         return None
-    vocabulary = list(index)
+    landmarks = [(page.landmarks[key], words.once[key]) for key in sorted(shared)]
+    tolerance = TOLERANCE * float(np.hypot(page.width or 1000.0, page.height or 1000.0))
+    source = np.array([_center(page.anchors[a].box) for a, _ in landmarks])
+    target = np.array([_center(words.pieces[t].box) for _, t in landmarks])
+    guess = _best_similarity(source, target, tolerance)
+    if guess is None:
+        return None
     pairs: list[tuple[int, int]] = []
-    for a, (text, _) in enumerate(anchors):
-        targets = index.get(text, [])
-        if not targets and len(text) >= 4:
-            similar = process.extract(text, vocabulary, scorer=fuzz.ratio, score_cutoff=FUZZY_RATIO, limit=2)
-            targets = [i for word, _, _ in similar for i in index[word]]
+    vocabulary = list(words.index)
+    for a, key in enumerate(keys):
+        targets = words.index.get(key, [])
+        if not targets and len(key) >= 4:
+            similar = process.extract(key, vocabulary, scorer=fuzz.ratio, score_cutoff=FUZZY_RATIO, limit=2)
+            targets = [i for word, _, _ in similar for i in words.index[word]]
         pairs.extend((a, t) for t in targets[:MAX_PAIRS])
-    return _fit(page, anchors, pieces, pairs)
+    return _refine(page, words, pairs, guess, tolerance)
 
 
 def _center(box: list[float] | Box) -> complex:
@@ -115,46 +146,54 @@ def _center(box: list[float] | Box) -> complex:
     return complex((box[0] + box[2]) / 2, (box[1] + box[3]) / 2)
 
 
-def _fit(
+def _best_similarity(
+    source: np.ndarray, target: np.ndarray, tolerance: float
+) -> tuple[complex, complex] | None:
+    """The similarity `z -> a z + b` (fitted on two landmarks) that places the most landmarks
+    within `tolerance`, when it places `LANDMARK_AGREEMENT` of them; every pair is tried at once."""
+    count = len(source)
+    i, j = np.triu_indices(count, 1)
+    span = source[j] - source[i]
+    usable = np.abs(span) > 4 * tolerance
+    i, j, span = i[usable], j[usable], span[usable]
+    if not len(i):
+        return None
+    scale = (target[j] - target[i]) / span
+    shift = target[i] - scale * source[i]
+    mapped = scale[:, None] * source[None, :] + shift[:, None]
+    close = np.abs(mapped - target[None, :]) < tolerance * np.abs(scale)[:, None]
+    plausible = (np.abs(scale) > 0.2) & (np.abs(scale) < 10)
+    votes = np.where(plausible, close.sum(axis=1), 0)
+    best = int(np.argmax(votes))
+    if votes[best] < max(MIN_INLIERS, LANDMARK_AGREEMENT * count):
+        return None
+    return complex(scale[best]), complex(shift[best])
+
+
+def _refine(
     page: TaughtPage,
-    anchors: list[tuple[str, list[float]]],
-    pieces: list[Piece],
+    words: PageWords,
     pairs: list[tuple[int, int]],
+    guess: tuple[complex, complex],
+    tolerance: float,
 ) -> PageMatch | None:
+    """Every anchor pair the guessed transform places, an affine map fitted on them by least
+    squares, and the share of anchors that map lands."""
     if len(pairs) < MIN_INLIERS:
         return None
-    source = np.array([_center(anchors[a][1]) for a, _ in pairs])
-    target = np.array([_center(pieces[t].box) for _, t in pairs])
+    source = np.array([_center(page.anchors[a].box) for a, _ in pairs])
+    target = np.array([_center(words.pieces[t].box) for _, t in pairs])
     owners = np.array([a for a, _ in pairs])
-    tolerance = TOLERANCE * float(np.hypot(page.width or 1000.0, page.height or 1000.0))
-    counts: dict[int, int] = {}
-    for owner, _ in pairs:
-        counts[owner] = counts.get(owner, 0) + 1
-    unique = [k for k, (owner, _) in enumerate(pairs) if counts[owner] == 1] or list(range(len(pairs)))
-    rng = random.Random(0)
-    best: tuple[int, np.ndarray] | None = None
-    for _ in range(RANSAC_ROUNDS):
-        i, j = rng.sample(unique, 2) if len(unique) >= 2 else (0, 1)
-        span = source[j] - source[i]
-        if abs(span) < 4 * tolerance:
-            continue
-        scale = (target[j] - target[i]) / span
-        if not 0.2 < abs(scale) < 10:
-            continue
-        mapped = scale * source + (target[i] - scale * source[i])
-        inside = np.abs(mapped - target) < tolerance * abs(scale)
-        count = len(set(owners[inside].tolist()))
-        if best is None or count > best[0]:
-            best = (count, inside)
-    if best is None or best[0] < MIN_INLIERS:
+    scale, shift = guess
+    inside = np.abs(scale * source + shift - target) < tolerance * abs(scale)
+    if inside.sum() < 3:
         return None
-    inside = best[1]
     transform = _affine(source[inside], target[inside])
     a, b, c, d, e, f = transform
     refit = (a * source.real + b * source.imag + c) + 1j * (d * source.real + e * source.imag + f)
     inside = np.abs(refit - target) < tolerance * (float(np.sqrt(abs(a * e - b * d))) or 1.0)
     landed = set(owners[inside].tolist())
-    score = len(landed) / len(anchors)
+    score = len(landed) / len(page.keys)
     if len(landed) < MIN_INLIERS or score < MATCH_SCORE:
         return None
     static = {pairs[k][1] for k in np.flatnonzero(inside).tolist()}

@@ -28,7 +28,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from extraction.examples.kinds import ORDERS, amount, as_iso_date, choice_word, digits
-from extraction.examples.match import MATCH_SCORE, PageMatch, match_page
+from extraction.examples.match import MATCH_SCORE, PageMatch, PageWords, match_page
 from extraction.examples.taught import Taught, TaughtField
 from extraction.examples.words import Piece, mark_state, page_pieces, rows, union
 from extraction.fields.extract import extract_fields
@@ -42,6 +42,8 @@ from extraction.formats.document import Box, Document
 #: How far the mapped slot is widened each side, in the slot's own heights: enough for a scan's
 #: noise, little enough that the first letter of the next answer stays out.
 WIDEN_HEIGHTS = 0.2
+#: A word starting this close to the slot's end (in slot heights) starts the next answer.
+NEXT_ANSWER_HEIGHTS = 0.3
 #: Kind terms of the confidence (see the module's docstring).
 STRICT_KINDS = frozenset({"date", "phone", "zip", "email", "amount", "choice"})
 LOOSE_KIND = 0.97
@@ -61,12 +63,14 @@ def read_with_examples(
     """Values of `field_names` read from `doc`, following the example of its design when one
     matches (`examples` are `(example_id, taught)` pairs); see the module's docstring."""
     pages = page_pieces(doc) if examples else {}
+    indexed = {number: PageWords.of(pieces) for number, pieces in pages.items()}
+    empty = PageWords([], {})
     winners: dict[int, tuple[str, Taught, PageMatch]] = {}
     for example_id, taught in examples:
         for page in taught.pages:
             if page.page in winners and winners[page.page][2].score >= 1.0:
                 continue
-            found = match_page(page, pages.get(page.page, []))
+            found = match_page(page, indexed.get(page.page, empty))
             if found is not None and (page.page not in winners or found.score > winners[page.page][2].score):
                 winners[page.page] = (example_id, taught, found)
     results: dict[str, FieldResult] = {}
@@ -145,8 +149,10 @@ def _read_slot(
     pieces: list[Piece], taught: TaughtField, found: PageMatch
 ) -> tuple[Any, list[Piece], str] | None:
     mapped = found.box(taught.slot or taught.bounding_box)
-    # A word that starts past the slot's end is the next answer's, however narrow.
-    inside = [p for p in _within(pieces, _widened(mapped), found.static) if p.box.x0 < mapped.x1]
+    # A word that starts at the slot's end is the next answer's, however narrow (the slot ends a
+    # point before it; OCR boxes start a little early).
+    end = mapped.x1 - NEXT_ANSWER_HEIGHTS * (mapped.y1 - mapped.y0)
+    inside = [p for p in _within(pieces, _widened(mapped), found.static) if p.box.x0 < end]
     widgets = [p for p in inside if p.widget is not None and p.checked is None and p.text.strip()]
     used = widgets or [p for p in inside if p.widget is None and mark_state(p) is None]
     if not used:

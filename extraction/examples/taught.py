@@ -9,10 +9,14 @@ It holds patient data (the values and the page's words): it is stored only in it
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from extraction.examples.kinds import ValueKind
+from extraction.examples.words import normal_word
 
+#: Most landmarks a page is first tested on: enough to be sure, few enough to be cheap.
+MAX_LANDMARKS = 24
 #: Bumped when the stored shape changes; `from_json` refuses other versions.
 VERSION = 1
 
@@ -91,6 +95,21 @@ class TaughtPage:
     width: float
     height: float
     anchors: list[Anchor] = field(default_factory=list)
+
+    @cached_property
+    def keys(self) -> list[str]:
+        """Each anchor's text as matching compares it (`words.normal_word`)."""
+        return [normal_word(a.text) for a in self.anchors]
+
+    @cached_property
+    def landmarks(self) -> dict[str, int]:
+        """Anchors printed once on the page, of four letters or more, longest first (at most
+        `MAX_LANDMARKS`), by text: what a document is first tested on."""
+        counts: dict[str, int] = {}
+        for key in self.keys:
+            counts[key] = counts.get(key, 0) + 1
+        once = [i for i, key in enumerate(self.keys) if counts[key] == 1 and len(key) >= 4]
+        return {self.keys[i]: i for i in sorted(once, key=lambda i: -len(self.keys[i]))[:MAX_LANDMARKS]}
 
 
 @dataclass

@@ -29,6 +29,16 @@ ENGINE_FORBIDDEN = (
 #: Field reading works on the document model alone: it runs inside worker tasks and notebooks alike.
 FIELDS_FORBIDDEN = ("extraction.jobs", "serve", "fastapi", "starlette")
 FIELDS = "extraction.fields"
+#: Examples (issue 37) sit between field reading and jobs: formats <- fields <- examples <- jobs.
+EXAMPLES_FORBIDDEN = (
+    "extraction.jobs",
+    "serve",
+    "fastapi",
+    "starlette",
+    "core.infra.store",
+    "core.stores.configs",
+    "redis",
+)
 #: The rooms of fields/, lowest first: a module imports from its own room and the rooms below only.
 #: Above them all, the package and `extract.py`, which tries the strategies in order.
 FIELD_ROOMS = ("reading", "model", "documents", "strategies")
@@ -163,6 +173,15 @@ def test_field_reading_imports_nothing_from_jobs_or_the_http_edge() -> None:
     graph = import_graph(ROOT)
     assert "extraction.fields.extract" in graph
     assert offending_imports(graph, "extraction.fields", FIELDS_FORBIDDEN) == {}
+
+
+def test_examples_import_nothing_from_jobs_stores_or_the_http_edge() -> None:
+    graph = import_graph(ROOT)
+    assert "extraction.examples.match" in graph
+    assert offending_imports(graph, "extraction.examples", EXAMPLES_FORBIDDEN) == {}
+    # Field reading comes first: it never reaches up into examples.
+    assert offending_imports(graph, "extraction.fields", ("extraction.examples",)) == {}
+    assert offending_imports(graph, "extraction.formats", ("extraction.examples",)) == {}
 
 
 def test_extraction_has_no_import_cycle() -> None:
