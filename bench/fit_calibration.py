@@ -94,6 +94,10 @@ ONE_DESIGN_PER_DOCUMENT = frozenset({"receipts", "realforms"})
 #: (a few odd documents of a group do not lower it).
 HIGH_SHARE = 0.9
 STRUCTURE_QUANTILE = 0.1
+#: Least documents of a design group holding a kind of evidence for the group to set that kind's
+#: floor: one odd document (a form whose values are all in widgets, no label printed) says
+#: nothing of how structured a page must be.
+LEAST_GROUP_DOCUMENTS = 3
 #: Kinds of document, each left out whole in turn to judge the fit on a kind it never saw.
 KINDS = {
     "intake": "intake forms",
@@ -118,6 +122,8 @@ class Value:
     prior: float
     signals: Signals
     right: bool
+    #: The document it was read from (its manifest id).
+    document: str = ""
 
 
 def design_group(doc: dict[str, Any]) -> str:
@@ -185,7 +191,8 @@ def group_shares(values: Iterable[Value], design_spread: float = DESIGN_SPREAD) 
 
 def structure_floors(values: Iterable[Value]) -> dict[str, float]:
     """Per `source|strategy`: the least, over design groups whose values of that kind were right
-    at least `HIGH_SHARE` of the time (Laplace-smoothed, at least `LEAST_GROUP_VALUES` values), of
+    at least `HIGH_SHARE` of the time (Laplace-smoothed, at least `LEAST_GROUP_VALUES` values from
+    at least `LEAST_GROUP_DOCUMENTS` documents), of
     the `STRUCTURE_QUANTILE` of those values' documents' known structure. A kind no group read so
     well gets no floor (the design gate holds it back)."""
     by_kind: dict[str, dict[str, list[Value]]] = defaultdict(lambda: defaultdict(list))
@@ -196,7 +203,12 @@ def structure_floors(values: Iterable[Value]) -> dict[str, float]:
         lows = []
         for group_values in by_group.values():
             n, ok = len(group_values), sum(v.right for v in group_values)
-            if n >= LEAST_GROUP_VALUES and (ok + 1) / (n + 2) >= HIGH_SHARE:
+            documents = len({v.document for v in group_values})
+            if (
+                n >= LEAST_GROUP_VALUES
+                and documents >= LEAST_GROUP_DOCUMENTS
+                and (ok + 1) / (n + 2) >= HIGH_SHARE
+            ):
                 structures = sorted(v.signals.structure for v in group_values)
                 lows.append(structures[int(STRUCTURE_QUANTILE * (len(structures) - 1))])
         if lows:
@@ -319,6 +331,7 @@ def collect(
                     prior=result.prior if result.prior is not None else result.confidence,
                     signals=result.signals or Signals(),
                     right=counts.fp == 0 and counts.tp > 0,
+                    document=doc["id"],
                 )
             )
     return values

@@ -91,8 +91,12 @@ def test_a_value_on_a_page_less_structured_than_its_kinds_floor_stays_under_high
     assert not below_structure({}, KEY, 0.0)
 
 
-def _value(group: str, structure: float, right: bool, set_name: str = "s", key: str = KEY) -> Value:
-    return Value(group, set_name, key, 0.9, Signals(structure=structure), right)
+def _value(
+    group: str, structure: float, right: bool, set_name: str = "s", key: str = KEY, document: str = ""
+) -> Value:
+    return Value(
+        group, set_name, key, 0.9, Signals(structure=structure), right, document or f"{group}/{structure}"
+    )
 
 
 def test_the_floor_is_the_least_structure_a_group_read_right_showed() -> None:
@@ -106,6 +110,11 @@ def test_the_floor_is_the_least_structure_a_group_read_right_showed() -> None:
     # A group's few odd documents do not set its floor: its low quantile does.
     values.append(_value("b", 0.0, True))
     assert structure_floors(values)["text_layer|label_colon"] == pytest.approx(0.43)
+    # Nor does a group of fewer documents than `LEAST_GROUP_DOCUMENTS`, however right.
+    values += [_value("d", 0.01, True, document="d/one") for _ in range(40)]
+    assert structure_floors(values)["text_layer|label_colon"] == pytest.approx(0.43)
+    values += [_value("d", 0.01, True, document=f"d/{n}") for n in range(2)]
+    assert structure_floors(values)["text_layer|label_colon"] == pytest.approx(0.01)
     # A kind no group read right often enough gets no floor.
     assert "ocr|label_inline" not in structure_floors(
         [_value("c", 0.5, i % 2 == 0, key="ocr|label_inline") for i in range(40)]
@@ -113,9 +122,15 @@ def test_the_floor_is_the_least_structure_a_group_read_right_showed() -> None:
 
 
 def test_a_kind_left_out_is_scored_by_a_fit_that_saw_no_document_of_its_kind() -> None:
-    values = [_value(f"intake/{d}", 0.6, True, "synthetic_intake") for d in "abc" for _ in range(30)]
-    values += [_value("intake", 0.6, True, "intake") for _ in range(30)]
-    values += [_value(f"nda{g}", 0.05, i % 3 != 0, "nda") for g in "xy" for i in range(30)]
+    values = [
+        _value(f"intake/{d}", 0.6, True, "synthetic_intake", document=f"{d}{i % 5}")
+        for d in "abc"
+        for i in range(30)
+    ]
+    values += [_value("intake", 0.6, True, "intake", document=f"i{i % 5}") for i in range(30)]
+    values += [
+        _value(f"nda{g}", 0.05, i % 3 != 0, "nda", document=f"{g}{i % 5}") for g in "xy" for i in range(30)
+    ]
     seen: dict[frozenset[str], int] = {}
 
     def fitter(train: list[Value]) -> Fitted:
