@@ -97,7 +97,8 @@ def extract_fields(
         field_names=field_names,
     )
     results = {name: _extract_one(context, name) for name in field_names}
-    return with_coverage(results, known_structure(units))
+    widget_names = [e.field_name or "" for e in doc.elements if e.type == "form_field"]
+    return with_coverage(results, known_structure(units, widget_names))
 
 
 def with_coverage(results: dict[str, FieldResult], structure: float = 1.0) -> dict[str, FieldResult]:

@@ -8,7 +8,8 @@ So each document gets one figure, its known structure: the share of its text uni
 into cells where words stand apart) that read as a label the vocabulary knows, the text before a
 colon taken alone ("Date of Birth: 03/04/1985" is a label and its value). A patient intake form
 is about half labels; a contract's clauses, a receipt's items, a letter's paragraphs are not
-labels. `calibration` holds a value under `HIGH` when its document is less structured than the
+labels. A form's widgets count too, each known when its name reads as a label ("Name_First" is,
+"Text12" is not): a fillable form states its structure for machines. `calibration` holds a value under `HIGH` when its document is less structured than the
 documents on which the fit saw its kind of evidence right (the structure floor).
 """
 
@@ -26,10 +27,10 @@ def reads_as_label(text: str) -> bool:
     return bool(head.strip()) and is_label_like(head)
 
 
-def known_structure(units: Iterable[TextUnit]) -> float:
-    """Share of the document's text units that read as known labels; 0.0 for a document without
-    text (a form whose values are all in its widgets: their evidence is of a kind of its own)."""
-    texts = [u.text for u in units if u.text.strip()]
+def known_structure(units: Iterable[TextUnit], widget_names: Iterable[str] = ()) -> float:
+    """Share of the document's text units and form widgets (by name) that read as known labels;
+    0.0 for a document with neither."""
+    texts = [u.text for u in units if u.text.strip()] + [n for n in widget_names if n.strip()]
     if not texts:
         return 0.0
     return round(sum(reads_as_label(t) for t in texts) / len(texts), 3)
