@@ -67,6 +67,18 @@ def test_a_form_of_labels_knows_its_structure_and_a_contract_does_not() -> None:
     assert known_structure([]) == 0.0
 
 
+def test_a_forms_widgets_count_by_their_names() -> None:
+    # A fillable form states its structure for machines: a widget named as a label is known,
+    # one named "Text12" is not.
+    assert known_structure([], ["Name_First", "Birthdate"]) == 1.0
+    assert known_structure([], ["Name_First", "Text12"]) == 0.5
+    b = DocBuilder()
+    b.form_field("Name_First", "Cedar")
+    b.form_field("Birthdate", "08/29/2020")
+    found = extract_fields(b.doc, ["first_name"], file_name="f.pdf")["first_name"]
+    assert found.value == "Cedar" and found.signals is not None and found.signals.structure == 1.0
+
+
 def test_extraction_carries_the_documents_structure_on_every_value() -> None:
     form = extract_fields(intake_form().doc, ["first_name", "date_of_birth"], file_name="f.pdf")
     agreement = extract_fields(contract().doc, ["date_of_birth"], file_name="c.pdf")
