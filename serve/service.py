@@ -6,6 +6,7 @@ Shared by the CLI and the integration tests, so tests exercise the same start-up
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
 import socket
@@ -37,12 +38,6 @@ PROXY_READY_ENV = "RAY_SERVE_PROXY_READY_CHECK_TIMEOUT_S"
 PROXY_READY_SECONDS = "30"
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 def _haproxy_ports() -> dict[str, str]:
     """HAProxy's stats and metrics listeners and Serve's fallback proxy (which answers while no
     replica runs) on free ports: their fixed defaults (8404, 9101, 8500, 9500) would collide with
@@ -53,7 +48,13 @@ def _haproxy_ports() -> dict[str, str]:
         "RAY_SERVE_FALLBACK_PROXY_HTTP_PORT",
         "RAY_SERVE_FALLBACK_PROXY_GRPC_PORT",
     )
-    return {name: str(_free_port()) for name in names}
+    # All held open until each is chosen: a port released at once may be handed out again to the
+    # next bind, and two listeners on one port fail the start.
+    with contextlib.ExitStack() as held:
+        sockets = [held.enter_context(socket.socket()) for _ in names]
+        for sock in sockets:
+            sock.bind(("127.0.0.1", 0))
+        return {name: str(sock.getsockname()[1]) for name, sock in zip(names, sockets, strict=True)}
 
 
 #: How long a start waits for HTTP to answer once the application runs (a busy machine is slow).
