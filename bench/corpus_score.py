@@ -32,6 +32,11 @@ INTAKE_SET = "intake"
 #: The set of old scanned forms whose truth joins OCR words with spaces (`12 /10 /98`): whitespace
 #: beside punctuation is dropped, and ambiguous numeric dates are month first.
 REALFORMS_SET = "realforms"
+#: The receipts set, whose truths space identical prints differently (`NO.53, JALAN` for a print
+#: of `NO.53,JALAN`): whitespace beside punctuation is dropped, the characters themselves count.
+RECEIPTS_SET = "receipts"
+#: Sets whose whitespace beside punctuation is dropped on both sides before comparing.
+TIGHT_SETS = frozenset({REALFORMS_SET, RECEIPTS_SET})
 #: Sets scored by the intake rules: the corpus's and the generated forms of other designs
 #: (`bench/synthetic_forms`).
 INTAKE_SETS = frozenset({INTAKE_SET, "synthetic_intake"})
@@ -251,7 +256,9 @@ def score_field(name: str, truth: Any, predicted: Any, *, set_name: str) -> Coun
     if set_name in INTAKE_SETS:
         rules.update(month_first=True, phone=is_phone_field(name))
     if set_name == REALFORMS_SET:
-        rules.update(month_first=True, tight=True)
+        rules.update(month_first=True)
+    if set_name in TIGHT_SETS:
+        rules.update(tight=True)
     want = value_set(truth, **rules)
     got = value_set(predicted, **rules)
     return Counts(tp=len(want & got), fp=len(got - want), fn=len(want - got))

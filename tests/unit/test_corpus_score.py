@@ -133,7 +133,7 @@ def test_realforms_a_date_with_an_abbreviated_month_stays_a_date() -> None:
     # Dropping the space after "Oct." leaves "oct.11,1983", still the date the form wrote.
     assert counts("Date", "Oct. 11, 1983", "1983-10-11", set_name="realforms") == (1, 0, 0)
     assert counts("Date", "Sept. 5, 1990", "1990-09-06", set_name="realforms") == (0, 1, 1)
-    assert counts("Style", "HLB- KS", "HLB-KS") == (0, 1, 1)
+    assert counts("Style", "HLB- KS", "HLB-KS", set_name="invoices") == (0, 1, 1)
 
 
 def test_halves_take_every_other_document_of_each_set_by_id() -> None:
@@ -148,4 +148,18 @@ def test_realforms_an_amount_with_spaces_beside_its_separators_is_one_number() -
     assert counts("AUTHORIZED COST", "221, 000", "221000.00", set_name="realforms") == (1, 0, 0)
     assert counts("This Amount", "-14, 165. 00", "-14165.00", set_name="realforms") == (1, 0, 0)
     # Elsewhere the spaces still part two numbers.
-    assert counts("total", "221, 000", "221000.00") == (0, 1, 1)
+    assert counts("total", "221, 000", "221000.00", set_name="invoices") == (0, 1, 1)
+
+
+def test_receipts_space_beside_punctuation_dropped_but_the_characters_count() -> None:
+    # SROIE's truths space identical prints differently.
+    assert counts("address", "NO.53, JALAN BESAR", "NO.53,JALAN BESAR") == (1, 0, 0)
+    assert counts("company", "SYARIKAT PERNIAGAAN GIN KEE", "SYARIKAT PERNIAGAAN GIN KEE") == (1, 0, 0)
+    assert counts("address", "LOT 1 , JALAN", "LOT 1,JALAN") == (1, 0, 0)
+    # Punctuation itself still counts, and so do spaces between words.
+    assert counts("address", "NO.53, JALAN", "NO.53 JALAN") == (0, 1, 1)
+    assert counts("company", "GIN KEE", "GINKEE") == (0, 1, 1)
+    # Receipts' dates stay day first.
+    assert counts("date", "03/04/2018", "2018-04-03") == (1, 0, 0)
+    # Other sets keep their spaces.
+    assert counts("address", "NO.53, JALAN", "NO.53,JALAN", set_name="invoices") == (0, 1, 1)
