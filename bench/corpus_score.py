@@ -37,11 +37,14 @@ REALFORMS_SET = "realforms"
 RECEIPTS_SET = "receipts"
 #: Sets whose whitespace beside punctuation is dropped on both sides before comparing.
 TIGHT_SETS = frozenset({REALFORMS_SET, RECEIPTS_SET})
-#: Sets scored by the intake rules: the corpus's and the generated forms of other designs
-#: (`bench/synthetic_forms`).
-INTAKE_SETS = frozenset({INTAKE_SET, "synthetic_intake"})
+#: Sets scored by the intake rules: the corpus's, the generated forms of other designs
+#: (`bench/synthetic_forms`) and the real published claim forms filled with invented people.
+INTAKE_SETS = frozenset({INTAKE_SET, "synthetic_intake", "realdesigns"})
 #: Field-name words that make a field a phone number (compared by its digits in the intake set).
 PHONE_NAME_WORDS = frozenset({"phone", "cell", "mobile", "fax", "tel", "telephone"})
+#: Field-name words of a gender answer, whose one-letter print stands for its word (intake rules).
+GENDER_NAME_WORDS = frozenset({"gender", "sex"})
+GENDER_LETTERS = {"m": "male", "f": "female"}
 
 _TRUE = frozenset({"true", "yes", "on", "checked", "1"})
 _FALSE = frozenset({"false", "no", "off", "unchecked", "0"})
@@ -159,6 +162,10 @@ def is_phone_field(name: str) -> bool:
     return bool({w for w in re.split(r"[^a-z]+", name.lower()) if w} & PHONE_NAME_WORDS)
 
 
+def is_gender_field(name: str) -> bool:
+    return bool({w for w in re.split(r"[^a-z]+", name.lower()) if w} & GENDER_NAME_WORDS)
+
+
 def canonical(
     value: Any,
     *,
@@ -168,9 +175,10 @@ def canonical(
     month_first: bool = False,
     phone: bool = False,
     tight: bool = False,
+    gender: bool = False,
 ) -> tuple[str, str]:
     """One value as a comparable key: (kind, normalised form). `tight`: whitespace beside
-    punctuation is dropped (`without_space_by_punctuation`)."""
+    punctuation is dropped (`without_space_by_punctuation`); `gender`: `M`/`F` stand for their words."""
     if isinstance(value, bool):
         return ("bool", str(value).lower())
     if isinstance(value, int | float):
@@ -181,6 +189,8 @@ def canonical(
         text = without_space_by_punctuation(text)
     if phone and (digits := "".join(c for c in text if c.isdigit())):
         return ("phone", digits)
+    if gender and text in GENDER_LETTERS:
+        return ("text", GENDER_LETTERS[text])
     if checkbox and (text in _TRUE or text in _FALSE):
         return ("bool", "true" if text in _TRUE else "false")
     # A date is read as written too: dropping the space after "Oct." must not unmake it.
@@ -207,6 +217,7 @@ def value_set(
     month_first: bool = False,
     phone: bool = False,
     tight: bool = False,
+    gender: bool = False,
 ) -> set[tuple[str, str]]:
     keys = {
         canonical(
@@ -217,6 +228,7 @@ def value_set(
             month_first=month_first,
             phone=phone,
             tight=tight,
+            gender=gender,
         )
         for v in _values(raw)
     }
@@ -254,7 +266,7 @@ def score_field(name: str, truth: Any, predicted: Any, *, set_name: str) -> Coun
     checkbox = any(isinstance(v, bool) for v in _values(truth) + _values(predicted))
     rules: dict[str, Any] = {"numeric": numeric, "checkbox": checkbox, "kleister": set_name == KLEISTER_SET}
     if set_name in INTAKE_SETS:
-        rules.update(month_first=True, phone=is_phone_field(name))
+        rules.update(month_first=True, phone=is_phone_field(name), gender=is_gender_field(name))
     if set_name == REALFORMS_SET:
         rules.update(month_first=True)
     if set_name in TIGHT_SETS:

@@ -163,3 +163,13 @@ def test_receipts_space_beside_punctuation_dropped_but_the_characters_count() ->
     assert counts("date", "03/04/2018", "2018-04-03") == (1, 0, 0)
     # Other sets keep their spaces.
     assert counts("address", "NO.53, JALAN", "NO.53,JALAN", set_name="invoices") == (0, 1, 1)
+
+
+def test_realdesigns_scored_by_the_intake_rules_and_a_gender_letter_stands_for_its_word() -> None:
+    assert counts("dob", "03/04/1985", "1985-03-04", set_name="realdesigns") == (1, 0, 0)
+    assert counts("cell_phone", "(602) 369-1586", "602.369.1586", set_name="realdesigns") == (1, 0, 0)
+    assert counts("gender", "Male", "M", set_name="realdesigns") == (1, 0, 0)
+    assert counts("sex", "F", "Female", set_name="intake") == (1, 0, 0)
+    assert counts("gender", "Male", "F", set_name="intake") == (0, 1, 1)
+    # Elsewhere a letter is a letter.
+    assert counts("gender", "Male", "M", set_name="invoices") == (0, 1, 1)
