@@ -205,3 +205,63 @@ def test_a_public_agents_own_concurrency_limit_holds_for_the_callers_children(
         wait_for(one_running_one_queued, timeout=60, what="one child running and one queued")
     finally:
         caller.post(f"/api/v1/tasks/{parent_id}/cancel", params={"cascade": "true"})
+
+
+def price_brain(api: httpx.Client, base_url: str, api_key: str, price: dict[str, float] | None) -> None:
+    body: dict[str, Any] = {
+        "provider": "openai",
+        "base_url": base_url,
+        "api_key": api_key,
+        "default_model": "m",
+    }
+    if price is not None:
+        body["price"] = price
+    response = api.put("/api/v1/integrations/models/brain", json=body)
+    assert response.status_code == 200, response.text
+
+
+def publish_capped(publisher: httpx.Client, model_url: str) -> dict[str, Any]:
+    """Workspace A's public agent on A's priced connection `brain`, held to a spend cap."""
+    price_brain(publisher, model_url, PUBLISHER_KEY, {"input": 1.0, "output": 1.0})
+    config = {
+        "model": {"connection": "brain"},
+        "settings": {"max_retries": 0, "spend_cap_usd": 5.0},
+        "delegation_profile": {"description": "Answers questions", "example_input": "a question"},
+    }
+    agent = create_agent(publisher, config, name="Capped Desk")
+    patched = publisher.patch(f"/api/v1/agents/{agent['id']}", json={"is_public": True})
+    assert patched.status_code == 200, patched.text
+    return agent
+
+
+def test_a_capped_public_agent_is_priced_by_the_callers_connection_never_the_publishers(
+    publisher: httpx.Client,
+    caller: httpx.Client,
+    publisher_model: OpenAICompatibleServer,
+    caller_model: OpenAICompatibleServer,
+) -> None:
+    """Spend caps read the price where the call is billed: the caller's connection. The caller's
+    `brain` without a price cannot keep the publisher's cap (a tool error, no child, no call); with
+    its own price the child runs and costs what the caller's price says."""
+    publisher_model.reset()
+    caller_model.reset()
+    public = publish_capped(publisher, publisher_model.base_url)
+
+    price_brain(caller, caller_model.base_url, CALLER_KEY, None)
+    parent_id = start(caller, lead_of(caller, public["agent_group_id"])["id"])
+    assert wait_status(caller, parent_id, timeout=90)["status"] == "completed"
+    (refused,) = of_type(feed(caller, parent_id), "tool_result")
+    assert refused["status"] == "error" and "has no known price" in refused["error"], refused
+    assert caller.get(f"/api/v1/tasks/{parent_id}/children").json()["data"] == []
+    assert caller_model.requests == [] and publisher_model.requests == []
+
+    price_brain(caller, caller_model.base_url, CALLER_KEY, {"input": 3.0, "output": 7.0})
+    caller_model.push(completion("forty-two", prompt_tokens=1000, completion_tokens=100))
+    parent_id = start(caller, lead_of(caller, public["agent_group_id"])["id"])
+    assert wait_status(caller, parent_id, timeout=120)["status"] == "completed"
+    (child,) = caller.get(f"/api/v1/tasks/{parent_id}/children").json()["data"]
+    child_task = wait_status(caller, child["task_id"], timeout=60)
+    assert child_task["status"] == "completed", child_task
+    assert child_task["usage"]["cost_known"] is True
+    assert child_task["usage"]["cost_usd"] == pytest.approx((1000 * 3.0 + 100 * 7.0) / 1e6)
+    assert len(caller_model.requests) == 1 and publisher_model.requests == []
