@@ -1,4 +1,5 @@
-// One task: its status, its feed kept live from the event stream, its structured output with
+// One task: its status, what it waits for from you when paused (a reply or a review,
+// task_actions.js), its feed kept live from the event stream, its structured output with
 // citations and, where an extraction found a value, its confidence (marked when under the review
 // threshold), and the cited page with the value's box drawn on it.
 
@@ -81,7 +82,6 @@ export function taskView(taskId, signal) {
       h("dt", {}, "Task"), h("dd", {}, h("code", {}, task.task_id)),
       h("dt", {}, "Agent"), h("dd", {}, `${task.agent_name ?? ""} (version ${task.version_number ?? "?"})`),
       h("dt", {}, "Created"), h("dd", {}, when(task.created_at)),
-      task.pause?.question ? [h("dt", {}, "Question"), h("dd", {}, task.pause.question)] : null,
       task.error ? [h("dt", {}, "Error"), h("dd", { class: "error-text" }, task.error)] : null,
     );
     actions.show(task);

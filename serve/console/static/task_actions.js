@@ -86,6 +86,10 @@ export class TaskActions {
     const files = h("input", { id: "reply-files", name: "files", type: "file", multiple: true });
     const send = h("button", { id: "reply-send", type: "submit" }, "Send answer");
     const outcome = h("div", { id: "reply-outcome", class: "action-outcome", role: "status" });
+    // A refusal of an empty answer goes once there is something to send.
+    const edited = () => outcome.querySelector(".error") && clear(outcome);
+    text.addEventListener("input", edited);
+    files.addEventListener("change", edited);
     const asked = pause.question
       ? h("p", { class: "asked" }, h("span", { class: "hint" }, "The agent asks: "), pause.question)
       : pause.kind === "failure_pause"
@@ -192,7 +196,7 @@ export class TaskActions {
       h("dt", {}, "Tool"), h("dd", { id: "review-tool" }, h("code", {}, call.tool_name)),
       preview?.server ? [h("dt", {}, "MCP server"), h("dd", { id: "review-server" }, preview.server)] : null,
       preview?.url ? [h("dt", {}, "URL"), h("dd", { id: "review-url" }, h("code", {}, preview.url))] : null,
-      preview?.tool ? [h("dt", {}, "Its tool"), h("dd", {}, h("code", {}, preview.tool))] : null,
+      preview?.tool ? [h("dt", {}, "Tool on the server"), h("dd", {}, h("code", {}, preview.tool))] : null,
       target && !preview ? [h("dt", {}, "Target"), h("dd", { id: "review-target" }, dataTree(target))] : null,
       h("dt", {}, "Arguments"),
       h("dd", { id: "review-arguments", dataset: { sha256: call.arguments_sha256 } }, dataTree(preview?.arguments ?? call.arguments ?? {})),

@@ -123,6 +123,7 @@ def test_a_question_is_answered_from_the_console_with_text_and_a_file(
     attachment.write_bytes(documents.pdf_text([["Referral letter", "Ward 7B"]]))
     one(browser, "#reply-text").send_keys("Ward 7B")
     one(browser, "#reply-files").send_keys(str(attachment))
+    assert not css(browser, "#reply-outcome .error")  # the refusal went once there was an answer
     save_screenshot(browser, tmp_path, "reply.png")
     one(browser, "#reply-send").click()
 
