@@ -115,7 +115,7 @@ def test_agentry_down_stops_what_agentry_up_started_and_says_when_nothing_runs(t
         while not any("Press Ctrl-C" in line for line in lines):
             assert time.monotonic() < deadline and process.poll() is None, "".join(lines)
             lines.append(process.stdout.readline())  # type: ignore[union-attr]
-        assert "agentry down" in lines[-1]
+        assert " down`) to stop." in lines[-1], lines[-1]
         assert json.loads((data_dir / "up.json").read_text())["pid"] == process.pid
         gcs = json.loads((data_dir / "ray.json").read_text())["address"]
         redis_pid = int((data_dir / "redis" / "redis.pid").read_text())
@@ -130,7 +130,12 @@ def test_agentry_down_stops_what_agentry_up_started_and_says_when_nothing_runs(t
         assert process.wait(timeout=10) == 0
     finally:
         if process.poll() is None:
-            process.kill()
+            # A failed `down` still leaves nothing behind: SIGTERM stops what `up` started.
+            process.send_signal(signal.SIGTERM)
+            try:
+                process.wait(timeout=90)
+            except subprocess.TimeoutExpired:
+                process.kill()
     output = "".join(lines) + process.stdout.read()  # type: ignore[union-attr]
     assert "Stopping..." in output and "Traceback" not in output, output
     wait_for(lambda: _port_closed(port), timeout=30, what="the HTTP port to close")
