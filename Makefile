@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 # The store tests also run against this external Redis; they skip when nothing answers there.
 EXTERNAL_REDIS_URL ?= redis://127.0.0.1:6379/15
 
-.PHONY: install browser curl run test test-unit lint bench clean
+.PHONY: install browser curl run stop test test-unit lint bench clean
 
 # The Python client is its own distribution (clients/python): installed editable beside the service,
 # whose tests and README import it as `agentry_client`.
@@ -36,6 +36,11 @@ curl:
 
 run: install
 	$(BIN)/agentry up
+
+# Stops what `make run` started, from another terminal (as Ctrl-C does where it runs).
+stop:
+	@test -x $(BIN)/agentry || { echo "nothing to stop: $(BIN)/agentry is not installed"; exit 0; }
+	$(BIN)/agentry down
 
 # Unit tests first: a broken build says so in about a minute, and make stops there before the
 # integration and reliability tests (about 20 minutes on two cores) start Ray.

@@ -1,4 +1,4 @@
-"""The `agentry` command: `up`, `keys`, and the tools that ship with the service."""
+"""The `agentry` command: `up`, `down`, `keys`, and the tools that ship with the service."""
 
 from __future__ import annotations
 
@@ -22,6 +22,7 @@ from core.infra.settings import Settings, load_settings
 from core.infra.store import async_client, resolve_redis_url
 from core.stores import apikeys
 from core.stores.bootstrap import DEV_KEY_FILE
+from serve import up_record
 from tools.practice.sandbox import add_arguments as add_sandbox_arguments
 from tools.practice.sandbox import run_from_args as run_sandbox_from_args
 
@@ -29,6 +30,9 @@ if TYPE_CHECKING:
     from serve.service import RunningService
 
 T = TypeVar("T")
+
+#: How long `agentry down` waits for the service to stop: its drain, Serve, Ray and Redis.
+DOWN_TIMEOUT_SECONDS = 120.0
 
 #: Ray's switch for token authentication (`token` or `disabled`).
 RAY_AUTH_MODE_ENV = "RAY_AUTH_MODE"
@@ -63,18 +67,60 @@ def cmd_up(settings: Settings, args: argparse.Namespace) -> int:
     def on_signal(signum: int, _frame: Any) -> None:
         stop.set()
 
-    service = start_service(settings)
-    # ray.init installs its own SIGTERM handler, which would exit without cleaning up: ours goes last.
-    signal.signal(signal.SIGTERM, on_signal)
-    signal.signal(signal.SIGINT, on_signal)
+    # `agentry down` finds this process by its record (serve/up_record.py); while it starts, the
+    # record says so, and `down` waits for it to serve rather than cut its start short.
+    up_record.write_record(settings.data_dir)
     try:
-        print(start_banner(service, settings), flush=True)
-        print("Press Ctrl-C to stop.", flush=True)
-        while not stop.wait(0.5):
-            pass
-        print("Stopping...", flush=True)
+        service = start_service(settings)
+        # ray.init installs its own SIGTERM handler, which would exit without cleaning up: ours goes last.
+        signal.signal(signal.SIGTERM, on_signal)
+        signal.signal(signal.SIGINT, on_signal)
+        up_record.write_record(settings.data_dir, service.url)
+        try:
+            print(start_banner(service, settings), flush=True)
+            print(f"Press Ctrl-C (or run `{agentry_command()} down`) to stop.", flush=True)
+            while not stop.wait(0.5):
+                pass
+            print("Stopping...", flush=True)
+        finally:
+            stop_service(service, settings)
     finally:
-        stop_service(service, settings)
+        up_record.forget_record(settings.data_dir)
+    return 0
+
+
+def cmd_down(settings: Settings, args: argparse.Namespace) -> int:
+    """Stop the `agentry up` of this data dir as Ctrl-C does, and wait until it has exited."""
+    where = settings.data_dir.resolve()
+
+    def stopping(record: up_record.UpRecord) -> None:
+        print(f"Stopping Agentry on {record.url} (pid {record.pid})...", flush=True)
+
+    outcome, record = up_record.stop_running(settings.data_dir, timeout=args.timeout, on_stopping=stopping)
+    if outcome is up_record.StopOutcome.NOTHING_RUNNING:
+        print(f"Nothing to stop: no `agentry up` is running with the data dir {where}.")
+        return 0
+    assert record is not None
+    if outcome is up_record.StopOutcome.STALE:
+        print(
+            f"Nothing to stop: the `agentry up` recorded in {where} (pid {record.pid}) is no longer running."
+        )
+        return 0
+    if outcome is up_record.StopOutcome.STARTING:
+        print(
+            f"agentry: `agentry up` (pid {record.pid}) is still starting; run `agentry down` again once "
+            "it prints where it serves",
+            file=sys.stderr,
+        )
+        return 1
+    if outcome is up_record.StopOutcome.TIMED_OUT:
+        print(
+            f"agentry: `agentry up` (pid {record.pid}) did not stop within {args.timeout:.0f} s; "
+            "it is still running",
+            file=sys.stderr,
+        )
+        return 1
+    print("Stopped: the service, and the Ray and Redis it started, are down.")
     return 0
 
 
@@ -218,6 +264,15 @@ def build_parser() -> argparse.ArgumentParser:
     up.add_argument("--host")
     up.add_argument("--port", type=int)
 
+    down = commands.add_parser("down", help="stop the service `agentry up` started (as Ctrl-C does)")
+    down.add_argument(
+        "--timeout",
+        type=_positive_float,
+        default=DOWN_TIMEOUT_SECONDS,
+        metavar="SECONDS",
+        help=f"longest wait for it to stop (default {DOWN_TIMEOUT_SECONDS:.0f})",
+    )
+
     keys_parser = commands.add_parser("keys", help="manage API keys")
     keys_commands = keys_parser.add_subparsers(dest="keys_command", required=True)
     create = keys_commands.add_parser("create", help="create a key (printed once)")
@@ -265,6 +320,8 @@ def main(argv: list[str] | None = None) -> int:
         logging.getLogger().setLevel(settings.log_level)
         if args.command == "up":
             return cmd_up(settings, args)
+        if args.command == "down":
+            return cmd_down(settings, args)
         if args.command == "dashboard-token":
             return cmd_dashboard_token()
         if args.command == "extract":

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import re
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -13,6 +14,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from serve.up_record import process_alive
 from tests.integration.conftest import Service
 from tests.support.service import free_port, wait_for
 
@@ -90,6 +92,72 @@ def test_agentry_up_serves_prints_a_key_and_stops_what_it_started(tmp_path: Path
             process.kill()
     assert not (data_dir / "redis" / "redis.sock").exists() or not _answers(data_dir)
     wait_for(lambda: _port_closed(port), timeout=30, what="the HTTP port to close")
+
+
+def test_agentry_down_stops_what_agentry_up_started_and_says_when_nothing_runs(tmp_path: Path) -> None:
+    import json
+
+    port = free_port()
+    data_dir = tmp_path / "down"
+    env = cli_env(data_dir, AGENTRY_LOG_LEVEL="WARNING")
+    idle = run_cli("down", env=env)
+    assert idle.returncode == 0 and idle.stdout.startswith("Nothing to stop:"), idle
+    process = subprocess.Popen(
+        [*AGENTRY, "up", "--port", str(port)],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    lines: list[str] = []
+    try:
+        deadline = time.monotonic() + 180
+        while not any("Press Ctrl-C" in line for line in lines):
+            assert time.monotonic() < deadline and process.poll() is None, "".join(lines)
+            lines.append(process.stdout.readline())  # type: ignore[union-attr]
+        assert " down`) to stop." in lines[-1], lines[-1]
+        assert json.loads((data_dir / "up.json").read_text())["pid"] == process.pid
+        gcs = json.loads((data_dir / "ray.json").read_text())["address"]
+        redis_pid = int((data_dir / "redis" / "redis.pid").read_text())
+        assert not _port_closed(port) and _answers(data_dir)
+
+        down = subprocess.run(
+            [*AGENTRY, "down"], env=env, capture_output=True, text=True, timeout=DOWN_WAIT_SECONDS
+        )
+        assert down.returncode == 0, down
+        assert f"pid {process.pid}" in down.stdout and down.stdout.rstrip().endswith("are down."), down.stdout
+        # `down` returned once `up` had exited, having stopped its Serve app, its Ray and its Redis.
+        assert process.wait(timeout=10) == 0
+    finally:
+        if process.poll() is None:
+            # A failed `down` still leaves nothing behind: SIGTERM stops what `up` started.
+            process.send_signal(signal.SIGTERM)
+            try:
+                process.wait(timeout=90)
+            except subprocess.TimeoutExpired:
+                process.kill()
+    output = "".join(lines) + process.stdout.read()  # type: ignore[union-attr]
+    assert "Stopping..." in output and "Traceback" not in output, output
+    wait_for(lambda: _port_closed(port), timeout=30, what="the HTTP port to close")
+    wait_for(lambda: _address_closed(gcs), timeout=30, what="Ray's GCS to stop")
+    wait_for(lambda: not process_alive(redis_pid), timeout=30, what="the embedded Redis to exit")
+    assert not _answers(data_dir)
+    assert not (data_dir / "up.json").exists() and not (data_dir / "ray.json").exists()
+    again = run_cli("down", env=env)
+    assert again.returncode == 0 and again.stdout.startswith("Nothing to stop:"), again
+
+
+#: `agentry down` waits up to 120 s for the service to stop; the test gives it a little more.
+DOWN_WAIT_SECONDS = 150
+
+
+def _address_closed(address: str) -> bool:
+    host, _, port = address.rpartition(":")
+    try:
+        with socket.create_connection((host, int(port)), timeout=1):
+            return False
+    except OSError:
+        return True
 
 
 def _dashboard_signs_in_with_the_printed_command(banner: str, data_dir: Path) -> None:

@@ -33,8 +33,29 @@ export function when(iso) {
   return Number.isNaN(date.getTime()) ? iso : date.toLocaleString();
 }
 
+// The API's task statuses (docs/contract.md) in plain words; the badge keeps the API's name in
+// `data-status` and its tooltip.
+const STATUS_WORDS = {
+  pending: "Pending",
+  queued: "Queued",
+  running: "Running",
+  waiting_for_input: "Waiting for your answer",
+  awaiting_review: "Waiting for your approval",
+  completed: "Completed",
+  failed: "Failed",
+  stopped: "Stopped",
+};
+
+export function statusWords(status) {
+  return STATUS_WORDS[status] ?? String(status).replaceAll("_", " ");
+}
+
 export function statusBadge(status) {
-  return h("span", { class: `status status-${status}`, "data-status": status }, status.replaceAll("_", " "));
+  return h(
+    "span",
+    { class: `status status-${status}`, "data-status": status, title: `status: ${status}` },
+    statusWords(status),
+  );
 }
 
 export function errorBox(error) {

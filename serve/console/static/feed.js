@@ -1,6 +1,6 @@
 // One feed item (docs/contract.md section 3, `GET /tasks/{id}/result`) as a list entry.
 
-import { h, json, when } from "./dom.js";
+import { h, json, statusWords, when } from "./dom.js";
 
 function details(summary, value) {
   return h("details", {}, h("summary", {}, summary), h("pre", {}, json(value)));
@@ -23,7 +23,7 @@ function body(item) {
     case "message_sent":
       return h("p", { class: "text" }, item.text ?? item.reason ?? "");
     case "status_changed":
-      return h("p", { class: "text" }, `${item.from} → ${item.to}`);
+      return h("p", { class: "text" }, `${statusWords(item.from)} → ${statusWords(item.to)}`);
     default:
       return details(item.type, item);
   }
@@ -37,8 +37,23 @@ const LABELS = {
   status_changed: "status",
 };
 
+// The system messages' kinds (`message_sent.kind`) in plain words.
+const KINDS = {
+  ask_user: "question",
+  failure_pause: "paused after a failure",
+  review_requested: "approval requested",
+  review_decision: "review decision",
+  delegation_summary: "delegated tasks",
+  context_elided: "context shortened",
+};
+
+function plain(name) {
+  return String(name).replaceAll("_", " ");
+}
+
 export function feedEntry(item) {
-  const label = item.type === "message_sent" ? item.kind || "message" : LABELS[item.type] || item.type;
+  const label =
+    item.type === "message_sent" ? KINDS[item.kind] || plain(item.kind || "message") : LABELS[item.type] || plain(item.type);
   return h(
     "li",
     { class: `feed-item feed-${item.type}`, dataset: { seq: String(item.seq), type: item.type } },

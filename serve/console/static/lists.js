@@ -1,7 +1,7 @@
 // The agents list and the tasks list (cursor pages of `{data, has_more, next_cursor}`).
 
 import { getJson, query } from "./api.js";
-import { clear, errorBox, h, statusBadge, when } from "./dom.js";
+import { clear, errorBox, h, statusBadge, statusWords, when } from "./dom.js";
 
 const PAGE_SIZE = 50;
 const REFRESH_MS = 5000;
@@ -72,7 +72,7 @@ export function tasksView(params, signal) {
     "select",
     { id: "status-filter", name: "status" },
     h("option", { value: "" }, "any status"),
-    STATUSES.map((s) => h("option", { value: s, selected: s === filters.status }, s.replaceAll("_", " "))),
+    STATUSES.map((s) => h("option", { value: s, selected: s === filters.status }, statusWords(s))),
   );
   const titleInput = h("input", { id: "title-filter", name: "title", type: "search", placeholder: "title contains", value: filters.title });
   const form = h(

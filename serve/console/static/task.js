@@ -1,4 +1,5 @@
-// One task: its status, its feed kept live from the event stream, its structured output with
+// One task: its status, what it waits for from you when paused (a reply or a review,
+// task_actions.js), its feed kept live from the event stream, its structured output with
 // citations and, where an extraction found a value, its confidence (marked when under the review
 // threshold), and the cited page with the value's box drawn on it.
 
@@ -8,9 +9,11 @@ import { clear, errorBox, h, markSelected, statusBadge, when } from "./dom.js";
 import { feedEntry } from "./feed.js";
 import { confidenceNote, extractedConfidences, needsCheck, reviewSummary, reviewThreshold, valueKey } from "./review.js";
 import { followEvents } from "./sse.js";
+import { TaskActions, pausedOutputNote } from "./task_actions.js";
 import { PageViewer } from "./viewer.js";
 
 const TERMINAL = new Set(["completed", "failed", "stopped"]);
+const PAUSED = new Set(["waiting_for_input", "awaiting_review"]);
 const POLL_MS = 1500;
 
 export function taskView(taskId, signal) {
@@ -26,6 +29,7 @@ export function taskView(taskId, signal) {
   const output = h("div", { id: "structured-output", class: "output" }, h("p", { class: "hint" }, "Loading…"));
   const header = h("div", { class: "task-header" }, h("h1", {}, "Task"), status);
   const meta = h("dl", { class: "task-meta" });
+  const actions = new TaskActions(base, { signal, reload: () => loadRecord() });
 
   const root = h(
     "section",
@@ -33,6 +37,7 @@ export function taskView(taskId, signal) {
     h("p", {}, h("a", { href: "#/tasks" }, "← Tasks")),
     header,
     meta,
+    actions.root,
     h(
       "div",
       { class: "task-columns" },
@@ -77,9 +82,9 @@ export function taskView(taskId, signal) {
       h("dt", {}, "Task"), h("dd", {}, h("code", {}, task.task_id)),
       h("dt", {}, "Agent"), h("dd", {}, `${task.agent_name ?? ""} (version ${task.version_number ?? "?"})`),
       h("dt", {}, "Created"), h("dd", {}, when(task.created_at)),
-      task.pause?.question ? [h("dt", {}, "Question"), h("dd", {}, task.pause.question)] : null,
       task.error ? [h("dt", {}, "Error"), h("dd", { class: "error-text" }, task.error)] : null,
     );
+    actions.show(task);
     return task;
   }
 
@@ -104,7 +109,8 @@ export function taskView(taskId, signal) {
     }
     if (body.structured_response === undefined) {
       renderedOutput = null;
-      clear(output, h("p", { class: "hint" }, body.message || body.error || "No structured output."));
+      const note = pausedOutputNote(body.status) || body.message || body.error || "No structured output.";
+      clear(output, h("p", { class: "hint" }, note));
       return;
     }
     // The status change and the stream's `end` both ask again: an unchanged answer keeps the
@@ -133,7 +139,9 @@ export function taskView(taskId, signal) {
           else if (type === "status") {
             addItem({ type: "status_changed", ...data }, true);
             setStatus(data.to);
-            if (TERMINAL.has(data.to) || data.to === "waiting_for_input") loadOutput();
+            // Into or out of a pause: the record says what is asked now (the reply or review panel).
+            if (PAUSED.has(data.to) || PAUSED.has(data.from)) loadRecord().catch(() => undefined);
+            if (TERMINAL.has(data.to) || PAUSED.has(data.to)) loadOutput();
           } else if (type === "child") addChildEvent(data);
           else if (type === "end") {
             setStatus(data.status);
@@ -152,8 +160,10 @@ export function taskView(taskId, signal) {
   async function poll() {
     clear(live, "polling");
     while (!signal.aborted) {
+      const before = root.dataset.status;
       const state = await loadFeed();
       setStatus(state);
+      if (state !== before && (PAUSED.has(state) || PAUSED.has(before))) await loadRecord();
       if (TERMINAL.has(state)) {
         clear(live, "ended");
         await loadRecord();
