@@ -1,6 +1,7 @@
 // The console's shell: sign-in, navigation by URL hash, one view at a time.
 
 import { ApiError, getJson, session } from "./api.js";
+import { batchesView, batchView } from "./batch.js";
 import { clear, errorBox, h } from "./dom.js";
 import { agentsView, tasksView } from "./lists.js";
 import { playgroundView } from "./playground.js";
@@ -42,6 +43,9 @@ function route() {
   if (parts[0] === "agents") node = agentsView(signal);
   else if (parts[0] === "tasks" && parts[1]) node = taskView(decodeURIComponent(parts[1]), signal);
   else if (parts[0] === "playground") node = playgroundView(signal);
+  else if (parts[0] === "batches" && parts[1]) {
+    node = batchView(decodeURIComponent(parts[1]), parts[2] ? decodeURIComponent(parts[2]) : null, params, signal);
+  } else if (parts[0] === "batches") node = batchesView(signal);
   else node = tasksView(params, signal);
   for (const link of nav.querySelectorAll("a")) {
     link.classList.toggle("active", link.dataset.view === (parts[0] || "tasks"));

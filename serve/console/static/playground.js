@@ -9,6 +9,7 @@ import { configFields, configLabel, extractConfigs } from "./configs.js";
 import { clear, errorBox, h, markSelected } from "./dom.js";
 import { confidenceNote, needsCheck, reviewSummary, reviewThreshold } from "./review.js";
 import { ExamplesList, shortId, teachPanel } from "./teach.js";
+import { CheckWalker, checkControls, marksInPageOrder } from "./queue.js";
 import { PageViewer } from "./viewer.js";
 
 const POLL_MS = 500;
@@ -116,7 +117,8 @@ export function playgroundView(signal) {
       const threshold = await reviewThreshold(signal);
       const found = Object.values(body.result.fields).filter((field) => field.value !== null && field.value !== undefined);
       const table = resultTable(body.result.fields, uploaded.file_id, viewer, threshold);
-      clear(results, reviewSummary(found.map((field) => field.confidence), threshold, "pg-review"), table.root);
+      const walker = new CheckWalker(table.root, viewer, marksInPageOrder(body.result.fields, threshold));
+      clear(results, reviewSummary(found.map((field) => field.confidence), threshold, "pg-review"), checkControls(walker, signal), table.root);
       if (missing.length) results.append(await notFound(missing, body.result, uploaded.file_id, signal));
       results.append(
         teachPanel({
@@ -174,7 +176,7 @@ function whereCell(field, onPage, citations) {
 // (the value as read is struck through beside it); the low-confidence marks stay as they are.
 // `values()` gives the reviewed values ({field: value | null}, an emptied input is null) and
 // `marked(names)` flags the rows whose value the service could not find on the document.
-function resultTable(fields, fileId, viewer, threshold) {
+export function resultTable(fields, fileId, viewer, threshold) {
   const inputs = new Map();
   const rows = Object.entries(fields).map(([name, field]) => {
     const citations = field.citations || [];

@@ -295,7 +295,7 @@ def test_signed_out_the_page_shows_only_the_sign_in_and_loads_its_favicon(
     browser.get(f"{service.url}/console/#/tasks")
     until(browser, lambda d: d.find_element("id", "login").is_displayed(), what="the sign-in form")
     links = css(browser, "#nav a")
-    assert len(links) == 3
+    assert len(links) == 4
     assert not any(link.is_displayed() for link in links)
     assert not browser.find_element("id", "sign-out").is_displayed()
 

@@ -1,0 +1,321 @@
+"""Working a queue in the console, in headless Chromium on the real service: the page zooms and pans
+with its citation boxes on their words, and "next to check" walks a document's values under the
+review threshold in page order, then goes on to the batch's next document (issue 38, point 4).
+
+With $AGENTRY_SCREENSHOTS naming a directory the queue's screenshot is saved there as queue.png.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.integration.conftest import Service
+from tests.support import documents
+from tests.support.browser import chromium, css, one, sign_in, until
+
+pytestmark = pytest.mark.integration
+
+#: Asked in this order; on the page the company's name (the first line, read from its place at the
+#: top: under the default threshold of 0.9) is above the address (the second line, also under it),
+#: so page order differs from the order asked. The labelled invoice number is sure.
+FIELDS = ["address", "invoice_number", "company_name"]
+IN_PAGE_ORDER = ["company_name", "address"]
+RECEIPTS = [
+    [
+        "Riverside Bakery Ltd",
+        "12 High Street, Springfield",
+        "Date: 2024-03-05",
+        "Invoice number: INV-7731",
+        "Total: 12.50",
+    ],
+    [
+        "Harbour Fish Co",
+        "4 Quay Road, Portsmouth",
+        "Date: 2024-05-06",
+        "Invoice number: INV-88",
+        "Total: 40.00",
+    ],
+]
+SCREENSHOTS_ENV = "AGENTRY_SCREENSHOTS"
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    with chromium() as driver:
+        yield driver
+
+
+@pytest.fixture(scope="module")
+def batch(service: Service) -> dict[str, Any]:
+    """A finished batch of the receipts in one workspace: its key, id, record ids (in the batch's
+    order) and, per record, the names of its values under the threshold in page order."""
+    key = service.key()
+    with service.client(key, timeout=120) as api:
+        threshold = api.get("/console/config.json").json()["review_confidence"]
+        inputs = []
+        for number, lines in enumerate(RECEIPTS):
+            upload = api.post(
+                "/api/v2/files", files={"file": (f"receipt-{number}.pdf", documents.pdf_text([lines]))}
+            )
+            assert upload.status_code in (200, 201), upload.text
+            inputs.append(upload.json()["file_id"])
+        started = api.post(
+            "/api/v2/extract/async",
+            json={"input": inputs, "extraction_config": {"json_options": FIELDS, "prompt_mode": "rules"}},
+        )
+        assert started.status_code in (200, 202), started.text
+        batch_id = started.json()["batch_id"]
+        deadline = time.monotonic() + 180
+        while True:
+            items = api.get(f"/api/v2/batches/{batch_id}").json()["items"]
+            if all(item["status"] != "processing" for item in items):
+                break
+            assert time.monotonic() < deadline, f"the batch did not finish: {items}"
+            time.sleep(0.5)
+        assert [item["status"] for item in items] == ["completed"] * len(RECEIPTS), items
+        marks = {}
+        for item in items:
+            fields = api.get(f"/api/v2/jobs/{item['record_id']}").json()["result"]["fields"]
+            marks[item["record_id"]] = [
+                name
+                for name, field in sorted(fields.items(), key=lambda pair: _place(pair[1]))
+                if field["value"] is not None and field["confidence"] < threshold
+            ]
+    return {"key": key, "id": batch_id, "records": [item["record_id"] for item in items], "marks": marks}
+
+
+def _place(field: dict[str, Any]) -> tuple[int, float]:
+    """A value's page and the top of its first box, where the API cites it."""
+    cited = [c for c in field["citations"] if "page" in c and c.get("normalized_bounding_box")]
+    if not cited:
+        return (10**6, 0.0)
+    return (cited[0]["page"], min(point["y"] for point in cited[0]["normalized_bounding_box"]))
+
+
+def geometry(driver: Any) -> dict[str, Any]:
+    """The page image's and the citation boxes' rectangles on screen, and the viewport's scroll."""
+    result: dict[str, Any] = driver.execute_script(
+        "const r = (e) => { const b = e.getBoundingClientRect();"
+        " return {left: b.left, top: b.top, width: b.width, height: b.height}; };"
+        "const v = document.getElementById('page-viewport');"
+        "return {image: r(document.getElementById('page-image')), viewport: r(v),"
+        " boxes: [...document.querySelectorAll('#page-viewer .citation-box')].map(r),"
+        " scroll: {left: v.scrollLeft, top: v.scrollTop}, scale: Number(v.dataset.scale)};"
+    )
+    return result
+
+
+def geometry_when(driver: Any, test: Callable[[dict[str, Any]], bool], what: str) -> dict[str, Any]:
+    """The geometry once `test` holds for it."""
+
+    def ready(d: Any) -> dict[str, Any] | None:
+        shown = geometry(d)
+        return shown if test(shown) else None
+
+    return until(driver, ready, what=what)
+
+
+def page_shown(driver: Any) -> None:
+    until(
+        driver,
+        lambda d: d.execute_script(
+            "const i = document.getElementById('page-image');"
+            "return i !== null && i.complete && i.naturalWidth > 0 && i.getBoundingClientRect().width > 0"
+            " && document.querySelectorAll('#page-viewer .citation-box').length > 0;"
+        ),
+        what="the page image with its box",
+    )
+
+
+def relative(box: dict[str, float], image: dict[str, float]) -> tuple[float, ...]:
+    """`box` in fractions of the image it is drawn on."""
+    return (
+        (box["left"] - image["left"]) / image["width"],
+        (box["top"] - image["top"]) / image["height"],
+        box["width"] / image["width"],
+        box["height"] / image["height"],
+    )
+
+
+def press(driver: Any, key: str) -> None:
+    from selenium.webdriver.common.action_chains import ActionChains
+
+    ActionChains(driver).send_keys(key).perform()
+
+
+def zoomed_to(driver: Any, width: float, what: str) -> dict[str, Any]:
+    return geometry_when(driver, lambda g: abs(g["image"]["width"] - width) < 1.5, what)
+
+
+def test_the_page_zooms_and_pans_with_its_boxes_on_their_words(
+    service: Service, browser: Any, batch: dict[str, Any]
+) -> None:
+    from selenium.webdriver.common.action_chains import ActionChains
+
+    first = batch["records"][0]
+    sign_in(browser, service, batch["key"], f"#/batches/{batch['id']}/{first}")
+    one(browser, '#pg-table tr[data-field="company_name"] button.cited-value', timeout=60).click()
+    page_shown(browser)
+    fitted = geometry(browser)
+    assert fitted["scale"] == 1 and one(browser, "#viewer-zoom").text == "fit"
+    # Fitted, the page is the viewport's width (within its border and scroll bar).
+    assert fitted["viewport"]["width"] - 30 < fitted["image"]["width"] <= fitted["viewport"]["width"]
+    box = fitted["boxes"][0]
+
+    def assert_scaled(zoomed: dict[str, Any], factor: float) -> None:
+        image = zoomed["image"]
+        assert image["width"] == pytest.approx(fitted["image"]["width"] * factor, abs=1.5)
+        assert image["height"] == pytest.approx(fitted["image"]["height"] * factor, abs=1.5)
+        # The box stays on its words: the same place on the image, its offsets scaled with it.
+        assert relative(zoomed["boxes"][0], image) == pytest.approx(relative(box, fitted["image"]), abs=0.003)
+        assert zoomed["boxes"][0]["left"] - image["left"] == pytest.approx(
+            (box["left"] - fitted["image"]["left"]) * factor, abs=2
+        )
+        assert zoomed["boxes"][0]["width"] == pytest.approx(box["width"] * factor, abs=2)
+
+    one(browser, "#viewer-zoom-in").click()
+    assert_scaled(zoomed_to(browser, fitted["image"]["width"] * 1.25, "a zoom in"), 1.25)
+    assert one(browser, "#viewer-zoom").text == "125%"
+    browser.execute_script("document.activeElement.blur()")
+    press(browser, "+")
+    assert_scaled(zoomed_to(browser, fitted["image"]["width"] * 1.5625, "the + key"), 1.5625)
+    press(browser, "-")
+    zoomed_to(browser, fitted["image"]["width"] * 1.25, "the - key")
+    press(browser, "0")
+    assert_scaled(zoomed_to(browser, fitted["image"]["width"], "the 0 key"), 1)
+    one(browser, "#viewer-zoom-out").click()
+    assert_scaled(zoomed_to(browser, fitted["image"]["width"] * 0.8, "a zoom out"), 0.8)
+    one(browser, "#viewer-fit").click()
+    zoomed_to(browser, fitted["image"]["width"], "fit")
+
+    # Ctrl+wheel zooms around the pointer: the point of the page under it stays under it.
+    view = fitted["viewport"]
+    x, y = view["left"] + view["width"] * 0.7, view["top"] + view["height"] * 0.4
+    under = (
+        (x - fitted["image"]["left"]) / fitted["image"]["width"],
+        (y - fitted["image"]["top"]) / fitted["image"]["height"],
+    )
+    for _ in range(3):
+        browser.execute_script(
+            "document.getElementById('page-viewport').dispatchEvent(new WheelEvent('wheel',"
+            " {deltaY: -100, ctrlKey: true, clientX: arguments[0], clientY: arguments[1], bubbles: true, cancelable: true}));",
+            x,
+            y,
+        )
+    wheeled = zoomed_to(browser, fitted["image"]["width"] * 1.1**3, "a Ctrl+wheel zoom")
+    assert_scaled(wheeled, 1.1**3)
+    image = wheeled["image"]
+    assert image["left"] + under[0] * image["width"] == pytest.approx(x, abs=2)
+    assert image["top"] + under[1] * image["height"] == pytest.approx(y, abs=2)
+
+    # A drag pans: the page moves with the pointer.
+    viewport = one(browser, "#page-viewport")
+    before = geometry(browser)
+    ActionChains(browser).move_to_element(viewport).click_and_hold().move_by_offset(
+        60, 40
+    ).release().perform()
+    moved = geometry_when(browser, lambda g: g["scroll"] != before["scroll"], "a pan")
+    assert moved["scroll"]["left"] == pytest.approx(before["scroll"]["left"] - 60, abs=2)
+    assert moved["scroll"]["top"] == pytest.approx(before["scroll"]["top"] - 40, abs=2)
+    assert moved["image"]["left"] == pytest.approx(before["image"]["left"] + 60, abs=2)
+    assert moved["boxes"][0]["left"] - moved["image"]["left"] == pytest.approx(
+        before["boxes"][0]["left"] - before["image"]["left"], abs=1
+    )
+
+
+def current(driver: Any) -> tuple[str, str]:
+    """The document shown (its record id) and the value the walk is on (the row in focus)."""
+    row = one(driver, "#pg-table tr.current-check")
+    focused = driver.execute_script("return document.activeElement.closest('tr')?.dataset.field ?? null")
+    assert focused == row.get_attribute("data-field")
+    return one(driver, "#batch-document").get_attribute("data-record-id"), row.get_attribute("data-field")
+
+
+def walked_to(driver: Any, record: str, field: str) -> None:
+    until(
+        driver,
+        lambda d: css(
+            d, f'#batch-document[data-record-id="{record}"] #pg-table tr.current-check[data-field="{field}"]'
+        ),
+        what=f"{field} of {record}",
+    )
+    assert current(driver) == (record, field)
+    assert one(driver, "#queue-position").get_attribute("data-field") == field
+    page_shown(driver)
+    # The value's box is in view in the viewport, zoomed in to be read.
+    shown = geometry_when(driver, lambda g: g["scale"] > 1, "the zoom to the value")
+    box, view = shown["boxes"][0], shown["viewport"]
+    assert view["left"] <= box["left"] and box["left"] + box["width"] <= view["left"] + view["width"]
+    assert view["top"] <= box["top"] and box["top"] + box["height"] <= view["top"] + view["height"]
+
+
+def test_next_to_check_walks_the_marked_values_in_page_order_and_then_the_next_document(
+    service: Service, browser: Any, batch: dict[str, Any], tmp_path: Path
+) -> None:
+    first, second = batch["records"]
+    assert batch["marks"] == {first: IN_PAGE_ORDER, second: IN_PAGE_ORDER}
+
+    sign_in(browser, service, batch["key"], f"#/batches/{batch['id']}")
+    rows = until(
+        browser,
+        lambda d: (
+            css(d, "#batch-docs tr[data-record-id]")
+            if len(css(d, "#batch-docs tr[data-record-id]")) == 2
+            else None
+        ),
+        what="the batch's documents",
+    )
+    assert [row.get_attribute("data-record-id") for row in rows] == [first, second]
+    assert [row.get_attribute("data-to-check") for row in rows] == ["2", "2"]
+    assert one(browser, "#batch-summary").text.startswith("2 documents · 4 values to check")
+
+    press(browser, "n")  # from the list: the batch's first value to check
+    walked_to(browser, first, "company_name")
+    # A key typed into a value's input is text, not a step.
+    field_input = one(browser, '#pg-table tr[data-field="invoice_number"] input.pg-correct')
+    field_input.click()
+    field_input.send_keys("n")
+    assert one(browser, "#pg-table tr.current-check").get_attribute("data-field") == "company_name"
+    assert one(browser, "#queue-position").get_attribute("data-field") == "company_name"
+    field_input.send_keys("\b")
+    one(browser, "#queue-next").click()
+    walked_to(browser, first, "address")
+    press(browser, "n")  # past the document's last value: the batch's next document
+    walked_to(browser, second, "company_name")
+    assert browser.execute_script("return location.hash").startswith(f"#/batches/{batch['id']}/{second}")
+    assert one(browser, "#batch-position").text.startswith("Document 2 of 2")
+    directory = os.environ.get(SCREENSHOTS_ENV)
+    if directory:
+        Path(directory).mkdir(parents=True, exist_ok=True)
+        assert browser.save_screenshot(str(Path(directory) / "queue.png"))
+
+    press(browser, "p")  # before the document's first value: the previous document's last
+    walked_to(browser, first, "address")
+    press(browser, "p")
+    walked_to(browser, first, "company_name")
+    press(browser, "p")
+    until(
+        browser,
+        lambda d: d.find_element("id", "queue-position").text == "This is the first value to check.",
+        what="the start",
+    )
+
+    one(browser, "#batch-next-doc").click()
+    one(browser, f'#batch-document[data-record-id="{second}"]')
+    press(browser, "p")  # from no value: the document's last
+    walked_to(browser, second, "address")
+    press(browser, "n")
+    until(
+        browser,
+        lambda d: (
+            d.find_element("id", "queue-position").text == "That was the last value to check in this batch."
+        ),
+        what="the end of the batch",
+    )
+    assert current(browser) == (second, "address")
