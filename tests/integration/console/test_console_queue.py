@@ -192,15 +192,12 @@ def test_the_page_zooms_and_pans_with_its_boxes_on_their_words(
     one(browser, "#viewer-zoom-out").click()
     assert_scaled(zoomed_to(browser, fitted["image"]["width"] * 0.8, "a zoom out"), 0.8)
     one(browser, "#viewer-fit").click()
-    zoomed_to(browser, fitted["image"]["width"], "fit")
+    refitted = zoomed_to(browser, fitted["image"]["width"], "fit")
 
     # Ctrl+wheel zooms around the pointer: the point of the page under it stays under it.
-    view = fitted["viewport"]
+    view, start = refitted["viewport"], refitted["image"]
     x, y = view["left"] + view["width"] * 0.7, view["top"] + view["height"] * 0.4
-    under = (
-        (x - fitted["image"]["left"]) / fitted["image"]["width"],
-        (y - fitted["image"]["top"]) / fitted["image"]["height"],
-    )
+    under = ((x - start["left"]) / start["width"], (y - start["top"]) / start["height"])
     for _ in range(3):
         browser.execute_script(
             "document.getElementById('page-viewport').dispatchEvent(new WheelEvent('wheel',"
