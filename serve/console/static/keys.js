@@ -7,6 +7,7 @@ const bindings = [];
 // Binds `keys` ({key: handler(event)}, `key` as KeyboardEvent.key) until `signal` aborts; without
 // a signal, for the page's life.
 export function bindKeys(keys, signal) {
+  if (signal?.aborted) return;
   const binding = { keys };
   bindings.push(binding);
   signal?.addEventListener("abort", () => bindings.splice(bindings.indexOf(binding), 1), { once: true });

@@ -88,11 +88,12 @@ export class PageViewer {
       return mark;
     });
     if (this.page && this.page.fileId === fileId && this.page.page === page) {
-      for (const old of this.page.frame.querySelectorAll(".citation-box")) old.remove();
-      this.page.frame.append(...marks);
-      this.page.caption.textContent = `${caption}${caption ? " · " : ""}page ${page}`;
+      const same = this.page;
+      for (const old of same.frame.querySelectorAll(".citation-box")) old.remove();
+      same.frame.append(...marks);
+      same.caption.textContent = `${caption}${caption ? " · " : ""}page ${page}`;
       active = this;
-      marks[0]?.scrollIntoView({ block: "nearest", inline: "nearest" });
+      if (await same.loaded) marks[0]?.scrollIntoView({ block: "nearest", inline: "nearest" });
       return;
     }
     clear(this.root, h("p", { class: "hint" }, `Loading page ${page}…`));
@@ -117,25 +118,26 @@ export class PageViewer {
     const viewport = h("div", { class: "page-viewport", id: "page-viewport", tabindex: "0" }, frame);
     const readout = h("output", { id: "viewer-zoom", class: "zoom-readout", "aria-live": "polite" });
     const captionNode = h("span", {}, `${caption}${caption ? " · " : ""}page ${page}`);
-    const loaded = new Promise((resolve, reject) => {
-      image.addEventListener("load", resolve, { once: true });
-      image.addEventListener("error", reject, { once: true });
+    // True once the image is shown, false when it could not be.
+    const loaded = new Promise((resolve) => {
+      image.addEventListener("load", () => resolve(true), { once: true });
+      image.addEventListener("error", () => resolve(false), { once: true });
     });
     image.src = this.objectUrl;
     clear(this.root, h("div", { class: "viewer-bar" }, h("p", { class: "viewer-caption" }, captionNode), this.toolbar(readout)), viewport);
-    this.page = { fileId, page, width, viewport, frame, image, readout, caption: captionNode };
+    this.page = { fileId, page, width, viewport, frame, image, readout, caption: captionNode, loaded };
     active = this;
     this.listen(viewport);
-    try {
-      await loaded;
-    } catch {
-      if (shown === this.shown) clear(this.root, errorBox(new Error("The page image could not be shown.")));
+    this.apply();
+    const ok = await loaded;
+    // Another page may be on screen by now; the same page with other boxes keeps this image.
+    if (this.page?.frame !== frame) return;
+    if (!ok) {
+      this.release();
+      clear(this.root, errorBox(new Error("The page image could not be shown.")));
       return;
     }
-    if (shown !== this.shown) return;
-    frame.classList.add("loaded");
-    this.apply();
-    marks[0]?.scrollIntoView({ block: "nearest", inline: "nearest" });
+    if (shown === this.shown) marks[0]?.scrollIntoView({ block: "nearest", inline: "nearest" });
     this.sharpenLater();
   }
 
