@@ -316,3 +316,96 @@ def test_next_to_check_walks_the_marked_values_in_page_order_and_then_the_next_d
         what="the end of the batch",
     )
     assert current(browser) == (second, "address")
+
+
+def test_marks_are_put_in_page_order_page_then_line_then_left(service: Service, browser: Any) -> None:
+    def at(page: int, left: float, top: float, confidence: float = 0.5) -> dict[str, Any]:
+        corners = [{"x": left, "y": top}, {"x": left + 0.1, "y": top + 0.02}]
+        return {
+            "value": "v",
+            "confidence": confidence,
+            "citations": [{"file": "a.pdf", "page": page, "normalized_bounding_box": corners}],
+        }
+
+    fields = {
+        "second_page": at(2, 0.1, 0.1),
+        "right_on_line": at(1, 0.6, 0.301),  # a hair lower than its line's left word: still that line
+        "left_on_line": at(1, 0.1, 0.3),
+        "top": at(1, 0.5, 0.1),
+        "sure": at(1, 0.1, 0.05, confidence=0.95),
+        "nowhere": {"value": "v", "confidence": 0.2, "citations": []},
+        "missing": {"value": None, "confidence": 0.0, "citations": []},
+    }
+    browser.get(f"{service.url}/console/")
+    order = browser.execute_async_script(
+        "const done = arguments[arguments.length - 1];"
+        "import('/console/queue.js').then(({ marksInPageOrder }) =>"
+        " done(marksInPageOrder(arguments[0], 0.9).map((m) => m.name)), (e) => done(String(e)));",
+        fields,
+    )
+    assert order == ["top", "left_on_line", "right_on_line", "second_page", "nowhere"]
+
+
+def on_row(field: str) -> Callable[[Any], list[Any]]:
+    """Whether the walk is on `field`'s row."""
+    return lambda driver: css(driver, f'#pg-table tr.current-check[data-field="{field}"]')
+
+
+def test_the_playground_walks_its_values_to_check(service: Service, browser: Any, tmp_path: Path) -> None:
+    path = tmp_path / "receipt.pdf"
+    path.write_bytes(documents.pdf_text([RECEIPTS[0]]))
+    sign_in(browser, service, service.key(), "#/playground")
+    one(browser, "#pg-file").send_keys(str(path))
+    one(browser, "#pg-fields").send_keys(", ".join(FIELDS))
+    one(browser, "#pg-extract").click()
+    position = one(browser, "#queue-position", timeout=120)
+    assert position.text == "2 values to check: press n"
+    for field in IN_PAGE_ORDER:
+        press(browser, "n")
+        until(browser, on_row(field), what=field)
+        assert one(browser, "#queue-position").get_attribute("data-field") == field
+        page_shown(browser)
+    press(browser, "n")
+    until(
+        browser,
+        lambda d: d.find_element("id", "queue-position").text == "That was the last value to check.",
+        what="the end",
+    )
+    press(browser, "p")
+    until(browser, on_row("company_name"), what="back")
+
+
+def test_a_batch_is_extracted_from_files_and_opened_by_id(
+    service: Service, browser: Any, batch: dict[str, Any], tmp_path: Path
+) -> None:
+    sign_in(browser, service, batch["key"], "#/batches")
+    one(browser, "#batch-open-id").send_keys(batch["id"])
+    one(browser, "#batch-open button[type=submit]").click()
+    until(
+        browser, lambda d: len(css(d, "#batch-docs tr[data-record-id]")) == 2, what="the batch opened by id"
+    )
+    one(browser, '#nav a[data-view="batches"]').click()
+    assert batch["id"] in one(browser, "#batch-recent").text  # opened in this tab
+
+    paths = []
+    for number, lines in enumerate(RECEIPTS):
+        paths.append(tmp_path / f"new-{number}.pdf")
+        paths[-1].write_bytes(documents.pdf_text([lines]))
+    one(browser, "#batch-files").send_keys("\n".join(str(p) for p in paths))
+    one(browser, "#batch-fields").send_keys(", ".join(FIELDS))
+    one(browser, "#batch-extract").click()
+
+    def both_read(d: Any) -> list[Any] | None:
+        rows = css(d, '#batch-docs tr[data-to-check="2"]')
+        return rows if len(rows) == 2 else None
+
+    rows = until(browser, both_read, timeout=180, what="the new batch's documents, read")
+    assert [row.find_element("css selector", "a").text for row in rows] == ["new-0.pdf", "new-1.pdf"]
+    assert batch["id"] not in browser.execute_script("return location.hash")
+    one(browser, "#batch-start").click()
+    until(
+        browser,
+        lambda d: css(d, '#pg-table tr.current-check[data-field="company_name"]'),
+        what="the first value",
+    )
+    assert one(browser, "#batch-position").text.startswith("Document 1 of 2: new-0.pdf")
