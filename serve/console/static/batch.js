@@ -159,7 +159,7 @@ export function batchView(batchId, recordId, params, signal) {
   remember(batchId);
   const body = h("div", {}, h("p", { class: "hint" }, "Loading the batch…"));
   const root = h("section", { class: "batch", id: "batch", dataset: { batchId } }, body);
-  let shown = false; // a document view is drawn once; the list is redrawn as jobs finish
+  let shown = false; // a document view is drawn once its job is read; the list is redrawn as jobs finish
   let listKeys = null; // the keys of the list drawn last
   const load = async () => {
     try {
@@ -167,8 +167,9 @@ export function batchView(batchId, recordId, params, signal) {
       await readJobs(batch.items, signal);
       const docs = documentsOf(batch.items, threshold);
       if (recordId) {
+        // Drawn again until its job has finished, then left alone for the reviewer to work in.
         if (!shown) clear(body, documentView(batchId, docs, recordId, params.get("check"), threshold, signal));
-        shown = true;
+        shown = Boolean(docs.find((doc) => doc.item.record_id === recordId)?.job) || !docs.some((doc) => doc.item.record_id === recordId);
       } else {
         listKeys?.abort();
         listKeys = new AbortController();

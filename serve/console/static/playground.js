@@ -172,8 +172,9 @@ function whereCell(field, onPage, citations) {
   return h("td", {}, where, example ? h("div", {}, example) : null);
 }
 
-// The extracted values, each with an input a reviewer corrects it in. A corrected value is marked
-// (the value as read is struck through beside it); the low-confidence marks stay as they are.
+// The extracted values (here and in a batch's document, batch.js), each with an input a reviewer
+// corrects it in. A corrected value is marked (the value as read is struck through beside it); the
+// low-confidence marks stay as they are.
 // `values()` gives the reviewed values ({field: value | null}, an emptied input is null) and
 // `marked(names)` flags the rows whose value the service could not find on the document.
 export function resultTable(fields, fileId, viewer, threshold) {
