@@ -6,6 +6,7 @@
 
 import { ApiError, postJson, request } from "./api.js";
 import { clear, errorBox, h } from "./dom.js";
+import { bindKeys } from "./keys.js";
 
 // What the structured-output panel says while a task waits on a person (the API's envelope says
 // "needs input" for both pauses).
@@ -34,11 +35,6 @@ export function dataTree(value) {
   return h("code", { class: "data-scalar" }, JSON.stringify(value) ?? String(value));
 }
 
-function typing(target) {
-  if (!(target instanceof Element)) return false;
-  return Boolean(target.closest("input, textarea, select, [contenteditable=''], [contenteditable='true']"));
-}
-
 // The panel above a task's columns. `reload()` fetches the task record again and returns it (the
 // view re-renders its status and meta from it, and calls `show` with it).
 export class TaskActions {
@@ -50,9 +46,7 @@ export class TaskActions {
     this.shown = null; // "reply:<pause>" or "review:<call_id>:<sha>:<approval>" now rendered
     this.note = null; // a message kept across a re-render (a 409's reason)
     this.review = null; // {approve, reject} while a review panel is shown
-    const onKey = (event) => this.key(event);
-    document.addEventListener("keydown", onKey);
-    signal.addEventListener("abort", () => document.removeEventListener("keydown", onKey));
+    bindKeys({ a: () => this.reviewing()?.approve(), r: () => this.reviewing()?.reject() }, signal);
   }
 
   // Renders what `task` (a full record) asks for; an unchanged pause keeps what is typed in it.
@@ -221,12 +215,8 @@ export class TaskActions {
     );
   }
 
-  key(event) {
-    if (!this.review || this.root.hidden || event.ctrlKey || event.metaKey || event.altKey) return;
-    if (typing(event.target)) return;
-    if (event.key === "a") this.review.approve();
-    else if (event.key === "r") this.review.reject();
-    else return;
-    event.preventDefault();
+  // The review the keys `a` and `r` answer (keys.js leaves keys typed into fields alone).
+  reviewing() {
+    return this.root.hidden ? null : this.review;
   }
 }
