@@ -2,12 +2,11 @@
 with its citation boxes on their words, and "next to check" walks a document's values under the
 review threshold in page order, then goes on to the batch's next document (issue 38, point 4).
 
-With $AGENTRY_SCREENSHOTS naming a directory the queue's screenshot is saved there as queue.png.
+With $AGENTRY_SCREENSHOT_DIR naming a directory the queue's screenshot is saved there as queue.png.
 """
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -17,7 +16,7 @@ import pytest
 
 from tests.integration.conftest import Service
 from tests.support import documents
-from tests.support.browser import chromium, css, one, sign_in, until
+from tests.support.browser import chromium, css, one, save_screenshot, sign_in, until
 
 pytestmark = pytest.mark.integration
 
@@ -42,7 +41,6 @@ RECEIPTS = [
         "Total: 40.00",
     ],
 ]
-SCREENSHOTS_ENV = "AGENTRY_SCREENSHOTS"
 
 
 @pytest.fixture(scope="module")
@@ -287,10 +285,7 @@ def test_next_to_check_walks_the_marked_values_in_page_order_and_then_the_next_d
     walked_to(browser, second, "company_name")
     assert browser.execute_script("return location.hash").startswith(f"#/batches/{batch['id']}/{second}")
     assert one(browser, "#batch-position").text.startswith("Document 2 of 2")
-    directory = os.environ.get(SCREENSHOTS_ENV)
-    if directory:
-        Path(directory).mkdir(parents=True, exist_ok=True)
-        assert browser.save_screenshot(str(Path(directory) / "queue.png"))
+    save_screenshot(browser, tmp_path, "queue.png")
 
     press(browser, "p")  # before the document's first value: the previous document's last
     walked_to(browser, first, "address")
