@@ -18,7 +18,7 @@ import redis.asyncio as aioredis
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictFloat, StrictInt, StrictStr
 
 from core.infra import keys
-from core.infra.errors import Unprocessable
+from core.infra.errors import AgentryError, Unprocessable
 from core.infra.ids import now_iso
 from core.stores import apikeys, audit
 
@@ -85,11 +85,14 @@ def leaf_paths(value: Any, path: str = "") -> set[str]:
     return {path} if path else set()
 
 
-def check_names(given: dict[str, Any], known: set[str], what: str) -> None:
-    """422 naming every entry that is not one of the resource's `what`."""
+def check_names(
+    given: dict[str, Any], known: set[str], what: str, error: type[AgentryError] = Unprocessable
+) -> None:
+    """`error` (422 on /api/v2; /api/v1 answers bad input 400) naming every entry that is not one
+    of the resource's `what`."""
     unknown = sorted(name for name in given if name not in known)
     if unknown:
-        raise Unprocessable(f"not {what} of this result: {', '.join(unknown)}")
+        raise error(f"not {what} of this result: {', '.join(unknown)}")
 
 
 async def save(

@@ -11,7 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from actors import interaction
 from core import tasks
 from core.infra import keys
-from core.infra.errors import Conflict, NotFound, ServiceUnavailable
+from core.infra.errors import BadRequest, Conflict, NotFound, ServiceUnavailable
 from core.infra.models import PageOf
 from core.infra.pagination import check_limit, member_id, newest_first
 from core.stores import agents, audit, corrections
@@ -178,7 +178,7 @@ async def get_structured(
     return body
 
 
-@router.put("/{task_id}/corrections", response_model=None, responses=v1_errors(409, 422))
+@router.put("/{task_id}/corrections", response_model=None, responses=v1_errors(409))
 async def correct_task(
     task_id: TaskIdPath, body: TaskCorrections, principal: PrincipalDep, redis: RedisDep
 ) -> dict[str, Any]:
@@ -187,7 +187,7 @@ async def correct_task(
     task = await tasks.load_task(redis, principal.workspace_id, task_id)
     if not task.has_structured:
         raise Conflict(f"task {task.id} has no structured output to correct")
-    corrections.check_names(body.paths, corrections.leaf_paths(task.structured), "paths")
+    corrections.check_names(body.paths, corrections.leaf_paths(task.structured), "paths", BadRequest)
     saved = await corrections.save(
         redis, task.workspace_id, "task", task.id, body.paths, key_id=principal.key_id
     )

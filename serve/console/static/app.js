@@ -41,7 +41,7 @@ function route() {
   let node;
   if (parts[0] === "agents") node = agentsView(signal);
   else if (parts[0] === "tasks" && parts[1]) node = taskView(decodeURIComponent(parts[1]), signal);
-  else if (parts[0] === "playground") node = playgroundView(signal);
+  else if (parts[0] === "playground") node = playgroundView(signal, parts[1] ? decodeURIComponent(parts[1]) : null);
   else node = tasksView(params, signal);
   for (const link of nav.querySelectorAll("a")) {
     link.classList.toggle("active", link.dataset.view === (parts[0] || "tasks"));
