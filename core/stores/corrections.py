@@ -67,6 +67,31 @@ class TaskCorrections(BaseModel):
     paths: Entries
 
 
+class KeptBy(BaseModel):
+    key_id: str = Field(description="The id of the API key the correction was made with.")
+    name: str = Field(description="That key's label (empty when it has none).")
+
+
+class KeptCorrection(BaseModel):
+    """A correction as the service keeps it."""
+
+    value: Value
+    checked: bool
+    by: KeptBy
+    at: str = Field(description="When it was made (ISO 8601, UTC).")
+
+
+class JobCorrectionsReply(BaseModel):
+    success: bool
+    record_id: str
+    corrections: dict[str, KeptCorrection]
+
+
+class TaskCorrectionsReply(BaseModel):
+    task_id: str
+    corrections: dict[str, KeptCorrection]
+
+
 def corrections_key(workspace_id: str, kind: Kind, resource_id: str) -> str:
     return keys.ws(workspace_id, "corrections", kind, resource_id)
 

@@ -6,7 +6,7 @@ from typing import Any
 
 from fastapi import APIRouter
 
-from core.stores.corrections import JobCorrections
+from core.stores.corrections import JobCorrections, JobCorrectionsReply
 from extraction.jobs import service as jobs
 from extraction.jobs.schemas import (
     BatchResponse,
@@ -109,7 +109,11 @@ async def get_job(
     return await jobs.job_response(ctx, principal.workspace_id, record_id)
 
 
-@router.put("/jobs/{record_id}/corrections", response_model=None, responses=v2_errors(400, 403, 404, 422))
+@router.put(
+    "/jobs/{record_id}/corrections",
+    response_model=None,
+    responses={200: {"model": JobCorrectionsReply}, **v2_errors(400)},
+)
 async def correct_job(
     record_id: RecordIdPath, body: JobCorrections, principal: ExtractionPrincipalDep, ctx: ExtractionDep
 ) -> dict[str, Any]:

@@ -15,7 +15,7 @@ from core.infra.errors import BadRequest, Conflict, NotFound, ServiceUnavailable
 from core.infra.models import PageOf
 from core.infra.pagination import check_limit, member_id, newest_first
 from core.stores import agents, audit, corrections
-from core.stores.corrections import TaskCorrections
+from core.stores.corrections import TaskCorrections, TaskCorrectionsReply
 from core.tasks import delegation, results
 from core.tasks import events as task_events
 from core.tasks.document_links import with_document_links
@@ -178,7 +178,7 @@ async def get_structured(
     return body
 
 
-@router.put("/{task_id}/corrections", response_model=None, responses=v1_errors(409))
+@router.put("/{task_id}/corrections", response_model=None, responses=_reply(TaskCorrectionsReply, 409))
 async def correct_task(
     task_id: TaskIdPath, body: TaskCorrections, principal: PrincipalDep, redis: RedisDep
 ) -> dict[str, Any]:
