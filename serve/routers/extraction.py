@@ -112,7 +112,7 @@ async def get_job(
 @router.put(
     "/jobs/{record_id}/corrections",
     response_model=None,
-    responses={200: {"model": JobCorrectionsReply}, **v2_errors(400)},
+    responses={200: {"model": JobCorrectionsReply}, **v2_errors(400, 422)},
 )
 async def correct_job(
     record_id: RecordIdPath, body: JobCorrections, principal: ExtractionPrincipalDep, ctx: ExtractionDep
