@@ -27,10 +27,12 @@ function keptNote(saved) {
 }
 
 // One value's controls. `original` is the value as read; `saved` the correction the service keeps
-// (or undefined). `onChange(control)` runs when the reviewer types or ticks.
+// (or undefined). `onChange(control)` runs when the reviewer types or ticks, `onKeep(saved)` when a
+// save changed what the service keeps.
 export class CorrectionControl {
-  constructor({ name, original, saved, label, inputClass, placeholder, onChange }) {
+  constructor({ name, original, saved, label, inputClass, placeholder, onChange, onKeep }) {
     this.name = name;
+    this.onKeep = onKeep;
     this.original = original;
     this.saved = saved;
     this.input = h("input", {
@@ -104,6 +106,7 @@ export class CorrectionControl {
   keep(saved) {
     this.saved = saved;
     this.refresh();
+    this.onKeep?.(saved);
   }
 }
 

@@ -223,12 +223,8 @@ function correctable(shownValue, value, { saved, controls }, path) {
     label: path,
     inputClass: "output-correct",
     placeholder: "the right value",
+    onKeep: (correction) => showKept(correction),
   });
-  const keep = control.keep.bind(control);
-  control.keep = (correction) => {
-    keep(correction);
-    showKept(correction);
-  };
   controls.push(control);
   const leaf = h("span", { class: "output-leaf", dataset: { path } }, shownValue, kept, control.root);
   showKept(saved[path]);
