@@ -18,7 +18,7 @@ from extraction.fields.reading.normalize import (
     is_label_like,
     match_label,
 )
-from extraction.fields.reading.text_lines import TextUnit, below, right_of
+from extraction.fields.reading.text_lines import TextUnit, below, right_of, same_row
 from extraction.fields.strategies.label_pairs import (
     COLON_RE,
     LABEL_THRESHOLD,
@@ -28,18 +28,21 @@ from extraction.fields.strategies.label_pairs import (
 
 #: Longest label, in words, looked for before a colon inside a line.
 MAX_LABEL_WORDS = 6
-#: What a form prints where the answer goes: rules, dots and dashes stand for nothing written.
-_FILL_LINE_RE = re.compile(r"^[\s_.\-\u2013\u2014\u2026]*$")
+#: What a form prints where the answer goes: rules, dots and dashes (a rule is read as a colon,
+#: `reading.fill_ins`) stand for nothing written.
+_FILL_LINE_RE = re.compile(r"^[\s_.:\uff1a\-\u2013\u2014\u2026]*$")
 _COLON_AT_RE = re.compile("[:\uff1a]")
 
 
 def left_blank(ctx: FieldContext, name: str) -> bool:
-    """Whether a label of the field is printed on the page with no answer after or under it."""
-    for unit in ctx.units:
-        for rest in _label_spots(unit.text, name):
-            if _unanswered(rest, name) and _nothing_beside(ctx, unit, name, rest):
-                return True
-    return False
+    """Whether the page prints a label of the field, and nothing is written after or under any
+    of its labels (a page may print one twice, for two people; one answered is no blank)."""
+    spots = [
+        _unanswered(rest, name) and _nothing_beside(ctx, unit, name, rest)
+        for unit in ctx.units
+        for rest in _label_spots(unit.text, name)
+    ]
+    return bool(spots) and all(spots)
 
 
 def _label_spots(text: str, name: str) -> Iterator[str]:
@@ -84,11 +87,38 @@ def _labelish(unit: TextUnit | None, name: str) -> bool:
     )
 
 
+def _written_over_row(ctx: FieldContext, unit: TextUnit, name: str) -> bool:
+    """Whether something is written on the label's row apart from its line: text laid over it (a
+    flattened form's typed answers are lines of their own) or a filled form field."""
+    box = unit.box
+    if box is None:
+        return False
+    for other in ctx.units:
+        if other is unit or other.box is None or other.page != unit.page or not same_row(box, other.box):
+            continue
+        if min(box.x1, other.box.x1) > max(box.x0, other.box.x0) and not _labelish(other, name):
+            return True
+    return any(
+        e.type == "form_field"
+        and e.page == unit.page
+        and e.box is not None
+        and e.text.strip()
+        and same_row(box, e.box)
+        and e.box.x1 > box.x0
+        for e in ctx.doc.elements
+    )
+
+
 def _nothing_beside(ctx: FieldContext, unit: TextUnit, name: str, rest: str) -> bool:
-    """Whether no answer stands right of the label (when the line ends with it) or under it."""
+    """Whether no answer stands on the label's row (after it on its line, laid over it, right of
+    it when the line ends with it) or under it."""
+    if _written_over_row(ctx, unit, name):
+        return False
     if not rest.strip():
+        # The nearest thing right of it on its row, left to right: the next label, or its answer.
         beside = right_of(unit, ctx.units, ctx.skews.get(unit.page, 0.0))
-        if not _labelish(beside[0] if beside else None, name):
+        nearest = min(beside, key=lambda u: u.box.x0 if u.box else 0.0, default=None)
+        if not _labelish(nearest, name):
             return False
     under = below(unit, ctx.units)
     return _labelish(under[0] if under else None, name)

@@ -52,6 +52,28 @@ def test_a_label_whose_answer_stands_under_it_is_not_blank() -> None:
     assert got.state != "blank"
 
 
+def test_an_answer_laid_over_the_labels_row_is_not_blank() -> None:
+    # A flattened form: the typed answer is a line of its own, laid over the caption's row; not a
+    # date, so no value, but written: not left blank.
+    flat = DocBuilder()
+    word_line(flat, 100, [("Date", 50), ("of", 80), ("Birth:", 98)])
+    word_line(flat, 101, [("unknown", 110)])
+    word_line(flat, 160, [("Subscriber:", 50), ("Jane", 120)])
+    got = extract(flat.doc, "date_of_birth")["date_of_birth"]
+    assert got.value is None and got.state == "not_found"
+
+
+def test_a_label_printed_twice_is_blank_only_when_neither_is_answered() -> None:
+    b = DocBuilder()
+    b.line("Group Number:", 50, 100)
+    b.line("Subscriber: Jane Roe", 50, 130)
+    b.line("Group Number", 50, 300)
+    b.line("unreadable scrawl", 50, 318)
+    assert extract(b.doc, "group_number")["group_number"].state != "blank"
+    b.doc.elements.pop()
+    assert extract(b.doc, "group_number")["group_number"].state == "blank"
+
+
 def test_state_and_printed_are_in_the_result_item() -> None:
     b = DocBuilder()
     b.line("Date of Birth: 02/13/2002", 50, 100)
