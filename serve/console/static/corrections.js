@@ -19,10 +19,11 @@ export function missingWords(state) {
   return "no value";
 }
 
-// Who kept a correction, and when, in a few words.
-function keptNote(saved) {
+// What was kept of a value (corrected, checked or both), by whom and when, in a few words.
+function keptNote(saved, original) {
   const who = saved.by?.name || saved.by?.key_id || "someone";
-  const what = saved.checked ? "checked" : "corrected";
+  const corrected = asText(saved.value).trim() !== asText(original).trim();
+  const what = corrected ? (saved.checked ? "corrected and checked" : "corrected") : "checked";
   return `${what} by ${who}, ${when(saved.at)}`;
 }
 
@@ -99,7 +100,7 @@ export class CorrectionControl {
     this.badge.hidden = !this.corrected;
     this.badge.title = this.corrected ? `Read as ${present(this.original) ? `"${this.original}"` : "nothing"}` : "";
     this.kept.hidden = !this.saved || this.dirty;
-    this.kept.textContent = this.saved ? keptNote(this.saved) : "";
+    this.kept.textContent = this.saved ? keptNote(this.saved, this.original) : "";
   }
 
   // After a save: what the service now keeps for this value.

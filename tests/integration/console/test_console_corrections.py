@@ -105,9 +105,24 @@ def test_a_corrected_and_checked_value_is_kept_and_taught_as_an_example(
     member = row(browser, "member_id")
     assert member.get_attribute("data-corrected") == "true"
     note = member.find_element("css selector", ".kept-note")
-    assert note.is_displayed() and note.text.startswith("checked by ")
+    assert note.is_displayed() and note.text.startswith("corrected and checked by ")
+    assert (
+        row(browser, "date_of_birth")
+        .find_element("css selector", ".kept-note")
+        .text.startswith("checked by ")
+    )
     # The value as read is still what the extraction says, struck through beside the correction.
     assert member.find_element("css selector", "button.cited-value").text == "ZX-4411"
+    # The date's box frames the date's own words, not its line's label.
+    row(browser, "date_of_birth").find_element("css selector", "button.cited-value").click()
+    until(
+        browser,
+        lambda d: d.execute_script(
+            "const i = document.getElementById('page-image');"
+            "return i !== null && i.complete && i.naturalWidth > 0 && document.querySelector('.citation-box') !== null;"
+        ),
+        what="the date's box on the page",
+    )
     publish(browser, "correction.png")
 
     # "Save as example", right under the values, sends the corrected value.
