@@ -9,6 +9,7 @@ from pydantic.config import JsonDict
 from pydantic.json_schema import SkipJsonSchema
 
 from core.stores.agents import MAX_NAME_LENGTH
+from core.stores.corrections import KeptCorrection
 from core.tasks.state_machine import TaskStatus
 from serve.openapi_params import UUID_PATTERN
 
@@ -180,6 +181,10 @@ class StructuredReply(BaseModel):
     documents: list[dict[str, Any]] | None = Field(None, description="With `include_citations=true`.")
     message: str | None = Field(None, description="Set while the task is not terminal.")
     error: str | None = Field(None, description="Set when the task ended without a structured output.")
+    corrections: dict[str, KeptCorrection] | None = Field(
+        None,
+        description="A reviewer's corrections of the output's leaves, by path; absent while there are none.",
+    )
 
 
 class DeletedTasks(BaseModel):

@@ -40,6 +40,23 @@ async def record(
     task_ids: list[str] | None = None,
     details: dict[str, Any] | None = None,
 ) -> AuditEntry:
+    async with redis.pipeline(transaction=True) as pipe:
+        entry = queue(pipe, workspace_id, action, key_id=key_id, task_ids=task_ids, details=details)
+        await pipe.execute()
+    return entry
+
+
+def queue(
+    pipe: Any,
+    workspace_id: str,
+    action: str,
+    *,
+    key_id: str | None,
+    task_ids: list[str] | None = None,
+    details: dict[str, Any] | None = None,
+) -> AuditEntry:
+    """Add an entry's writes to `pipe`, a MULTI of the workspace's keys: it commits with the change
+    it records, or not at all."""
     entry = AuditEntry(
         id=new_id(),
         action=action,
@@ -48,10 +65,8 @@ async def record(
         task_ids=task_ids or [],
         details=details or {},
     )
-    async with redis.pipeline(transaction=True) as pipe:
-        pipe.set(keys.audit_entry(workspace_id, entry.id), entry.model_dump_json())
-        pipe.zadd(keys.audit_log(workspace_id), {sort_key(utcnow(), entry.id): 0})
-        await pipe.execute()
+    pipe.set(keys.audit_entry(workspace_id, entry.id), entry.model_dump_json())
+    pipe.zadd(keys.audit_log(workspace_id), {sort_key(utcnow(), entry.id): 0})
     return entry
 
 

@@ -11,6 +11,8 @@ plain phone, the general heuristics, the net of tax, a known label printed as a 
 best-scoring candidate wins; for amounts the most final total (rounded over inclusive-of-tax over
 plain, `normalize.total_rank`), then the largest. A field that nothing finds is None: never a
 guess. `model.evidence.field_result` turns the winner's evidence into its calibrated confidence.
+A field with no value whose label is printed with nothing after or under it is marked blank
+(`strategies.blanks`), so the result tells "left blank" from "not on the page".
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ from extraction.fields.reading.question_words import (
 from extraction.fields.reading.text_lines import page_skews, text_units
 from extraction.fields.reading.value_kinds import Kind, kind_of
 from extraction.fields.reading.vocabulary import FieldSpec, field_spec
+from extraction.fields.strategies.blanks import left_blank
 from extraction.fields.strategies.choosing import chosen_result, label_of_other, weighed
 from extraction.fields.strategies.embedded import embedded_result
 from extraction.fields.strategies.form_widgets import from_form_fields
@@ -95,7 +98,12 @@ def extract_fields(
         captions=CaptionIndex(units),
         field_names=field_names,
     )
-    return with_coverage({name: _extract_one(context, name) for name in field_names})
+    results = with_coverage({name: _extract_one(context, name) for name in field_names})
+    for name, result in results.items():
+        if result.value is None and not result.blank:
+            # Said apart from a value missing from the page: the label is there, its answer empty.
+            result.blank = left_blank(context, name)
+    return results
 
 
 def with_coverage(results: dict[str, FieldResult]) -> dict[str, FieldResult]:
@@ -163,9 +171,7 @@ def _net_of_tax(ctx: FieldContext, ask: Ask) -> FieldResult:
     if net <= 0:
         return absent()
     evidence = Evidence(total.source, "net_of_tax", True, min(total.confidence, tax.confidence))
-    return field_result(
-        format_amount(net), evidence, [*total.citations, *tax.citations], f"{total.raw} - {tax.raw}"
-    )
+    return field_result(format_amount(net), evidence, [*total.citations, *tax.citations], None)
 
 
 def _labelled(result: FieldResult) -> bool:

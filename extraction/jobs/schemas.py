@@ -153,6 +153,8 @@ class V2Response(BaseModel):
     filename: str | None = None
     output_format: str | None = None
     file_size: int | None = None
+    #: A reviewer's corrections of an extraction's fields (core.stores.corrections); absent for none.
+    corrections: dict[str, Any] | None = None
 
 
 class BatchItem(BaseModel):

@@ -14,7 +14,8 @@ Entry points:
   job's `result`, or `JobFailed`;
 - `locate_in_file(settings, workspace_id, file_id, values, model_factory=...)`: where values occur
   in a stored file (the citations of an agent's structured output);
-- `job_response`, `batch_response`: the current state of a job or batch.
+- `job_response`, `batch_response`: the current state of a job or batch;
+- `correct_job`: keep a reviewer's corrections of a completed extraction's fields.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ from core.infra.blobs import BlobStore
 from core.infra.errors import AgentryError, BadRequest, ServiceUnavailable, Unprocessable
 from core.infra.ids import new_id
 from core.infra.settings import Settings
-from core.stores import configs, examples, files
+from core.stores import configs, corrections, examples, files
 from core.stores.configs import ClassifyParams, ExtractParams, ParseParams
 from extraction.jobs import store as job_store
 from extraction.jobs.coordinator import coordinator, forget_coordinator
@@ -295,7 +296,40 @@ async def job_response(ctx: ExtractionContext, workspace_id: str, record_id: str
     if record.status == "processing":
         # A coordinator restarted with its cluster resumes pending jobs as soon as it is reached.
         await hand_over(ctx, workspace_id, record.id)
-    return await _response(ctx, record)
+    response = await _response(ctx, record)
+    if record.kind == "extract" and record.status == "completed":
+        response.corrections = await corrections.read(ctx.redis, workspace_id, "job", record.id) or None
+    return response
+
+
+async def correct_job(
+    ctx: ExtractionContext,
+    workspace_id: str,
+    record_id: str,
+    body: corrections.JobCorrections,
+    *,
+    key_id: str,
+) -> dict[str, Any]:
+    """Keep a reviewer's corrections of a completed extraction job's fields: `{success, record_id,
+    corrections}` with all of the job's corrections. 400 for a job that is no completed
+    extraction, 422 for a field the job's result does not have."""
+    record = await job_store.get_job(ctx.redis, workspace_id, record_id)
+    if record.kind != "extract":
+        raise BadRequest(
+            f"job {record.id} is a {record.kind} job: only an extraction's fields can be corrected"
+        )
+    result = (
+        await job_store.get_result(ctx.redis, workspace_id, record.id)
+        if record.status == "completed"
+        else None
+    )
+    if result is None:
+        raise BadRequest(
+            f"job {record.id} is {record.status}: only a completed extraction's fields can be corrected"
+        )
+    corrections.check_names(body.fields, set(result.get("fields") or {}), "fields")
+    saved = await corrections.save(ctx.redis, workspace_id, "job", record.id, body.fields, key_id=key_id)
+    return {"success": True, "record_id": record.id, "corrections": saved}
 
 
 async def batch_status(ctx: ExtractionContext, workspace_id: str, batch_id: str) -> BatchResponse:

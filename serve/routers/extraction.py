@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from fastapi import APIRouter
 
+from core.stores.corrections import JobCorrections, JobCorrectionsReply
 from extraction.jobs import service as jobs
 from extraction.jobs.schemas import (
     BatchResponse,
@@ -104,6 +107,18 @@ async def get_job(
 ) -> V2Response:
     """A job's status, and its result once completed."""
     return await jobs.job_response(ctx, principal.workspace_id, record_id)
+
+
+@router.put(
+    "/jobs/{record_id}/corrections",
+    response_model=None,
+    responses={200: {"model": JobCorrectionsReply}, **v2_errors(400, 422)},
+)
+async def correct_job(
+    record_id: RecordIdPath, body: JobCorrections, principal: ExtractionPrincipalDep, ctx: ExtractionDep
+) -> dict[str, Any]:
+    """Keep a reviewer's corrected values of an extraction's fields, with who and when (audited)."""
+    return await jobs.correct_job(ctx, principal.workspace_id, record_id, body, key_id=principal.key_id)
 
 
 @router.get(

@@ -11,10 +11,11 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from actors import interaction
 from core import tasks
 from core.infra import keys
-from core.infra.errors import NotFound, ServiceUnavailable
+from core.infra.errors import BadRequest, Conflict, NotFound, ServiceUnavailable
 from core.infra.models import PageOf
 from core.infra.pagination import check_limit, member_id, newest_first
-from core.stores import agents, audit
+from core.stores import agents, audit, corrections
+from core.stores.corrections import TaskCorrections, TaskCorrectionsReply
 from core.tasks import delegation, results
 from core.tasks import events as task_events
 from core.tasks.document_links import with_document_links
@@ -171,7 +172,26 @@ async def get_structured(
     if include_citations:
         task = await with_document_links(redis, settings, task)
     config = (await agents.load_version(redis, task.agent_workspace_id, task.spec.agent_id)).config
-    return results.structured_envelope(task, config, include_citations=include_citations)
+    body = results.structured_envelope(task, config, include_citations=include_citations)
+    if task.has_structured and (kept := await corrections.read(redis, task.workspace_id, "task", task.id)):
+        body["corrections"] = kept
+    return body
+
+
+@router.put("/{task_id}/corrections", response_model=None, responses=_reply(TaskCorrectionsReply, 409))
+async def correct_task(
+    task_id: TaskIdPath, body: TaskCorrections, principal: PrincipalDep, redis: RedisDep
+) -> dict[str, Any]:
+    """Keep a reviewer's corrected values of the structured output's leaves (by path, `a.b[0].c`),
+    with who and when (audited); 409 while the task has no structured output."""
+    task = await tasks.load_task(redis, principal.workspace_id, task_id)
+    if not task.has_structured:
+        raise Conflict(f"task {task.id} has no structured output to correct")
+    corrections.check_names(body.paths, corrections.leaf_paths(task.structured), "paths", BadRequest)
+    saved = await corrections.save(
+        redis, task.workspace_id, "task", task.id, body.paths, key_id=principal.key_id
+    )
+    return {"task_id": task.id, "corrections": saved}
 
 
 @router.get(

@@ -311,6 +311,8 @@ _VALID_BODIES: dict[tuple[str, str], dict[str, Any]] = {
     ("PATCH", "/api/v1/agents/{agent_id}"): {"name": "renamed"},
     ("POST", "/api/v1/tasks/{task_id}/message"): {"message": "hello"},
     ("POST", "/api/v1/tasks/{task_id}/review"): {"decision": "approve"},
+    ("PUT", "/api/v1/tasks/{task_id}/corrections"): {"paths": {"name": {"value": "Ada", "checked": True}}},
+    ("PUT", "/api/v2/jobs/{record_id}/corrections"): {"fields": {"name": {"value": "Ada", "checked": True}}},
     ("POST", "/api/v2/configs/{config_id}/examples"): {
         "input": "file://00000000-0000-4000-8000-000000000000",
         "values": {"name": "Ada Lovelace"},

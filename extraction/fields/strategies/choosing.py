@@ -58,7 +58,12 @@ def chosen_result(ctx: FieldContext, ask: Ask, kept: list[Candidate]) -> FieldRe
     evidence = Evidence(
         best.source, best.strategy, best.valid, prior, best.ambiguous, text_confidence, signals
     )
-    return field_result(best.value, evidence, units_citations(ctx.doc, best.units, ctx.file_name), best.raw)
+    return field_result(
+        best.value,
+        evidence,
+        units_citations(ctx.doc, best.units, ctx.file_name, best.raw, best.value),
+        best.raw,
+    )
 
 
 def label_of_other(candidate: Candidate, name: str, asked: list[str]) -> bool:

@@ -52,7 +52,8 @@ def from_form_fields(ctx: FieldContext, spec: FieldSpec, kind: Kind) -> FieldRes
     best_name, whole = next((e.field_name, w) for s, e, w in scored if s == best_score)
     chosen = _chosen_widget(list({id(e): e for s, e, w in scored if e.field_name == best_name}.values()))
     if chosen is None:
-        return FieldResult(value=None, confidence=0.0, source="form_fields")
+        # The form has the field, and it was left empty.
+        return FieldResult(value=None, confidence=0.0, source="form_fields", blank=True)
     value, element = chosen
     if isinstance(value, str):
         if spec.part is not None and (whole or spec.owner != "patient"):

@@ -181,7 +181,7 @@ def label_candidates(
                     and (
                         is_other_label(neighbour.text)
                         or is_label_like(neighbour.text)
-                        or _labelled_elsewhere(neighbour.text, name)
+                        or labelled_elsewhere(neighbour.text, name)
                         or (
                             match_label(name, neighbour.text) >= LABEL_THRESHOLD
                             and not _names_more(neighbour.text)
@@ -340,7 +340,7 @@ def _holds_value(text: str, kind: Kind) -> bool:
     return read_value(kind, text) is not None
 
 
-def _labelled_elsewhere(text: str, name: str) -> bool:
+def labelled_elsewhere(text: str, name: str) -> bool:
     """Whether `text` is `Label: value` for a label of another concept ("DOB: 02/19/1964" under
     an empty "Middle:", "Sex / Sexo: M"), or `Label value` where the value holds a digit or an "@" ("Work Phone
     541-920-0361" beside an empty "Middle Name"): another field's value, not this one's."""

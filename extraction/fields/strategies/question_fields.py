@@ -8,7 +8,7 @@ from extraction.fields.model.candidate import HEURISTIC_PRIOR
 from extraction.fields.model.citations import units_citations
 from extraction.fields.model.context import FieldContext
 from extraction.fields.model.evidence import CONTESTED_SHARE, Evidence, field_result
-from extraction.fields.model.result import FieldResult, absent
+from extraction.fields.model.result import FieldResult, absent, blank
 from extraction.fields.model.strategy import Ask
 from extraction.fields.reading.value_kinds import read_value
 from extraction.fields.reading.vocabulary import is_prose
@@ -38,7 +38,10 @@ def question_result(ctx: FieldContext, ask: Ask, *, strict: bool = False) -> Fie
     if not found:
         return absent()
     best = max(found, key=lambda a: (a.value is not None, a.score))
-    if best.value is None or (strict and isinstance(best.value, str) and is_prose(best.value)):
+    if best.value is None:
+        # The question is printed and nothing answers it: left blank, not missing from the page.
+        return blank()
+    if strict and isinstance(best.value, str) and is_prose(best.value):
         # A clause after a known label's word is no value of it.
         return absent()
     value, valid, ambiguous = best.value, None, False
@@ -64,7 +67,9 @@ def question_result(ctx: FieldContext, ask: Ask, *, strict: bool = False) -> Fie
     )
     source = best.units[0].source
     evidence = Evidence(source, best.strategy, valid, best.score, ambiguous, text_confidence, signals)
-    return field_result(value, evidence, units_citations(ctx.doc, best.units, ctx.file_name), best.raw)
+    return field_result(
+        value, evidence, units_citations(ctx.doc, best.units, ctx.file_name, best.raw, value), best.raw
+    )
 
 
 def printed_question_result(ctx: FieldContext, ask: Ask) -> FieldResult:

@@ -42,7 +42,7 @@ function route() {
   let node;
   if (parts[0] === "agents") node = agentsView(signal);
   else if (parts[0] === "tasks" && parts[1]) node = taskView(decodeURIComponent(parts[1]), signal);
-  else if (parts[0] === "playground") node = playgroundView(signal);
+  else if (parts[0] === "playground") node = playgroundView(signal, parts[1] ? decodeURIComponent(parts[1]) : null);
   else if (parts[0] === "batches" && parts[1]) {
     node = batchView(decodeURIComponent(parts[1]), parts[2] ? decodeURIComponent(parts[2]) : null, params, signal);
   } else if (parts[0] === "batches") node = batchesView(signal);

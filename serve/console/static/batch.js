@@ -250,7 +250,7 @@ function documentView(batchId, docs, recordId, check, threshold, signal) {
     root.append(columns(h("p", { class: "hint" }, why)));
     return root;
   }
-  const table = resultTable(doc.fields, doc.job.file_id, viewer, threshold);
+  const table = resultTable(doc.fields, doc.job.file_id, viewer, threshold, doc.job.corrections || {});
   const walker = new CheckWalker(table.root, viewer, doc.marks);
   // Past the document's last value (or before its first) the walk goes on in the next (previous)
   // document that has values to check.

@@ -1,9 +1,15 @@
 // One feed item (docs/contract.md section 3, `GET /tasks/{id}/result`) as a list entry.
 
+import { dataView } from "./data.js";
 import { h, json, statusWords, when } from "./dom.js";
 
+// A call's arguments exactly as sent (JSON); a result as data (a table of keys and values).
 function details(summary, value) {
   return h("details", {}, h("summary", {}, summary), h("pre", {}, json(value)));
+}
+
+function dataDetails(summary, value) {
+  return h("details", { class: "tool-output" }, h("summary", {}, summary), dataView(value));
 }
 
 function body(item) {
@@ -19,7 +25,7 @@ function body(item) {
     case "tool_result":
       return item.status === "error"
         ? h("p", { class: "error-text" }, `${item.tool_name}: ${typeof item.error === "string" ? item.error : json(item.error)}`)
-        : details(`${item.tool_name} → ok`, item.output ?? null);
+        : dataDetails(`${item.tool_name} → ok`, item.output ?? null);
     case "message_sent":
       return h("p", { class: "text" }, item.text ?? item.reason ?? "");
     case "status_changed":

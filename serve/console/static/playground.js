@@ -1,11 +1,14 @@
 // The extraction playground: upload a file, name fields (or pick a saved extract config), see each
-// value with its confidence (the ones under the review threshold marked to check) and, on a click,
-// the page with the value's box. A reviewer corrects the values and saves the document as an
-// example of a config (teach.js); a value read from an example says which one.
+// value with its confidence (the ones under the review threshold marked to check), the text the
+// page prints beside its normalised form, and, on a click, the page with the value's box. A field
+// left blank says so, apart from one not on the page. A reviewer corrects the values, marks them
+// checked and saves them with the job (corrections.js; `#/playground/<record_id>` reopens it), and
+// saves the document as an example of a config (teach.js); a value read from an example says which.
 
 import { getJson, postJson, request } from "./api.js";
 import { boxFractions, describe } from "./citations.js";
 import { configFields, configLabel, extractConfigs } from "./configs.js";
+import { CorrectionControl, missingWords, present, saveCorrections } from "./corrections.js";
 import { clear, errorBox, h, markSelected } from "./dom.js";
 import { confidenceNote, needsCheck, reviewSummary, reviewThreshold } from "./review.js";
 import { ExamplesList, shortId, teachPanel } from "./teach.js";
@@ -24,7 +27,7 @@ async function settled(reply, signal) {
   return body;
 }
 
-export function playgroundView(signal) {
+export function playgroundView(signal, recordId = null) {
   const viewer = new PageViewer();
   const examples = new ExamplesList(signal);
   let configs = [];
@@ -81,7 +84,7 @@ export function playgroundView(signal) {
     modeSelect.disabled = Boolean(config);
   });
   fillConfigs();
-  extractConfigs(signal).then(
+  const configsLoaded = extractConfigs(signal).then(
     (found) => {
       configs = found;
       fillConfigs();
@@ -90,6 +93,40 @@ export function playgroundView(signal) {
       if (!signal.aborted) form.append(errorBox(error));
     },
   );
+
+  // The values of a finished job, with the corrections kept for it, and the "save as example" form
+  // one click below them (it sends the corrected values).
+  async function showResult(body, fileId, config) {
+    const missing = Object.entries(body.result.fields).filter(([, field]) => !present(field.value));
+    const threshold = await reviewThreshold(signal);
+    const found = Object.values(body.result.fields).filter((field) => present(field.value));
+    const table = resultTable(body.result.fields, fileId, viewer, threshold, body.corrections || {});
+    const saveRow = correctionsSaver(body.record_id, table.controls, signal);
+    const walker = new CheckWalker(table.root, viewer, marksInPageOrder(body.result.fields, threshold));
+    clear(results, reviewSummary(found.map((field) => field.confidence), threshold, "pg-review"), checkControls(walker, signal), table.root, saveRow);
+    const blank = missing.filter(([, field]) => field.state === "blank").map(([name]) => name);
+    const absent = missing.filter(([, field]) => field.state !== "blank").map(([name]) => name);
+    if (blank.length) results.append(leftBlank(blank));
+    if (absent.length) results.append(await notFound(absent, body.result, fileId, signal));
+    results.append(
+      teachPanel({
+        fileId,
+        fields: Object.keys(body.result.fields),
+        mode: config?.params?.prompt_mode ?? modeSelect.value,
+        values: table.values,
+        marked: table.marked,
+        configs,
+        chosen: config?.config_id ?? null,
+        examples,
+        onCreated: (created) => {
+          configs = [created, ...configs];
+          fillConfigs();
+        },
+        signal,
+      }),
+      examples.root,
+    );
+  }
 
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
@@ -111,39 +148,31 @@ export function playgroundView(signal) {
       const reply = await postJson("/api/v2/extract/sync", { input: uploaded.file_id, ...how }, { signal });
       const body = await settled(reply, signal);
       if (body.status !== "completed") throw new Error(body.error || body.message || `extraction ${body.status}`);
-      const missing = Object.entries(body.result.fields)
-        .filter(([, field]) => field.value === null || field.value === undefined)
-        .map(([name]) => name);
-      const threshold = await reviewThreshold(signal);
-      const found = Object.values(body.result.fields).filter((field) => field.value !== null && field.value !== undefined);
-      const table = resultTable(body.result.fields, uploaded.file_id, viewer, threshold);
-      const walker = new CheckWalker(table.root, viewer, marksInPageOrder(body.result.fields, threshold));
-      clear(results, reviewSummary(found.map((field) => field.confidence), threshold, "pg-review"), checkControls(walker, signal), table.root);
-      if (missing.length) results.append(await notFound(missing, body.result, uploaded.file_id, signal));
-      results.append(
-        teachPanel({
-          fileId: uploaded.file_id,
-          fields: Object.keys(body.result.fields),
-          mode: config?.params?.prompt_mode ?? modeSelect.value,
-          values: table.values,
-          marked: table.marked,
-          configs,
-          chosen: config?.config_id ?? null,
-          examples,
-          onCreated: (created) => {
-            configs = [created, ...configs];
-            fillConfigs();
-          },
-          signal,
-        }),
-        examples.root,
-      );
+      // The job's own address, so a reload (or a link) reopens its values and their corrections;
+      // replaced, not pushed: the view stays as it is.
+      history.replaceState(null, "", `#/playground/${encodeURIComponent(body.record_id)}`);
+      await showResult(body, uploaded.file_id, config);
     } catch (error) {
       if (!signal.aborted) clear(results, errorBox(error));
     } finally {
       submit.disabled = false;
     }
   });
+
+  // Reopened at a job's address: its values as the service keeps them.
+  if (recordId) {
+    clear(results, h("p", { class: "hint" }, "Loading the extraction…"));
+    (async () => {
+      const body = await settled(await getJson(`/api/v2/jobs/${encodeURIComponent(recordId)}`, { signal }), signal);
+      if (body.status !== "completed" || !body.result?.fields) throw new Error(body.error || body.message || `extraction ${body.status}`);
+      await configsLoaded;
+      const config = configs.find((c) => c.config_id === body.config_id) ?? null;
+      fieldsInput.value = Object.keys(body.result.fields).join(", ");
+      await showResult(body, body.file_id, config);
+    })().catch((error) => {
+      if (!signal.aborted) clear(results, errorBox(error));
+    });
+  }
 
   signal.addEventListener("abort", () => viewer.release());
   return h(
@@ -153,11 +182,6 @@ export function playgroundView(signal) {
     h("div", { class: "task-columns" }, h("div", { class: "panel" }, form, results), h("div", { class: "panel" }, viewer.root)),
   );
 }
-
-const present = (value) => value !== null && value !== undefined;
-
-// The value a reviewer starts from, as the text in its input.
-const asText = (value) => (present(value) ? String(value) : "");
 
 // Where the value was read: its page (or citation), and the example whose place it was read at.
 function whereCell(field, onPage, citations) {
@@ -172,13 +196,21 @@ function whereCell(field, onPage, citations) {
   return h("td", {}, where, example ? h("div", {}, example) : null);
 }
 
-// The extracted values (here and in a batch's document, batch.js), each with an input a reviewer
-// corrects it in. A corrected value is marked (the value as read is struck through beside it); the
-// low-confidence marks stay as they are.
-// `values()` gives the reviewed values ({field: value | null}, an emptied input is null) and
-// `marked(names)` flags the rows whose value the service could not find on the document.
-export function resultTable(fields, fileId, viewer, threshold) {
-  const inputs = new Map();
+// The value as the page prints it, beside its normalised form, where the two differ (a date
+// `2002-02-13` printed `02/13/2002`).
+function printedNote(field) {
+  if (!present(field.printed) || field.printed === String(field.value)) return null;
+  return h("span", { class: "printed", title: "As printed on the page" }, "printed ", h("q", {}, field.printed));
+}
+
+// The extracted values, each with an input a reviewer corrects it in and a "checked" box
+// (corrections.js). A corrected value is marked (the value as read is struck through beside it);
+// the low-confidence marks stay as they are. `values()` gives the reviewed values ({field: value |
+// null}, an emptied input is null) and `marked(names)` flags the rows whose value the service could
+// not find on the document. `saved` holds the corrections the service keeps for the job. The batch
+// view (batch.js) shows a batch's documents with the same table.
+export function resultTable(fields, fileId, viewer, threshold, saved = {}) {
+  const controls = [];
   const rows = Object.entries(fields).map(([name, field]) => {
     const citations = field.citations || [];
     const onPage = citations.filter((c) => c.page !== undefined);
@@ -189,59 +221,44 @@ export function resultTable(fields, fileId, viewer, threshold) {
       const boxes = onPage.filter((c) => c.page === page).map((c) => boxFractions(c)).filter(Boolean);
       return viewer.show({ fileId, page, boxes, caption: onPage[0].file });
     };
-    const input = h("input", {
-      type: "text",
-      class: "pg-correct",
-      value: asText(field.value),
-      placeholder: present(field.value) ? "empty on this document" : "the value, if the document has it",
-      "aria-label": `Right value of ${name}`,
-      spellcheck: "false",
-      dataset: { field: name },
-    });
-    const badge = h("span", { class: "corrected-badge", hidden: true }, "corrected");
-    inputs.set(name, { input, original: field.value });
     let row;
+    const control = new CorrectionControl({
+      name,
+      original: field.value,
+      saved: saved[name],
+      label: name,
+      inputClass: "pg-correct",
+      placeholder: present(field.value) ? "empty on this document" : "the value, if the document has it",
+      onChange: (changed) => mark(row, changed),
+    });
+    controls.push(control);
     if (!present(field.value)) {
-      // A confidence of 0% would read as "found, but unsure": say plainly that nothing was found.
+      // A confidence of 0% would read as "found, but unsure": say plainly what the page shows.
+      const blank = field.state === "blank";
       row = h(
         "tr",
-        { dataset: { field: name, found: "false" } },
+        { dataset: { field: name, found: "false", state: field.state ?? "not_found" } },
         h("td", {}, name),
-        h("td", {}, h("span", { class: "hint not-found" }, "not found"), h("div", { class: "correction" }, input, badge)),
+        h("td", {}, h("span", { class: blank ? "hint left-blank" : "hint not-found" }, missingWords(field.state ?? "not_found")), control.root),
         h("td", { class: "num" }, ""),
-        h("td", { class: "hint" }, "no label or value for it in the document"),
+        h("td", { class: "hint" }, blank ? "its label is on the page, with nothing written" : "no label or value for it in the document"),
       );
     } else {
       const check = needsCheck(field.confidence, threshold);
       row = h(
         "tr",
-        { class: check ? "to-check" : null, dataset: { field: name, found: "true", check: String(check) } },
+        { class: check ? "to-check" : null, dataset: { field: name, found: "true", state: "found", check: String(check) } },
         h("td", {}, name),
-        h("td", {}, h("button", { type: "button", class: "cited-value", onclick: show }, String(field.value)), h("div", { class: "correction" }, input, badge)),
+        h("td", {}, h("button", { type: "button", class: "cited-value", onclick: show }, String(field.value)), printedNote(field), control.root),
         h("td", { class: "num" }, confidenceNote(field.confidence, threshold)),
         whereCell(field, onPage, citations),
       );
     }
-    input.addEventListener("input", () => {
-      const corrected = input.value.trim() !== asText(field.value).trim();
-      row.classList.toggle("corrected", corrected);
-      row.dataset.corrected = String(corrected);
-      badge.hidden = !corrected;
-      badge.title = corrected ? `Read as ${present(field.value) ? `"${field.value}"` : "nothing"}` : "";
-    });
-    row.dataset.corrected = "false";
+    mark(row, control);
     return row;
   });
   const body = h("tbody", {}, rows);
-  const values = () => {
-    const out = {};
-    for (const [name, { input, original }] of inputs) {
-      const text = input.value.trim();
-      // Unchanged, the value goes back as read (a number stays a number); emptied, it is null.
-      out[name] = text === asText(original).trim() ? (present(original) ? original : null) : text || null;
-    }
-    return out;
-  };
+  const values = () => Object.fromEntries(controls.map((control) => [control.name, control.value()]));
   const marked = (names) => {
     for (const row of body.rows) {
       const flagged = names.includes(row.dataset.field);
@@ -255,7 +272,44 @@ export function resultTable(fields, fileId, viewer, threshold) {
     h("thead", {}, h("tr", {}, h("th", {}, "Field"), h("th", {}, "Value"), h("th", {}, "Confidence"), h("th", {}, "Where"))),
     body,
   );
-  return { root, values, marked };
+  return { root, values, marked, controls };
+}
+
+// A row says whether its value is corrected and whether a reviewer checked it.
+function mark(row, control) {
+  row.classList.toggle("corrected", control.corrected);
+  row.dataset.corrected = String(control.corrected);
+  row.classList.toggle("checked", control.checked);
+  row.dataset.checked = String(control.checked);
+}
+
+// "Save corrections": the corrected and checked values go to the service, which keeps them for the
+// job with who and when; the page shows them again when it is reopened.
+function correctionsSaver(recordId, controls, signal) {
+  const save = h("button", { type: "button", id: "pg-save-corrections" }, "Save corrections");
+  const message = h("span", { id: "pg-corrections-message", class: "hint", "aria-live": "polite" });
+  save.addEventListener("click", async () => {
+    save.disabled = true;
+    try {
+      const count = await saveCorrections(`/api/v2/jobs/${encodeURIComponent(recordId)}/corrections`, "fields", controls, signal);
+      clear(message, count ? `Saved ${count} value${count === 1 ? "" : "s"}.` : "Nothing to save: correct a value or tick it checked.");
+      message.dataset.saved = String(count);
+    } catch (error) {
+      if (!signal.aborted) clear(message, errorBox(error));
+    } finally {
+      save.disabled = false;
+    }
+  });
+  return h("div", { class: "corrections-save" }, save, " ", message);
+}
+
+// The fields whose label the page prints with nothing written after or under it.
+function leftBlank(names) {
+  return h(
+    "div",
+    { id: "pg-blank", class: "blank-note", role: "status" },
+    h("p", {}, h("strong", {}, `Left blank: ${names.join(", ")}.`), " The document prints the label and leaves its answer empty."),
+  );
 }
 
 // How the document was read, in words: where the found values came from.

@@ -1,10 +1,12 @@
 // One task: its status, what it waits for from you when paused (a reply or a review,
 // task_actions.js), its feed kept live from the event stream, its structured output with
 // citations and, where an extraction found a value, its confidence (marked when under the review
-// threshold), and the cited page with the value's box drawn on it.
+// threshold), and the cited page with the value's box drawn on it. A reviewer corrects the output's
+// values and marks them checked (corrections.js); a missing value reads as such, never `null`.
 
 import { ApiError, getJson } from "./api.js";
 import { boxFractions, describe, fileIdsByName, isCitedLeaf, pageSizeOf } from "./citations.js";
+import { asText, CorrectionControl, missingWords, present, saveCorrections } from "./corrections.js";
 import { clear, errorBox, h, markSelected, statusBadge, when } from "./dom.js";
 import { feedEntry } from "./feed.js";
 import { confidenceNote, extractedConfidences, needsCheck, reviewSummary, reviewThreshold, valueKey } from "./review.js";
@@ -123,9 +125,16 @@ export function taskView(taskId, signal) {
     renderedOutput = key;
     const documents = body.documents || [];
     const shown = [];
-    const context = { documents, fileIds: fileIdsByName(documents), viewer, confidences, threshold, shown };
+    const controls = [];
+    const saved = body.corrections || {};
+    const context = { documents, fileIds: fileIdsByName(documents), viewer, confidences, threshold, shown, saved, controls };
     const tree = outputTree(body.structured_response, context);
-    clear(output, shown.length ? reviewSummary(shown, threshold, "output-review") : null, tree);
+    clear(
+      output,
+      shown.length ? reviewSummary(shown, threshold, "output-review") : null,
+      controls.length ? outputCorrections(`${base}/corrections`, controls, output, signal) : null,
+      tree,
+    );
   }
 
   // Live from the event stream; polling only where the service has no stream to give.
@@ -204,10 +213,62 @@ function outputTree(value, context, path = "") {
       ]),
     );
   }
-  return h("span", { class: "plain-value" }, value === null ? "null" : String(value));
+  return correctable(h("span", { class: present(value) ? "plain-value" : "plain-value missing-value" }, present(value) ? String(value) : missingWords()), value, context, path);
 }
 
-function citedValue(leaf, { documents, fileIds, viewer, confidences, threshold, shown }, path) {
+// A leaf with its correction controls (shown while the reviewer corrects) and, when the service
+// keeps a correction of it, the corrected value beside the one written.
+function correctable(shownValue, value, { saved, controls }, path) {
+  if (!path) return shownValue;
+  const kept = h("span", { class: "kept-value", hidden: true, dataset: { path } });
+  const showKept = (correction) => {
+    kept.hidden = !correction;
+    clear(kept, correction ? ["→ ", present(correction.value) ? String(correction.value) : missingWords(), correction.checked ? " ✓" : ""] : null);
+    leaf.classList.toggle("corrected", Boolean(correction) && asText(correction.value) !== asText(value));
+  };
+  const control = new CorrectionControl({
+    name: path,
+    original: value,
+    saved: saved[path],
+    label: path,
+    inputClass: "output-correct",
+    placeholder: "the right value",
+    onKeep: (correction) => showKept(correction),
+  });
+  controls.push(control);
+  const leaf = h("span", { class: "output-leaf", dataset: { path } }, shownValue, kept, control.root);
+  showKept(saved[path]);
+  return leaf;
+}
+
+// "Correct values" opens every leaf's input and "checked" box; "Save corrections" sends them.
+function outputCorrections(path, controls, output, signal) {
+  const toggle = h("button", { type: "button", id: "output-correct", class: "quiet", "aria-pressed": "false" }, "Correct values");
+  const save = h("button", { type: "button", id: "output-save-corrections", hidden: true }, "Save corrections");
+  const message = h("span", { id: "output-corrections-message", class: "hint", "aria-live": "polite" });
+  toggle.addEventListener("click", () => {
+    const editing = !output.classList.contains("editing");
+    output.classList.toggle("editing", editing);
+    toggle.setAttribute("aria-pressed", String(editing));
+    save.hidden = !editing;
+  });
+  save.addEventListener("click", async () => {
+    save.disabled = true;
+    try {
+      const count = await saveCorrections(path, "paths", controls, signal);
+      clear(message, count ? `Saved ${count} value${count === 1 ? "" : "s"}.` : "Nothing to save: correct a value or tick it checked.");
+      message.dataset.saved = String(count);
+    } catch (error) {
+      if (!signal.aborted) clear(message, errorBox(error));
+    } finally {
+      save.disabled = false;
+    }
+  });
+  return h("div", { class: "corrections-save" }, toggle, " ", save, " ", message);
+}
+
+function citedValue(leaf, context, path) {
+  const { documents, fileIds, viewer, confidences, threshold, shown } = context;
   const citations = leaf.bounding_boxes;
   const drawable = citations.filter((c) => c.page !== undefined && fileIds[c.file]);
   async function showCitation(citation) {
@@ -229,18 +290,23 @@ function citedValue(leaf, { documents, fileIds, viewer, confidences, threshold, 
         return drawable.length ? showCitation(drawable[0]) : viewer.empty(citations.map(describe).join("; "));
       },
     },
-    String(leaf.value),
+    present(leaf.value) ? String(leaf.value) : missingWords(),
     h("span", { class: "cite-count" }, String(citations.length)),
   );
   // A value the search found in a document, not an extraction, has no confidence to show.
   const confidence = confidences.get(valueKey(leaf.value));
-  if (confidence === undefined) return button;
+  if (confidence === undefined) return correctable(button, leaf.value, context, path);
   shown.push(confidence);
   const check = needsCheck(confidence, threshold);
-  return h(
-    "span",
-    { class: check ? "cited-leaf to-check" : "cited-leaf", dataset: { path, check: String(check) } },
-    button,
-    confidenceNote(confidence, threshold),
+  return correctable(
+    h(
+      "span",
+      { class: check ? "cited-leaf to-check" : "cited-leaf", dataset: { path, check: String(check) } },
+      button,
+      confidenceNote(confidence, threshold),
+    ),
+    leaf.value,
+    context,
+    path,
   );
 }
