@@ -28,6 +28,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from extraction.examples.kinds import ORDERS, amount, as_iso_date, choice_word, digits
+from extraction.examples.parts import Part, cut
 from extraction.examples.match import MATCH_SCORE, PageMatch, PageWords, match_page
 from extraction.examples.taught import Taught, TaughtField
 from extraction.examples.words import Piece, mark_state, page_pieces, rows, union
@@ -159,6 +160,11 @@ def _read_slot(
         return None
     ordered = [p for row in rows(used) for p in row]
     text = " ".join(p.text for p in ordered).strip()
+    if taught.part:
+        # The value is one part of the slot's text (a city of `Portland, OR 97201`).
+        text = cut(text, Part.from_json(taught.part)) or ""
+        if not text:
+            return None
     value = _as_kind(taught, text)
     return None if value is None else (value, ordered, text)
 

@@ -186,3 +186,29 @@ def test_the_job_reads_with_the_examples_in_its_params(taught: Taught) -> None:
     other = finish(_spec({**params, "examples": examples}), [other_design(BOB)], None).result
     plain = finish(_spec(params), [other_design(BOB)], None).result
     assert other == plain and all("example_id" not in f for f in plain["fields"].values())  # type: ignore[index]
+
+
+def _csz_sheet(printed: str, *, widget: bool) -> Any:
+    builder = DocBuilder()
+    builder.line("Harbor Family Clinic Registration", 40, 20)
+    builder.line("Please complete every line of this form", 40, 40)
+    builder.line("Street Address", 40, 80, 150, 94)
+    builder.line("City, State, ZIP", 40, 100, 168, 114)
+    if widget:
+        builder.form_field("csz", printed, Box(180, 98, 440, 116))
+    else:
+        builder.line(printed, 184, 100, 184 + 7 * len(printed), 114)
+    builder.line("Emergency contact and relationship", 40, 160)
+    builder.line("Signature of the patient or guardian", 40, 700)
+    return builder.doc
+
+
+def test_values_taught_inside_one_widget_are_read_from_its_print() -> None:
+    names = ["city", "state", "zip"]
+    taught = teach(_csz_sheet("Portland, OR 97201", widget=True), {"city": "Portland", "state": "OR", "zip": "97201"})
+    for later, widget in (("Salt Lake City, UT 84101", True), ("Salt Lake City, UT 84101", False)):
+        found = read_with_examples(
+            _csz_sheet(later, widget=widget), names, file_name="l.pdf", examples=[("ex", taught)]
+        )
+        assert [found[n].value for n in names] == ["Salt Lake City", "UT", "84101"]
+        assert all(found[n].example_id == "ex" for n in names)

@@ -144,3 +144,29 @@ def test_teaching_takes_well_under_a_second() -> None:
     started = time.perf_counter()
     teach(doc, TRUTH)
     assert time.perf_counter() - started < 0.5
+
+
+def test_values_inside_one_widget_keep_their_place_in_its_text() -> None:
+    builder = _one_line(("City, State, ZIP", 40))
+    builder.form_field("csz", "Portland, OR 97201", Box(170, 98, 400, 116))
+    taught = teach(builder.doc, {"city": "Portland", "state": "OR", "zip": "97201"})
+    city, state, zip_code = (taught.fields[n] for n in ("city", "state", "zip"))
+    assert city is not None and city.part == [0, 2, 0, 0, 1, 2] and city.slot == [170.0, 98.0, 400.0, 116.0]
+    assert state is not None and state.part == [1, 2, 0, 1, 1, 1]
+    assert zip_code is not None and zip_code.part == [1, 2, 1, 0, 1, 0]
+    assert Taught.from_json(taught.to_json()).fields["state"].part == [1, 2, 0, 1, 1, 1]  # type: ignore[union-attr]
+
+
+def test_a_whole_widget_value_wins_over_a_part_of_another() -> None:
+    builder = _one_line(("City", 40))
+    builder.form_field("notes", "moved from Portland, OR last year", Box(100, 200, 400, 216))
+    builder.form_field("city", "Portland", Box(100, 98, 300, 116))
+    field = teach(builder.doc, {"city": "Portland"}).fields["city"]
+    assert field is not None and field.part is None and field.bounding_box[1] == 98.0
+
+
+def test_values_joined_on_one_printed_line_keep_their_place() -> None:
+    builder = _one_line(("City/State/ZIP:", 40), ("Portland,", 170), ("OR", 250), ("97201", 272))
+    taught = teach(builder.doc, {"city": "Portland", "state": "OR", "zip": "97201"})
+    city = taught.fields["city"]
+    assert city is not None and city.part == [0, 2, 0, 0, 1, 2]
