@@ -33,7 +33,7 @@ from extraction.examples.match import MATCH_SCORE, PageMatch, PageWords, match_p
 from extraction.examples.taught import Taught, TaughtField
 from extraction.examples.words import Piece, mark_state, page_pieces, rows, union
 from extraction.fields.extract import extract_fields
-from extraction.fields.model.citations import region_citation
+from extraction.fields.model.citations import Citation, region_citation
 from extraction.fields.model.result import FieldResult
 from extraction.fields.reading.amounts import format_amount
 from extraction.fields.reading.date_text import DateOrder
@@ -122,10 +122,16 @@ def _read_field(
     confidence = round(0.5 + 0.49 * match_term * text_confidence**3 * kind_term, 4)
     box = union([p.box for p in used])
     source = "form_fields" if all(p.widget is not None for p in used) else used[0].source
+    lines = [p.line for p in used if p.line is not None]
+    citation: Citation = (
+        {"file": file_name, "line_start": min(lines), "line_end": max(lines)}
+        if lines
+        else region_citation(doc, file_name, found.page, box)
+    )
     return FieldResult(
         value=value,
         confidence=confidence,
-        citations=[region_citation(doc, file_name, found.page, box)],
+        citations=[citation],
         source=source,  # type: ignore[arg-type]
         raw=raw,
         example_id=example_id,

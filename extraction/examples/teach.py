@@ -25,7 +25,7 @@ from extraction.examples.kinds import (
 )
 from extraction.examples.parts import Part, find_part
 from extraction.examples.taught import Anchor, Option, Taught, TaughtField, TaughtPage, ValuesNotFound
-from extraction.examples.words import Piece, mark_state, page_pieces, rows, union
+from extraction.examples.words import Piece, mark_state, page_pieces, page_size, rows, union
 from extraction.fields.reading.names import split_name
 from extraction.formats.document import Box, Document
 
@@ -90,7 +90,8 @@ def _design(doc: Document, pages: dict[int, list[Piece]], used: set[int]) -> lis
             for p in pages.get(info.page, [])
             if p.widget is None and id(p) not in used and sum(c.isalpha() for c in p.text) >= 2
         ]
-        taught.append(TaughtPage(info.page, info.width, info.height, anchors))
+        width, height = page_size(doc, info.page, pages.get(info.page, []))
+        taught.append(TaughtPage(info.page, width, height, anchors))
     return taught
 
 
@@ -272,8 +273,7 @@ def _slot(doc: Document, pieces: list[Piece], used: set[int], kind: ValueKind, h
     runs long never reaches into the next one."""
     box = union([p.box for p in hit.pieces])
     height = box.y1 - box.y0
-    info = doc.page(hit.page)
-    width = info.width if info and info.width else box.x1 * 1.5
+    width = page_size(doc, hit.page, pieces)[0] or box.x1 * 1.5
     mine = {id(p) for p in hit.pieces}
     row = sorted(
         (

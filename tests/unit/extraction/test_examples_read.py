@@ -212,3 +212,51 @@ def test_values_taught_inside_one_widget_are_read_from_its_print() -> None:
         )
         assert [found[n].value for n in names] == ["Salt Lake City", "UT", "84101"]
         assert all(found[n].example_id == "ex" for n in names)
+
+
+def _text_form(name: str, dob: str, city_line: str, phone: str) -> bytes:
+    return (
+        "WESTSIDE PHYSICAL THERAPY - NEW PATIENT FORM\n"
+        "Please answer every question below.\n"
+        "\n"
+        f"Patient name:   {name}\n"
+        f"Date of birth:  {dob}        Phone: {phone}\n"
+        f"City/State/ZIP: {city_line}\n"
+        "\n"
+        "Reason for referral and current symptoms\n"
+        "Signature of patient or guardian\n"
+    ).encode()
+
+
+def test_a_plain_text_form_is_taught_and_read_by_its_lines_and_columns() -> None:
+    from extraction.formats.engines import parse_bytes
+
+    names = ["last_name", "first_name", "dob", "city", "state", "zip", "phone"]
+    taught = teach(
+        parse_bytes(_text_form("Doe, Jane", "03/14/1985", "Portland, OR 97201", "555-123-4567"), "a.txt"),
+        {
+            "last_name": "Doe",
+            "first_name": "Jane",
+            "dob": "1985-03-14",
+            "city": "Portland",
+            "state": "OR",
+            "zip": "97201",
+            "phone": "(555) 123-4567",
+        },
+    )
+    later = parse_bytes(
+        _text_form("Okonkwo-Smith, Mary", "11/02/1990", "Salt Lake City, UT 84101", "801-555-0199"), "b.txt"
+    )
+    found = read_with_examples(later, names, file_name="b.txt", examples=[("ex", taught)])
+    assert {n: found[n].value for n in names} == {
+        "last_name": "Okonkwo-Smith",
+        "first_name": "Mary",
+        "dob": "1990-11-02",
+        "city": "Salt Lake City",
+        "state": "UT",
+        "zip": "84101",
+        "phone": "(801) 555-0199",
+    }
+    assert all(found[n].example_id == "ex" for n in names)
+    # A text file's value is cited by its line, as every text citation is.
+    assert found["city"].citations == [{"file": "b.txt", "line_start": 6, "line_end": 6}]
