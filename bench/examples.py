@@ -26,6 +26,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
+from bench.corpus_quality import DEFAULT_CORPUS
 from bench.corpus_score import Counts, score_field
 from bench.example_designs import DESIGNS, render
 from bench.synthetic_forms.canvas import scan
@@ -37,12 +38,14 @@ from extraction.formats.document import Document
 from extraction.formats.engines import parse_bytes
 
 SET = "synthetic_intake"
-CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
+CORPUS = DEFAULT_CORPUS
 
 
-def _taught(doc: Document, truth: dict[str, Any]) -> tuple[Taught, list[str], float]:
+def _taught(
+    doc: Document, truth: dict[str, Any], names: list[str] = FIELD_NAMES
+) -> tuple[Taught, list[str], float]:
     """`doc` taught with `truth`; fields whose value is not found are left out (and named)."""
-    values = {name: truth.get(name) or None for name in FIELD_NAMES}
+    values = {name: truth.get(name) or None for name in names}
     dropped: list[str] = []
     started = time.perf_counter()
     while True:
@@ -244,7 +247,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.errors:
         print("\nmisses with examples (where, field, truth, read, confidence, example):")
         for where, name, truth, read in ERRORS:
-            print(f"  {where:<34}{name:<20}{truth!r:<28}{read.value!r:<28}{read.confidence:.3f} {read.example_id}")
+            print(
+                f"  {where:<34}{name:<20}{truth!r:<28}{read.value!r:<28}{read.confidence:.3f} {read.example_id}"
+            )
     print(f"load average after: {' '.join(f'{v:.2f}' for v in os.getloadavg())}")
     return 0
 

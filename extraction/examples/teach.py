@@ -16,6 +16,7 @@ from typing import Any
 from extraction.examples.kinds import (
     ValueKind,
     as_iso_date,
+    bare_name,
     choice_word,
     date_orders,
     digits,
@@ -135,7 +136,7 @@ def _find(
 
 
 def _name_part(text: str, value: Any) -> str | None:
-    name = split_name(text)
+    name = split_name(bare_name(text))
     if name is None:
         return None
     wanted = name_words(str(value))

@@ -15,7 +15,9 @@ def _part(text: str, field: str, value: str) -> Part | None:
 
 def test_city_state_and_zip_are_found_inside_one_text() -> None:
     text = "Portland, OR 97201"
-    city, state, zip_code = (_part(text, f, v) for f, v in [("city", "Portland"), ("state", "OR"), ("zip", "97201")])
+    city, state, zip_code = (
+        _part(text, f, v) for f, v in [("city", "Portland"), ("state", "OR"), ("zip", "97201")]
+    )
     assert city == Part(0, 2, 0, 0, 1, 2)
     assert state == Part(1, 2, 0, 1, 1, 1)
     assert zip_code == Part(1, 2, 1, 0, 1, 0)

@@ -205,7 +205,9 @@ def _csz_sheet(printed: str, *, widget: bool) -> Any:
 
 def test_values_taught_inside_one_widget_are_read_from_its_print() -> None:
     names = ["city", "state", "zip"]
-    taught = teach(_csz_sheet("Portland, OR 97201", widget=True), {"city": "Portland", "state": "OR", "zip": "97201"})
+    taught = teach(
+        _csz_sheet("Portland, OR 97201", widget=True), {"city": "Portland", "state": "OR", "zip": "97201"}
+    )
     for later, widget in (("Salt Lake City, UT 84101", True), ("Salt Lake City, UT 84101", False)):
         found = read_with_examples(
             _csz_sheet(later, widget=widget), names, file_name="l.pdf", examples=[("ex", taught)]
