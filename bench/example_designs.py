@@ -161,12 +161,59 @@ def fillable_claim(c: Canvas, p: Patient) -> None:
     c.text(c.left, c.y, "I certify that the information above is true and complete.", size=8)
 
 
+def stacked_boxes(c: Canvas, p: Patient) -> None:
+    """Written after every fix of the example reading and measured once (held back): a caption
+    over each boxed value, the whole name `First Middle Last` on one line, `City ST ZIP` with no
+    commas, the birth date in words, the sex as a typed word, a landscape-ish two-box layout."""
+    year, month, day = p.dob
+    months = ["January", "February", "March", "April", "May", "June", "July", "August"]
+    months += ["September", "October", "November", "December"]
+
+    def box(x0: float, x1: float, caption: str, value: str) -> None:
+        c.rect(x0, c.y, x1, c.y + 30)
+        c.text(x0 + 3, c.y + 9, caption, size=6.5)
+        c.text(x0 + 4, c.y + 24, c.value(value))
+
+    mid = (c.left + c.right) / 2
+    c.text(c.left, c.y, "Cedar Ridge Sleep & Lung Institute", size=15, bold=True)
+    c.y += 20
+    c.text(c.left, c.y, "Patient demographic sheet - office use: chart no. ________", size=8)
+    c.y += 16
+    box(
+        c.left,
+        c.right,
+        "PATIENT FULL NAME (FIRST MIDDLE LAST)",
+        " ".join(n for n in (p.first, p.middle, p.last) if n),
+    )
+    c.y += 38
+    box(c.left, mid - 4, "BIRTH DATE", f"{months[month - 1]} {day}, {year}")
+    box(mid + 4, c.right, "SEX", p.gender)
+    c.y += 38
+    box(c.left, c.right, "HOME STREET", p.address.street)
+    c.y += 38
+    box(c.left, c.right, "CITY STATE ZIP", f"{p.address.city} {p.address.state} {p.address.zip}")
+    c.y += 38
+    box(c.left, mid - 4, "MOBILE", p.cell)
+    box(mid + 4, c.right, "E-MAIL", p.email)
+    c.y += 38
+    box(c.left, mid - 4, "HEALTH PLAN", p.insurer)
+    box(mid + 4, c.right, "PLAN MEMBER NUMBER", p.policy)
+    c.y += 38
+    box(c.left, mid - 4, "PLAN GROUP", p.group or "")
+    box(mid + 4, c.right, "REFERRED BY", f"{p.pcp.first} {p.pcp.last}, {p.pcp.credential}")
+    c.y += 50
+    c.text(c.left, c.y, "Bring this sheet and a photo ID to every sleep study appointment.", size=8)
+
+
 DESIGNS: dict[str, Callable[[Canvas, Patient], None]] = {
     "two_columns": two_columns,
     "captions_under": captions_under,
     "header_grid": header_grid,
     "fillable_claim": fillable_claim,
+    "stacked_boxes": stacked_boxes,
 }
+#: Designs written after the reading was last changed, to judge it on: measured, never tuned on.
+HELD_BACK = frozenset({"stacked_boxes"})
 #: Designs whose documents are fillable PDFs: their later documents also come flattened.
 FILLABLE = frozenset({"fillable_claim"})
 

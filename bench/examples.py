@@ -23,7 +23,6 @@ import random
 import statistics
 import time
 from collections import defaultdict
-from pathlib import Path
 from typing import Any
 
 from bench.corpus_quality import DEFAULT_CORPUS

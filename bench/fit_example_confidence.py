@@ -37,7 +37,16 @@ from bench.examples import CORPUS, SET, _pdf_bytes, _taught
 from bench.synthetic_forms.canvas import scan
 from bench.synthetic_forms.generate import FIELD_NAMES
 from extraction.examples import Taught, read_with_examples
-from extraction.examples.confidence import COEFFICIENTS, FEATURES, Evidence, features, probability
+from extraction.examples.confidence import (
+    CEILING,
+    COEFFICIENTS,
+    FEATURES,
+    FLOOR,
+    UNSEEN_CAP,
+    Evidence,
+    features,
+    probability,
+)
 from extraction.fields import FieldResult, extract_fields
 from extraction.formats.document import Document
 from extraction.formats.engines import parse_bytes
@@ -61,14 +70,15 @@ class Read:
 def parsed(data: bytes, name: str, cache: Path) -> Document:
     key = cache / f"{hashlib.sha256(data).hexdigest()[:24]}-{name}.pickle"
     if key.exists():
-        return pickle.loads(key.read_bytes())  # noqa: S301 - our own cache of our own parses
+        cached: Document = pickle.loads(key.read_bytes())  # our own cache of our own parses
+        return cached
     doc = parse_bytes(data, name)
     key.write_bytes(pickle.dumps(doc))
     return doc
 
 
 def documents(
-    people: int, scans: int, cache: Path
+    people: int, scans: int, cache: Path, faxes: int = 0
 ) -> list[tuple[str, str, Document, dict[str, Any], list[str]]]:
     """(design, form, document, truth, field names) of every later document; the taught one of
     each design first, as form `taught`."""
@@ -78,7 +88,7 @@ def documents(
         pdf, patient = render(design, first)
         out.append((design, "taught", parsed(_pdf_bytes(pdf), "t.pdf", cache), patient.truth(), FIELD_NAMES))
         forms = ["pdf"] * people + (["flat"] * people if design in FILLABLE else []) + ["scan"] * scans
-        forms += ["photo"] * scans
+        forms += ["photo"] * scans + ["fax"] * faxes
         for n, form in enumerate(forms, start=1):
             pdf, patient = render(design, 100 + n)
             rng = random.Random(f"scan:{design}:{n}")
@@ -86,8 +96,8 @@ def documents(
                 pdf.bake()
             if form in ("pdf", "flat"):
                 data, name = _pdf_bytes(pdf), "d.pdf"
-            elif form == "scan":
-                data, name = scan(pdf[0], rng, "png"), "d.png"
+            elif form in ("scan", "fax"):
+                data, name = scan(pdf[0], rng, "png", fax=form == "fax"), "d.png"
             else:
                 data, name = scan(pdf[0], rng, "jpg", photo=True), "d.jpg"
             out.append((design, form, parsed(data, name, cache), patient.truth(), FIELD_NAMES))
@@ -188,11 +198,18 @@ def judge(reads: list[Read]) -> None:
     print(f"{'held-out design':<30}{'reads':>6}{'wrong':>6}{'>=0.9 right':>13}{'right reach 0.9':>17}")
     for design in designs:
         w = fit([r for r in reads if r.design != design])
-        mine = [(r, probability(list(w), r.evidence)) for r in reads if r.design == design]
+        others = np.array([features(r.evidence) for r in reads if r.design != design]).max(axis=0)
+        mine = [(r, _gated(w, others, r.evidence)) for r in reads if r.design == design]
         held.extend(mine)
         _line(design, mine)
     _line("all (held out)", held)
     _line("old formula", [(r, _old(r.evidence)) for r in reads])
+
+
+def _gated(w: np.ndarray, seen: np.ndarray, evidence: Evidence) -> float:
+    """`confidence.confidence` with the weights and seen doubt of a fit in hand."""
+    chance = min(max(probability(list(w), evidence), FLOOR), CEILING)
+    return min(chance, UNSEEN_CAP) if (np.array(features(evidence)) > seen + 1e-9).any() else chance
 
 
 def _line(label: str, scored: list[tuple[Read, float]]) -> None:
@@ -215,23 +232,27 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--people", type=int, default=3, help="later PDFs (and flattened) per design")
     parser.add_argument("--scans", type=int, default=2, help="scans and phone photos each per design")
+    parser.add_argument("--faxes", type=int, default=0, help="faxed copies per design")
     parser.add_argument("--cache", type=Path, default=Path("/tmp/agentry-example-parses"))
     parser.add_argument("--errors", action="store_true", help="print every field missed")
     parser.add_argument("--write", action="store_true", help=f"fit on all and write {COEFFICIENTS.name}")
     args = parser.parse_args(argv)
     args.cache.mkdir(parents=True, exist_ok=True)
     print(f"load average: {' '.join(f'{v:.2f}' for v in os.getloadavg())} on {os.cpu_count()} cores")
-    reads = bench(documents(args.people, args.scans, args.cache), args.errors)
+    reads = bench(documents(args.people, args.scans, args.cache, args.faxes), args.errors)
     judge(reads)
     if args.write:
         w = fit(reads)
-        COEFFICIENTS.write_text(
-            json.dumps(
-                {"features": list(FEATURES), "weights": [round(float(v), 4) for v in w], "reads": len(reads)},
-                indent=1,
-            )
-            + "\n"
-        )
+        seen = np.array([features(r.evidence) for r in reads]).max(axis=0)
+        data = {
+            "features": list(FEATURES),
+            "weights": [round(float(v), 4) for v in w],
+            "seen": [round(float(v), 4) for v in seen],
+            "reads": len(reads),
+            "wrong": sum(not r.right for r in reads),
+            "designs": sorted({r.design for r in reads}),
+        }
+        COEFFICIENTS.write_text(json.dumps(data, indent=1) + "\n")
         print(
             f"wrote {COEFFICIENTS}: " + ", ".join(f"{n} {v:+.2f}" for n, v in zip(FEATURES, w, strict=True))
         )

@@ -23,6 +23,9 @@ COEFFICIENTS = Path(__file__).with_name("confidence.json")
 STRICT_KINDS = frozenset({"date", "phone", "zip", "email", "amount", "choice"})
 #: Confidence bounds: never certain, and never below what a plain guess would claim.
 FLOOR, CEILING = 0.05, 0.995
+#: The most a read may claim when it shows more doubt on some feature than any read the fit
+#: learned from: the fit knows nothing of how often such reads are right, so it is marked for review.
+UNSEEN_CAP = 0.85
 
 
 @dataclass(frozen=True)
@@ -76,11 +79,12 @@ def features(evidence: Evidence) -> list[float]:
 
 
 @cache
-def _coefficients() -> tuple[float, ...]:
+def _fitted() -> tuple[tuple[float, ...], tuple[float, ...]]:
+    """The fitted weights, and the most doubt the fit saw on each feature."""
     data = json.loads(COEFFICIENTS.read_text())
     if tuple(data["features"]) != FEATURES:
         raise ValueError(f"{COEFFICIENTS.name} was fitted on other features: refit it")
-    return tuple(float(w) for w in data["weights"])
+    return tuple(float(w) for w in data["weights"]), tuple(float(v) for v in data["seen"])
 
 
 def probability(weights: tuple[float, ...] | list[float], evidence: Evidence) -> float:
@@ -89,5 +93,10 @@ def probability(weights: tuple[float, ...] | list[float], evidence: Evidence) ->
 
 
 def confidence(evidence: Evidence) -> float:
-    """The calibrated chance the value is right, within [`FLOOR`, `CEILING`]."""
-    return round(min(max(probability(_coefficients(), evidence), FLOOR), CEILING), 4)
+    """The calibrated chance the value is right, within [`FLOOR`, `CEILING`]; at most
+    `UNSEEN_CAP` for evidence beyond what the fit saw."""
+    weights, seen = _fitted()
+    chance = min(max(probability(weights, evidence), FLOOR), CEILING)
+    if any(x > most + 1e-9 for x, most in zip(features(evidence), seen, strict=True)):
+        chance = min(chance, UNSEEN_CAP)
+    return round(chance, 4)

@@ -56,6 +56,8 @@ class PageMatch:
     landed_to: list[complex] = field(default_factory=list)
     #: How far an anchor's say in a local map reaches (example page units; 0: global map only).
     reach: float = 0.0
+    #: Every printed word of the example's page: its text as matching compares it, and its center.
+    printed: list[tuple[str, complex]] = field(default_factory=list)
 
     def point(self, x: float, y: float) -> tuple[float, float]:
         a, b, c, d, e, f = self.transform
@@ -236,6 +238,7 @@ def _refine(
         source[inside].tolist(),
         target[inside].tolist(),
         reach,
+        [(key, _center(anchor.box)) for key, anchor in zip(page.keys, page.anchors, strict=True)],
     )
 
 

@@ -22,12 +22,14 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
+from rapidfuzz import fuzz
+
 from extraction.examples.confidence import Evidence, confidence
 from extraction.examples.kinds import ORDERS, amount, as_iso_date, bare_name, choice_word, digits
 from extraction.examples.match import PageMatch, PageWords, match_page
 from extraction.examples.parts import Part, cut
 from extraction.examples.taught import Taught, TaughtField
-from extraction.examples.words import Piece, mark_state, page_pieces, rows, union
+from extraction.examples.words import Piece, mark_state, normal_word, page_pieces, rows, union
 from extraction.fields.extract import extract_fields
 from extraction.fields.model.citations import Citation, region_citation
 from extraction.fields.model.result import FieldResult
@@ -39,6 +41,9 @@ from extraction.formats.document import Box, Document
 #: How far the mapped slot is widened each side, in the slot's own heights: enough for a scan's
 #: noise, little enough that the first letter of the next answer stays out.
 WIDEN_HEIGHTS = 0.2
+#: Least similarity (rapidfuzz ratio) of a word to a printed word of the design at its place for
+#: the word to be that printed word misread (`CIFY` for `CITY`), not a value.
+MISREAD_RATIO = 70
 #: A word starting this close to the slot's end (in slot heights) starts the next answer.
 NEXT_ANSWER_HEIGHTS = 0.3
 _EMAIL = re.compile(r"^[\w.+\-]+@[\w\-]+(?:\.[\w\-]+)+$")
@@ -202,6 +207,33 @@ def _within(pieces: list[Piece], box: Box, static: dict[int, str]) -> list[Piece
     return inside
 
 
+def _without_misread_labels(inside: list[Piece], taught: TaughtField, found: PageMatch) -> list[Piece]:
+    """`inside` without the design's printed words OCR misread past matching (a caption `CITY`
+    read `CIFY` inside a box): a word where the example printed a word much like it."""
+    x0, y0, x1, y1 = taught.slot or taught.bounding_box
+    margin = y1 - y0
+    near = [
+        (key, found.box([z.real, z.imag, z.real, z.imag]))
+        for key, z in found.printed
+        if x0 - margin <= z.real <= x1 + margin and y0 - margin <= z.imag <= y1 + margin
+    ]
+    if not near:
+        return inside
+    kept = []
+    for piece in inside:
+        key = normal_word(piece.text)
+        x, y = piece.center
+        misread = piece.widget is None and any(
+            abs(at.x0 - x) <= piece.height * 2 + (piece.box.x1 - piece.box.x0) / 2
+            and abs(at.y0 - y) <= piece.height
+            and fuzz.ratio(key, printed) >= MISREAD_RATIO
+            for printed, at in near
+        )
+        if not misread:
+            kept.append(piece)
+    return kept
+
+
 def _glued_tail(piece: Piece, anchor: str) -> Piece | None:
     """What follows the printed word `anchor` in `piece`'s text, as a word with its share of the
     box; None when nothing does."""
@@ -227,6 +259,7 @@ def _read_slot(
     # point before it; OCR boxes start a little early).
     end = mapped.x1 - NEXT_ANSWER_HEIGHTS * (mapped.y1 - mapped.y0)
     inside = [p for p in _within(pieces, _widened(mapped), found.static) if p.box.x0 < end]
+    inside = _without_misread_labels(inside, taught, found)
     widgets = [p for p in inside if p.widget is not None and p.checked is None and p.text.strip()]
     used = widgets or [p for p in inside if p.widget is None and mark_state(p) is None]
     if not used:
