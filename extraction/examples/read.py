@@ -264,6 +264,12 @@ def _read_slot(
     used = widgets or [p for p in inside if p.widget is None and mark_state(p) is None]
     if not used:
         return None
+    lines = rows(used)
+    if not widgets and len(lines) > 1 and _one_line(taught):
+        # A one-line slot reached into the next row (a photo's rows do not stay parallel, and the
+        # slot is widened for noise): the row nearest the slot's middle is the answer's.
+        middle = (mapped.y0 + mapped.y1) / 2
+        used = min(lines, key=lambda row: abs(sum(p.center[1] for p in row) / len(row) - middle))
     ordered = [p for row in rows(used) for p in row]
     text = " ".join(_unglued(p, mapped) for p in ordered).strip()
     if taught.part:
@@ -273,6 +279,13 @@ def _read_slot(
             return None
     value = _as_kind(taught, text)
     return None if value is None else (value, ordered, text)
+
+
+def _one_line(taught: TaughtField) -> bool:
+    """Whether the taught slot holds one line of text (it is at most two values high)."""
+    slot = taught.slot or taught.bounding_box
+    box = taught.bounding_box
+    return slot[3] - slot[1] <= 2 * (box[3] - box[1])
 
 
 def _unglued(piece: Piece, slot: Box) -> str:
