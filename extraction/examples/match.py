@@ -58,6 +58,8 @@ class PageMatch:
     reach: float = 0.0
     #: Every printed word of the example's page: its text as matching compares it, and its center.
     printed: list[tuple[str, complex]] = field(default_factory=list)
+    #: Local maps already fitted, by the point they were fitted around.
+    _local: dict[tuple[float, float], list[float]] = field(default_factory=dict, repr=False, compare=False)
 
     def point(self, x: float, y: float) -> tuple[float, float]:
         a, b, c, d, e, f = self.transform
@@ -69,16 +71,17 @@ class PageMatch:
         puts a slot a row off where the page bends most; the anchors around the slot do not."""
         if self.reach <= 0 or len(self.landed_from) < 6:
             return self.transform
-        source = np.array(self.landed_from)
-        target = np.array(self.landed_to)
-        near = np.exp(-((np.abs(source - complex(x, y)) / self.reach) ** 2)) + LOCAL_FLOOR
-        root = np.sqrt(near)
-        design = np.column_stack([source.real, source.imag, np.ones(len(source))]) * root[:, None]
-        if np.linalg.matrix_rank(design) < 3:
-            return self.transform
-        (a, b, c), *_ = np.linalg.lstsq(design, target.real * root, rcond=None)
-        (d, e, f), *_ = np.linalg.lstsq(design, target.imag * root, rcond=None)
-        return [float(a), float(b), float(c), float(d), float(e), float(f)]
+        key = (round(x, 1), round(y, 1))
+        if key not in self._local:
+            source = np.array(self.landed_from)
+            target = np.array(self.landed_to)
+            root = np.sqrt(np.exp(-((np.abs(source - complex(x, y)) / self.reach) ** 2)) + LOCAL_FLOOR)
+            design = np.column_stack([source.real, source.imag, np.ones(len(source))]) * root[:, None]
+            solved, _, rank, _ = np.linalg.lstsq(
+                design, np.column_stack([target.real, target.imag]) * root[:, None]
+            )
+            self._local[key] = self.transform if rank < 3 else [float(v) for v in solved.T.ravel()]
+        return self._local[key]
 
     def box(self, box: list[float]) -> Box:
         """`box` on the example's page mapped onto the document's, by the map local to it."""

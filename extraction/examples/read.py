@@ -197,7 +197,13 @@ def _within(pieces: list[Piece], box: Box, static: dict[int, str]) -> list[Piece
     inside = []
     for i, piece in enumerate(pieces):
         if i in static:
-            glued = _glued_tail(piece, static[i])
+            overlaps = (
+                piece.box.x1 > box.x0
+                and piece.box.x0 < box.x1
+                and piece.box.y0 < box.y1
+                and piece.box.y1 > box.y0
+            )
+            glued = _glued_tail(piece, static[i]) if overlaps else None
             if glued is None:
                 continue
             piece = glued
@@ -212,8 +218,9 @@ def _without_misread_labels(inside: list[Piece], taught: TaughtField, found: Pag
     read `CIFY` inside a box): a word where the example printed a word much like it."""
     x0, y0, x1, y1 = taught.slot or taught.bounding_box
     margin = y1 - y0
+    a, b, c, d, e, f = found.local((x0 + x1) / 2, (y0 + y1) / 2)
     near = [
-        (key, found.box([z.real, z.imag, z.real, z.imag]))
+        (key, a * z.real + b * z.imag + c, d * z.real + e * z.imag + f)
         for key, z in found.printed
         if x0 - margin <= z.real <= x1 + margin and y0 - margin <= z.imag <= y1 + margin
     ]
@@ -224,10 +231,10 @@ def _without_misread_labels(inside: list[Piece], taught: TaughtField, found: Pag
         key = normal_word(piece.text)
         x, y = piece.center
         misread = piece.widget is None and any(
-            abs(at.x0 - x) <= piece.height * 2 + (piece.box.x1 - piece.box.x0) / 2
-            and abs(at.y0 - y) <= piece.height
+            abs(at_x - x) <= piece.height * 2 + (piece.box.x1 - piece.box.x0) / 2
+            and abs(at_y - y) <= piece.height
             and fuzz.ratio(key, printed) >= MISREAD_RATIO
-            for printed, at in near
+            for printed, at_x, at_y in near
         )
         if not misread:
             kept.append(piece)
