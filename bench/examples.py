@@ -23,9 +23,9 @@ import random
 import statistics
 import time
 from collections import defaultdict
-from pathlib import Path
 from typing import Any
 
+from bench.corpus_quality import DEFAULT_CORPUS
 from bench.corpus_score import Counts, score_field
 from bench.example_designs import DESIGNS, render
 from bench.synthetic_forms.canvas import scan
@@ -37,12 +37,14 @@ from extraction.formats.document import Document
 from extraction.formats.engines import parse_bytes
 
 SET = "synthetic_intake"
-CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
+CORPUS = DEFAULT_CORPUS
 
 
-def _taught(doc: Document, truth: dict[str, Any]) -> tuple[Taught, list[str], float]:
+def _taught(
+    doc: Document, truth: dict[str, Any], names: list[str] = FIELD_NAMES
+) -> tuple[Taught, list[str], float]:
     """`doc` taught with `truth`; fields whose value is not found are left out (and named)."""
-    values = {name: truth.get(name) or None for name in FIELD_NAMES}
+    values = {name: truth.get(name) or None for name in names}
     dropped: list[str] = []
     started = time.perf_counter()
     while True:
@@ -53,14 +55,20 @@ def _taught(doc: Document, truth: dict[str, Any]) -> tuple[Taught, list[str], fl
             values = {n: v for n, v in values.items() if n not in missing.fields}
 
 
+#: Per-field misses of example reading, printed with `--errors`: (where, field, truth, read).
+ERRORS: list[tuple[str, str, Any, FieldResult]] = []
+
+
 def _score(
-    truth: dict[str, Any], found: dict[str, FieldResult], names: list[str]
+    truth: dict[str, Any], found: dict[str, FieldResult], names: list[str], where: str = ""
 ) -> tuple[Counts, list[bool]]:
     counts = Counts()
     sure: list[bool] = []
     for name in names:
         one = score_field(name, truth.get(name), found[name].value, set_name=SET)
         counts.add(one)
+        if where and (one.fp or one.fn):
+            ERRORS.append((where, name, truth.get(name), found[name]))
         if (
             found[name].example_id is not None
             and found[name].value is not None
@@ -102,7 +110,10 @@ def designs_bench(people: int, scans: int) -> tuple[list[tuple[str, Taught]], li
             doc = parse_bytes(data, name)
             truth = patient.truth()
             with_ex, sure = _score(
-                truth, read_with_examples(doc, FIELD_NAMES, file_name=name, examples=examples), FIELD_NAMES
+                truth,
+                read_with_examples(doc, FIELD_NAMES, file_name=name, examples=examples),
+                FIELD_NAMES,
+                f"{design}/{form}/{person}",
             )
             without, _ = _score(truth, extract_fields(doc, FIELD_NAMES, file_name=name), FIELD_NAMES)
             rows[form].append((with_ex, without, sure))
@@ -201,6 +212,7 @@ def real_bench() -> None:
                 doc["fields"],
                 read_with_examples(parsed, names, file_name="r.pdf", examples=[("e", taught)]),
                 names,
+                f"{design.split('/')[-1]}/{kind}",
             )
             none, _ = _score(doc["fields"], extract_fields(parsed, names, file_name="r.pdf"), names)
             short = design.split("/")[-1][:32]
@@ -216,6 +228,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--untaught", type=int, default=10, help="documents of untaught designs")
     parser.add_argument("--examples", type=int, default=100, help="examples in the cost run")
     parser.add_argument("--real", action="store_true", help="also the realdesigns corpus (OCRs 6 scans)")
+    parser.add_argument("--errors", action="store_true", help="print every field example reading missed")
     args = parser.parse_args(argv)
     print(f"load average: {' '.join(f'{v:.2f}' for v in os.getloadavg())} on {os.cpu_count()} cores")
     examples, _ = designs_bench(args.people, args.scans)
@@ -230,6 +243,12 @@ def main(argv: list[str] | None = None) -> int:
     cost_bench(examples, args.examples, {"taught designs": taught_docs, "untaught designs": untaught_docs})
     if args.real:
         real_bench()
+    if args.errors:
+        print("\nmisses with examples (where, field, truth, read, confidence, example):")
+        for where, name, truth, read in ERRORS:
+            print(
+                f"  {where:<34}{name:<20}{truth!r:<28}{read.value!r:<28}{read.confidence:.3f} {read.example_id}"
+            )
     print(f"load average after: {' '.join(f'{v:.2f}' for v in os.getloadavg())}")
     return 0
 

@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 from extraction.fields.reading.date_text import DateOrder, parse_date
 
-ValueKind = Literal["date", "phone", "email", "zip", "amount", "choice", "name", "text"]
+ValueKind = Literal["date", "phone", "email", "zip", "amount", "choice", "name", "code", "text"]
 
 ORDERS: tuple[DateOrder, ...] = ("MDY", "DMY", "YMD")
 _ISO = re.compile(r"^\d{4}-\d{2}-\d{2}$")
@@ -34,6 +34,10 @@ _CHOICE_FIELD = re.compile(r"gender|\bsex\b|_sex\b|^sex|marital|smok|married|yes
 _PHONE_FIELD = re.compile(r"phone|tel|fax|mobile|cell")
 _AMOUNT_FIELD = re.compile(r"amount|total|charge|fee|price|cost|balance|paid|tax|sum")
 _ZIP_FIELD = re.compile(r"zip|postal|postcode")
+#: Letters after a name that are no part of it (a doctor's or vet's degree).
+_CREDENTIALS = re.compile(
+    r"(?:,?\s+(?:dvm|vmd|md|do|dds|dmd|phd|np|pa-c|pa|rn|fnp|bvsc|mrcvs|facp|mph)\.?)+\s*$", re.IGNORECASE
+)
 
 
 def value_kind(field: str, value: Any) -> ValueKind:
@@ -55,7 +59,15 @@ def value_kind(field: str, value: Any) -> ValueKind:
         return "amount"
     if "name" in name and not any(c.isdigit() for c in text):
         return "name"
+    if len(text) >= 4 and " " not in text and any(c.isdigit() for c in text):
+        # A policy, member or group number: one token holding digits.
+        return "code"
     return "text"
+
+
+def bare_name(text: str) -> str:
+    """`text` without the degrees printed after a name (`Sarah Ashworth, DVM`)."""
+    return _CREDENTIALS.sub("", text).strip(" ,")
 
 
 _NOT_DIGITS = re.compile(r"\D+")

@@ -35,6 +35,11 @@ TOLERANCE = 0.015
 FUZZY_RATIO = 80
 #: Most document words one anchor is paired with.
 MAX_PAIRS = 3
+#: How far an anchor's say in the map local to a slot reaches, as a share of the page's diagonal;
+#: and the weight every anchor keeps however far it is (so a slot with few anchors near it still
+#: gets a well-posed map).
+LOCAL_REACH = 0.12
+LOCAL_FLOOR = 0.02
 
 
 @dataclass
@@ -43,15 +48,45 @@ class PageMatch:
     #: Affine map from the example's page to the document's: x' = a x + b y + c, y' = d x + e y + f.
     transform: list[float]
     score: float
-    #: The document words that landed on anchors (printed words of the design, not values).
-    static: set[int] = field(default_factory=set)
+    #: The document words that landed on anchors (printed words of the design, not values),
+    #: each with the anchor's text.
+    static: dict[int, str] = field(default_factory=dict)
+    #: Centers of the anchors that landed (example page, x + iy) and of their pairs (document).
+    landed_from: list[complex] = field(default_factory=list)
+    landed_to: list[complex] = field(default_factory=list)
+    #: How far an anchor's say in a local map reaches (example page units; 0: global map only).
+    reach: float = 0.0
+    #: Every printed word of the example's page: its text as matching compares it, and its center.
+    printed: list[tuple[str, complex]] = field(default_factory=list)
+    #: Local maps already fitted, by the point they were fitted around.
+    _local: dict[tuple[float, float], list[float]] = field(default_factory=dict, repr=False, compare=False)
 
     def point(self, x: float, y: float) -> tuple[float, float]:
         a, b, c, d, e, f = self.transform
         return a * x + b * y + c, d * x + e * y + f
 
+    def local(self, x: float, y: float) -> list[float]:
+        """The affine map that best places the anchors near (x, y), each weighted by its nearness
+        (a Gaussian of `reach`): a phone's photo bends the page, so one map for the whole page
+        puts a slot a row off where the page bends most; the anchors around the slot do not."""
+        if self.reach <= 0 or len(self.landed_from) < 6:
+            return self.transform
+        key = (round(x, 1), round(y, 1))
+        if key not in self._local:
+            source = np.array(self.landed_from)
+            target = np.array(self.landed_to)
+            root = np.sqrt(np.exp(-((np.abs(source - complex(x, y)) / self.reach) ** 2)) + LOCAL_FLOOR)
+            design = np.column_stack([source.real, source.imag, np.ones(len(source))]) * root[:, None]
+            solved, _, rank, _ = np.linalg.lstsq(
+                design, np.column_stack([target.real, target.imag]) * root[:, None]
+            )
+            self._local[key] = self.transform if rank < 3 else [float(v) for v in solved.T.ravel()]
+        return self._local[key]
+
     def box(self, box: list[float]) -> Box:
-        corners = [self.point(x, y) for x in (box[0], box[2]) for y in (box[1], box[3])]
+        """`box` on the example's page mapped onto the document's, by the map local to it."""
+        a, b, c, d, e, f = self.local((box[0] + box[2]) / 2, (box[1] + box[3]) / 2)
+        corners = [(a * x + b * y + c, d * x + e * y + f) for x in (box[0], box[2]) for y in (box[1], box[3])]
         xs = [p[0] for p in corners]
         ys = [p[1] for p in corners]
         return Box(min(xs), min(ys), max(xs), max(ys))
@@ -196,8 +231,18 @@ def _refine(
     score = len(landed) / len(page.keys)
     if len(landed) < MIN_INLIERS or score < MATCH_SCORE:
         return None
-    static = {pairs[k][1] for k in np.flatnonzero(inside).tolist()}
-    return PageMatch(page.page, [float(v) for v in transform], round(score, 4), static)
+    static = {pairs[k][1]: page.anchors[pairs[k][0]].text for k in np.flatnonzero(inside).tolist()}
+    reach = LOCAL_REACH * tolerance / TOLERANCE
+    return PageMatch(
+        page.page,
+        [float(v) for v in transform],
+        round(score, 4),
+        static,
+        source[inside].tolist(),
+        target[inside].tolist(),
+        reach,
+        [(key, _center(anchor.box)) for key, anchor in zip(page.keys, page.anchors, strict=True)],
+    )
 
 
 def _affine(source: np.ndarray, target: np.ndarray) -> list[float]:

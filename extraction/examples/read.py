@@ -9,30 +9,29 @@ widened by half a word's height, the design's printed words left out), checked a
 the taught group). A field the example cannot settle, and every field of a document that matches
 no example, is read by `extract_fields` exactly as without examples.
 
-Confidence of a value read from an example comes from its own evidence, each term 0..1:
-- the page's match score (share of anchors in place), rescaled so that `MATCH_SCORE` is 0 and a
-  perfect match is 1;
-- how sure the engine is of the words read (1 for a text layer or widget, the OCR score else),
-  cubed, since one misread character in a value makes it wrong;
-- the kind's check: strict kinds (date, phone, ZIP, email, amount, choice) are read from a shape
-  that cannot be half right, so 1; names and free text 0.97, as a slot can catch a stray word.
-confidence = 0.5 + 0.49 * product: a perfect text-layer match of a date is 0.99, a name 0.975;
-an OCR'd value at engine score 0.95 on a perfect match about 0.92, at 0.9 about 0.86. So a value
-reaches 0.9 only when the design matched well and the text itself was read cleanly.
+Confidence of a value read from an example is calibrated on that read's own evidence (the page's
+match score, how sure the engine is of the words, their source, the kind's strictness, a changed
+word count, a value cut from a longer text, words running past the slot): `confidence.py`, fitted
+by design held out on example reads only.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
-from extraction.examples.kinds import ORDERS, amount, as_iso_date, choice_word, digits
-from extraction.examples.match import MATCH_SCORE, PageMatch, PageWords, match_page
+from rapidfuzz import fuzz
+
+from extraction.examples.confidence import Evidence, confidence
+from extraction.examples.kinds import ORDERS, amount, as_iso_date, bare_name, choice_word, digits
+from extraction.examples.match import PageMatch, PageWords, match_page
+from extraction.examples.parts import Part, cut
 from extraction.examples.taught import Taught, TaughtField
-from extraction.examples.words import Piece, mark_state, page_pieces, rows, union
+from extraction.examples.words import Piece, mark_state, normal_word, page_pieces, rows, union
 from extraction.fields.extract import extract_fields
-from extraction.fields.model.citations import region_citation
+from extraction.fields.model.citations import Citation, region_citation
 from extraction.fields.model.result import FieldResult
 from extraction.fields.reading.amounts import format_amount
 from extraction.fields.reading.date_text import DateOrder
@@ -42,13 +41,17 @@ from extraction.formats.document import Box, Document
 #: How far the mapped slot is widened each side, in the slot's own heights: enough for a scan's
 #: noise, little enough that the first letter of the next answer stays out.
 WIDEN_HEIGHTS = 0.2
+#: Least similarity (rapidfuzz ratio) of a word to a printed word of the design at its place for
+#: the word to be that printed word misread (`CIFY` for `CITY`), not a value.
+MISREAD_RATIO = 70
 #: A word starting this close to the slot's end (in slot heights) starts the next answer.
 NEXT_ANSWER_HEIGHTS = 0.3
-#: Kind terms of the confidence (see the module's docstring).
-STRICT_KINDS = frozenset({"date", "phone", "zip", "email", "amount", "choice"})
-LOOSE_KIND = 0.97
 _EMAIL = re.compile(r"^[\w.+\-]+@[\w\-]+(?:\.[\w\-]+)+$")
 _ZIP = re.compile(r"\b\d{5}(?:-?\d{4})?\b")
+#: OCR's letters for digits (`O` for 0, `l` for 1), mended in a word of digits or a lone letter.
+_AS_DIGITS = str.maketrans("OoQDIl|", "0000111")
+_DIGIT_SLIPS = re.compile(r"(?<![A-Za-z])(?:[OoQDIl|](?=\d)|(?<=\d)[OoQDIl|]|\b[OoQDIl|]\b)(?![A-Za-z])")
+_GLUED_LABEL = re.compile(r"^[A-Za-z][A-Za-z.#/]*:(\S.*)$")
 _EDGES = " \t,;:|_()[]"
 
 
@@ -59,9 +62,11 @@ def read_with_examples(
     file_name: str,
     examples: Sequence[tuple[str, Taught]],
     date_order: DateOrder | None = None,
+    evidence: dict[str, Evidence] | None = None,
 ) -> dict[str, FieldResult]:
     """Values of `field_names` read from `doc`, following the example of its design when one
-    matches (`examples` are `(example_id, taught)` pairs); see the module's docstring."""
+    matches (`examples` are `(example_id, taught)` pairs); see the module's docstring. `evidence`,
+    when given, receives what each value read from an example rests on (for calibration)."""
     pages = page_pieces(doc) if examples else {}
     indexed = {number: PageWords.of(pieces) for number, pieces in pages.items()}
     empty = PageWords([], {})
@@ -75,9 +80,11 @@ def read_with_examples(
                 winners[page.page] = (example_id, taught, found)
     results: dict[str, FieldResult] = {}
     for name in field_names:
-        read = _settled(doc, pages, winners, name, file_name)
-        if read is not None:
-            results[name] = read
+        settled = _settled(doc, pages, winners, name, file_name)
+        if settled is not None:
+            results[name], why = settled
+            if why is not None and evidence is not None:
+                evidence[name] = why
     rest = [name for name in field_names if name not in results]
     if rest:
         general = extract_fields(doc, rest, file_name=file_name, date_order=date_order)
@@ -91,44 +98,91 @@ def _settled(
     winners: dict[int, tuple[str, Taught, PageMatch]],
     name: str,
     file_name: str,
-) -> FieldResult | None:
+) -> tuple[FieldResult, Evidence | None] | None:
     for example_id, taught, found in winners.values():
         if name not in taught.fields:
             continue
         taught_field = taught.fields[name]
         if taught_field is None:
+            whole = _whole_name(taught, name, found.page)
+            if whole is not None:
+                # A middle name taught empty, where the example's first or last name was read
+                # from a whole name: that name answers for the middle one of every later
+                # document (the taught person had none; the next one may).
+                read = _read_field(doc, pages.get(found.page, []), whole, found, example_id, file_name)
+                if read is not None:
+                    return read
             # The design has no such value: the example settles it as absent.
-            return FieldResult(value=None, confidence=0.0, example_id=example_id)
+            return FieldResult(value=None, confidence=0.0, example_id=example_id), None
         if taught_field.page != found.page:
             continue
         return _read_field(doc, pages.get(found.page, []), taught_field, found, example_id, file_name)
     return None
 
 
+def _whole_name(taught: Taught, name: str, page: int) -> TaughtField | None:
+    """For a middle name field: the example's first or last name taught as a part of a whole name
+    on `page`, as a field reading that name's middle part."""
+    if "middle" not in name.casefold():
+        return None
+    for other in taught.fields.values():
+        if (
+            other is not None
+            and other.page == page
+            and other.kind == "name"
+            and other.detail in ("first", "last")
+        ):
+            return replace(other, value="", detail="middle", part=None)
+    return None
+
+
 def _read_field(
     doc: Document, pieces: list[Piece], taught: TaughtField, found: PageMatch, example_id: str, file_name: str
-) -> FieldResult | None:
+) -> tuple[FieldResult, Evidence] | None:
     if taught.kind == "choice" and taught.options:
         read = _read_choice(pieces, taught, found)
+        overflow = 0.0
     else:
         read = _read_slot(pieces, taught, found)
+        overflow = 0.0 if read is None else _overflow(read[1], found.box(taught.slot or taught.bounding_box))
     if read is None:
         return None
     value, used, raw = read
-    text_confidence = min(p.confidence for p in used)
-    kind_term = 1.0 if taught.kind in STRICT_KINDS else LOOSE_KIND
-    match_term = min(max((found.score - MATCH_SCORE) / (1.0 - MATCH_SCORE), 0.0), 1.0)
-    confidence = round(0.5 + 0.49 * match_term * text_confidence**3 * kind_term, 4)
+    widget = all(p.widget is not None for p in used)
+    why = Evidence(
+        kind=taught.kind,
+        match=found.score,
+        text=min(p.confidence for p in used),
+        source="widget" if widget else ("ocr" if used[0].source == "ocr" else "text_layer"),
+        words=len(str(value).split()),
+        taught_words=len(str(taught.value).split()),
+        part=bool(taught.part),
+        overflow=overflow,
+    )
     box = union([p.box for p in used])
     source = "form_fields" if all(p.widget is not None for p in used) else used[0].source
+    lines = [p.line for p in used if p.line is not None]
+    citation: Citation = (
+        {"file": file_name, "line_start": min(lines), "line_end": max(lines)}
+        if lines
+        else region_citation(doc, file_name, found.page, box)
+    )
     return FieldResult(
         value=value,
-        confidence=confidence,
-        citations=[region_citation(doc, file_name, found.page, box)],
+        confidence=confidence(why),
+        citations=[citation],
         source=source,  # type: ignore[arg-type]
         raw=raw,
         example_id=example_id,
-    )
+    ), why
+
+
+def _overflow(used: list[Piece], slot: Box) -> float:
+    """Share of the words' width outside `slot` across the row: a word running past the slot's
+    end (or start) may be a longer answer cut short, or the next answer caught."""
+    width = sum(p.box.x1 - p.box.x0 for p in used) or 1.0
+    outside = sum(max(slot.x0 - p.box.x0, 0.0) + max(p.box.x1 - slot.x1, 0.0) for p in used)
+    return min(outside / width, 1.0)
 
 
 def _widened(box: Box) -> Box:
@@ -136,13 +190,72 @@ def _widened(box: Box) -> Box:
     return Box(box.x0 - margin, box.y0 - margin, box.x1 + margin, box.y1 + margin)
 
 
-def _within(pieces: list[Piece], box: Box, static: set[int]) -> list[Piece]:
+def _within(pieces: list[Piece], box: Box, static: dict[int, str]) -> list[Piece]:
+    """The document's words whose center is inside `box`; printed words of the design are left
+    out, but what OCR glued onto one (`(MMDDYYYY)12` of a label and the first digit boxes) is
+    kept as a word of its own."""
     inside = []
     for i, piece in enumerate(pieces):
+        if i in static:
+            overlaps = (
+                piece.box.x1 > box.x0
+                and piece.box.x0 < box.x1
+                and piece.box.y0 < box.y1
+                and piece.box.y1 > box.y0
+            )
+            glued = _glued_tail(piece, static[i]) if overlaps else None
+            if glued is None:
+                continue
+            piece = glued
         x, y = piece.center
-        if i not in static and box.x0 <= x <= box.x1 and box.y0 <= y <= box.y1:
+        if box.x0 <= x <= box.x1 and box.y0 <= y <= box.y1:
             inside.append(piece)
     return inside
+
+
+def _without_misread_labels(inside: list[Piece], taught: TaughtField, found: PageMatch) -> list[Piece]:
+    """`inside` without the design's printed words OCR misread past matching (a caption `CITY`
+    read `CIFY` inside a box): a word where the example printed a word much like it."""
+    x0, y0, x1, y1 = taught.slot or taught.bounding_box
+    margin = y1 - y0
+    a, b, c, d, e, f = found.local((x0 + x1) / 2, (y0 + y1) / 2)
+    near = [
+        (key, a * z.real + b * z.imag + c, d * z.real + e * z.imag + f)
+        for key, z in found.printed
+        if x0 - margin <= z.real <= x1 + margin and y0 - margin <= z.imag <= y1 + margin
+    ]
+    if not near:
+        return inside
+    kept = []
+    for piece in inside:
+        key = normal_word(piece.text)
+        x, y = piece.center
+        misread = piece.widget is None and any(
+            abs(at_x - x) <= piece.height * 2 + (piece.box.x1 - piece.box.x0) / 2
+            and abs(at_y - y) <= piece.height
+            and fuzz.ratio(key, printed) >= MISREAD_RATIO
+            for printed, at_x, at_y in near
+        )
+        if not misread:
+            kept.append(piece)
+    return kept
+
+
+def _glued_tail(piece: Piece, anchor: str) -> Piece | None:
+    """What follows the printed word `anchor` in `piece`'s text, as a word with its share of the
+    box; None when nothing does."""
+    wanted = sum(c.isalnum() for c in anchor)
+    seen = 0
+    for at, c in enumerate(piece.text):
+        if seen == wanted:
+            tail = piece.text[at:].lstrip(")]:.,;")
+            if not any(ch.isalnum() for ch in tail):
+                return None
+            box = piece.box
+            left = box.x1 - (box.x1 - box.x0) * len(tail) / len(piece.text)
+            return replace(piece, text=tail, box=Box(left, box.y0, box.x1, box.y1))
+        seen += c.isalnum()
+    return None
 
 
 def _read_slot(
@@ -153,20 +266,51 @@ def _read_slot(
     # point before it; OCR boxes start a little early).
     end = mapped.x1 - NEXT_ANSWER_HEIGHTS * (mapped.y1 - mapped.y0)
     inside = [p for p in _within(pieces, _widened(mapped), found.static) if p.box.x0 < end]
+    inside = _without_misread_labels(inside, taught, found)
     widgets = [p for p in inside if p.widget is not None and p.checked is None and p.text.strip()]
     used = widgets or [p for p in inside if p.widget is None and mark_state(p) is None]
     if not used:
         return None
+    lines = rows(used)
+    if not widgets and len(lines) > 1 and _one_line(taught):
+        # A one-line slot reached into the next row (a photo's rows do not stay parallel, and the
+        # slot is widened for noise): the row nearest the slot's middle is the answer's.
+        middle = (mapped.y0 + mapped.y1) / 2
+        used = min(lines, key=lambda row: abs(sum(p.center[1] for p in row) / len(row) - middle))
     ordered = [p for row in rows(used) for p in row]
-    text = " ".join(p.text for p in ordered).strip()
+    text = " ".join(_unglued(p, mapped) for p in ordered).strip()
+    if taught.part:
+        # The value is one part of the slot's text (a city of `Portland, OR 97201`).
+        text = cut(text, Part.from_json(taught.part)) or ""
+        if not text:
+            return None
     value = _as_kind(taught, text)
     return None if value is None else (value, ordered, text)
+
+
+def _one_line(taught: TaughtField) -> bool:
+    """Whether the taught slot holds one line of text (it is at most two values high)."""
+    slot = taught.slot or taught.bounding_box
+    box = taught.bounding_box
+    return slot[3] - slot[1] <= 2 * (box[3] - box[1])
+
+
+def _unglued(piece: Piece, slot: Box) -> str:
+    """A word's text without the label OCR glued to it (`Address:10377`): a word starting left of
+    the slot whose text opens with a label ending in a colon."""
+    if piece.widget is None and piece.box.x0 < slot.x0:
+        glued = _GLUED_LABEL.match(piece.text)
+        if glued:
+            return glued.group(1)
+    return piece.text
 
 
 def _as_kind(taught: TaughtField, text: str) -> Any:
     """`text` read as the taught field's kind, in the taught value's style; None when it is not
     one."""
     kind = taught.kind
+    if kind in ("date", "phone", "zip"):
+        text = _DIGIT_SLIPS.sub(lambda m: m.group(0).translate(_AS_DIGITS), text)
     if kind == "date":
         orders: tuple[DateOrder, ...] = (taught.detail,) if taught.detail in ORDERS else ORDERS  # type: ignore[assignment]
         for order in orders:
@@ -197,10 +341,28 @@ def _as_kind(taught: TaughtField, text: str) -> Any:
         if any(c.isdigit() for c in cleaned) or not any(c.isalpha() for c in cleaned):
             return None
         if taught.detail in ("first", "middle", "last"):
-            name = split_name(cleaned)
+            name = split_name(bare_name(cleaned))
             part = name.part(taught.detail) if name else None  # type: ignore[arg-type]
+            if part and taught.detail == "middle" and not str(taught.value).endswith("."):
+                part = part.rstrip(".")  # an initial, written as the example wrote it
             return part or None
+    if kind == "code":
+        return _code(str(taught.value), cleaned)
     return cleaned or None
+
+
+def _code(style: str, text: str) -> str | None:
+    """The one token of `text` holding digits (a policy number beside a stray word the slot
+    caught), with the letters before it when the taught code starts with as many letters."""
+    tokens = [t.strip(_EDGES) for t in text.split()]
+    numbered = [i for i, t in enumerate(tokens) if any(c.isdigit() for c in t)]
+    if len(numbered) != 1:
+        return "".join(tokens) if len(tokens) > 1 and len(numbered) > 1 else None
+    i = numbered[0]
+    letters = len(style) - len(style.lstrip("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"))
+    if letters and i > 0 and not tokens[i][:1].isalpha() and len(tokens[i - 1]) == letters:
+        return tokens[i - 1] + tokens[i]
+    return tokens[i] or None
 
 
 def _styled_digits(style: str, number: str) -> str:
@@ -230,6 +392,16 @@ def _styled_option(taught: TaughtField, label: str) -> str:
     return word[:1].upper() + word[1:].lower()
 
 
+def _baked_tick(piece: Piece, place: Box) -> bool:
+    """A flattened check box's tick: one glyph of a text layer inside the box (a symbol font's
+    check prints as a letter or digit, `4` or `3` in ZapfDingbats); OCR'd glyphs do not count, as
+    a scanned empty box reads as a letter too."""
+    if piece.widget is not None or piece.source == "ocr" or len(piece.text.strip()) != 1:
+        return False
+    x, y = piece.center
+    return mark_state(piece) is None and place.x0 <= x <= place.x1 and place.y0 <= y <= place.y1
+
+
 def _read_choice(
     pieces: list[Piece], taught: TaughtField, found: PageMatch
 ) -> tuple[Any, list[Piece], str] | None:
@@ -239,8 +411,8 @@ def _read_choice(
         place = found.box(option.box)
         side = max(place.x1 - place.x0, place.y1 - place.y0)
         near = Box(place.x0 - side / 2, place.y0 - side / 2, place.x1 + side / 2, place.y1 + side / 2)
-        states = [(p, mark_state(p)) for p in _within(pieces, near, set())]
-        marks = [p for p, state in states if state is True]
+        states = [(p, mark_state(p)) for p in _within(pieces, near, {})]
+        marks = [p for p, state in states if state is True or _baked_tick(p, place)]
         if marks:
             ticked.append((option.label, marks[0]))
     if len(ticked) != 1:

@@ -54,6 +54,8 @@ class TaughtField:
     detail: str | None = None
     #: Choices: every option of the group, the taught one included.
     options: list[Option] = field(default_factory=list)
+    #: When the value is only part of its slot's text: where (`parts.Part.to_json`).
+    part: list[int] | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -65,6 +67,7 @@ class TaughtField:
             "slot_text": self.slot_text,
             "detail": self.detail,
             "options": [{"label": o.label, "box": o.box} for o in self.options],
+            "part": self.part,
         }
 
     @classmethod
@@ -78,6 +81,7 @@ class TaughtField:
             slot_text=str(data.get("slot_text", "")),
             detail=data.get("detail"),
             options=[Option(o["label"], [float(v) for v in o["box"]]) for o in data.get("options", [])],
+            part=[int(v) for v in data["part"]] if data.get("part") else None,
         )
 
 

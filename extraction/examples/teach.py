@@ -1,8 +1,9 @@
 """Teaching: find each given value on a parsed document by meaning, and keep the design around it.
 
 Values are searched in form widgets first (a fillable PDF's field holds its value whole), then in
-runs of consecutive words of each visual row (a date split over digit boxes, a name split over
-cells or printed `Last, First`), then, for a choice, as the option beside a ticked box. The
+words inside a widget's text (`Portland, OR 97201` in one widget: `extraction.examples.parts`),
+then in runs of consecutive words of each visual row (a date split over digit boxes, a name split
+over cells or printed `Last, First`), then, for a choice, as the option beside a ticked box. The
 shortest run that states the value wins; the first row (top to bottom) breaks ties.
 """
 
@@ -15,6 +16,7 @@ from typing import Any
 from extraction.examples.kinds import (
     ValueKind,
     as_iso_date,
+    bare_name,
     choice_word,
     date_orders,
     digits,
@@ -22,8 +24,9 @@ from extraction.examples.kinds import (
     same_value,
     value_kind,
 )
+from extraction.examples.parts import Part, find_part
 from extraction.examples.taught import Anchor, Option, Taught, TaughtField, TaughtPage, ValuesNotFound
-from extraction.examples.words import Piece, mark_state, page_pieces, rows, union
+from extraction.examples.words import Piece, mark_state, page_pieces, page_size, rows, union
 from extraction.fields.reading.names import split_name
 from extraction.formats.document import Box, Document
 
@@ -46,6 +49,8 @@ class _Found:
     options: list[Option]
     widget: bool
     value: Any = None
+    #: Where in its widget's text the value sits, when it is only part of it.
+    part: Part | None = None
 
 
 def teach(doc: Document, values: dict[str, Any]) -> Taught:
@@ -86,7 +91,8 @@ def _design(doc: Document, pages: dict[int, list[Piece]], used: set[int]) -> lis
             for p in pages.get(info.page, [])
             if p.widget is None and id(p) not in used and sum(c.isalpha() for c in p.text) >= 2
         ]
-        taught.append(TaughtPage(info.page, info.width, info.height, anchors))
+        width, height = page_size(doc, info.page, pages.get(info.page, []))
+        taught.append(TaughtPage(info.page, width, height, anchors))
     return taught
 
 
@@ -99,6 +105,15 @@ def _find(
                 return _Found(number, [piece], [], True)
             if kind == "name" and piece.widget is not None and _name_part(piece.text, value):
                 return _Found(number, [piece], [], True)
+    if kind != "choice":
+        # A widget holding several values (`Portland, OR 97201`): the value's words inside it.
+        for number, pieces in pages.items():
+            for piece in pieces:
+                if piece.widget is None or piece.checked is not None or not piece.text.strip():
+                    continue
+                part = find_part(piece.text, lambda text: same_value(kind, value, text))
+                if part is not None:
+                    return _Found(number, [piece], [], True, part=part)
     if kind == "choice":
         for number, pieces in pages.items():
             hit = _ticked_option(pieces, value, number)
@@ -121,7 +136,7 @@ def _find(
 
 
 def _name_part(text: str, value: Any) -> str | None:
-    name = split_name(text)
+    name = split_name(bare_name(text))
     if name is None:
         return None
     wanted = name_words(str(value))
@@ -226,7 +241,22 @@ def _taught_field(
         detail = orders[0] if orders else None
     elif kind == "name" and sorted(name_words(slot_text)) != sorted(name_words(str(value))):
         detail = _name_part(slot_text, value)
-    return TaughtField(value, hit.page, box.as_list(), kind, slot.as_list(), slot_text, detail, [])
+    part = hit.part
+    if part is None and detail not in ("first", "middle", "last") and not same_value(kind, value, slot_text):
+        # The slot holds more than the value (`Portland, OR 97201` printed on one line, other
+        # values joined): later documents are cut where the value sits in it.
+        part = find_part(slot_text, lambda text: same_value(kind, value, text))
+    return TaughtField(
+        value,
+        hit.page,
+        box.as_list(),
+        kind,
+        slot.as_list(),
+        slot_text,
+        detail,
+        [],
+        part.to_json() if part else None,
+    )
 
 
 def _inside(piece: Piece, box: Box) -> bool:
@@ -244,8 +274,7 @@ def _slot(doc: Document, pieces: list[Piece], used: set[int], kind: ValueKind, h
     runs long never reaches into the next one."""
     box = union([p.box for p in hit.pieces])
     height = box.y1 - box.y0
-    info = doc.page(hit.page)
-    width = info.width if info and info.width else box.x1 * 1.5
+    width = page_size(doc, hit.page, pieces)[0] or box.x1 * 1.5
     mine = {id(p) for p in hit.pieces}
     row = sorted(
         (

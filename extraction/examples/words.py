@@ -3,7 +3,9 @@
 Every engine gives lines with boxes; most give each word its own box too. A line without word boxes
 is cut into words by character count, which is close enough for a form's one-line labels. A form
 widget (a fillable PDF's field) is one piece: its value, where the widget sits, and whether it is a
-check box.
+check box. A plain text file has no boxes, only lines: its words are placed on a text grid (each
+character `GRID_COLUMN` wide, each line `GRID_LINE` below the last, words `GRID_HEIGHT` high), so a
+text form is taught and matched by the columns and lines its words sit at, as a page by its points.
 """
 
 from __future__ import annotations
@@ -19,6 +21,11 @@ TICKS = frozenset("\u2612\u2611\u2713\u2714\u2715\u2717\u2718\u25a0\u25cf\u25c9\
 EMPTY_BOXES = frozenset("\u2610\u25a1\u25cb\u274f\u25a2")
 _BRACKETED_TICK = re.compile(r"^[\[(]\s*[xX\u2713\u2714]\s*[\])]$")
 _BRACKETED_EMPTY = re.compile(r"^[\[(]\s*[\])]$")
+#: The text grid of a plain text file: a character's width, a line's pitch and a word's height.
+#: One space (6) is a word space (under `teach.SPACE_HEIGHTS` x 12), two or more spaces are not.
+GRID_COLUMN = 6.0
+GRID_LINE = 24.0
+GRID_HEIGHT = 12.0
 
 
 @dataclass(frozen=True)
@@ -34,6 +41,8 @@ class Piece:
     widget: str | None = None
     #: For a check box widget: whether it is ticked.
     checked: bool | None = None
+    #: For a word of a plain text file: its line number (1-based), as text citations give it.
+    line: int | None = None
 
     @property
     def center(self) -> tuple[float, float]:
@@ -93,6 +102,8 @@ def _element_pieces(element: Element) -> list[Piece]:
             )
         ]
     lines = element.lines
+    if not lines and element.box is None and element.line_start is not None:
+        return _grid_pieces(element)
     if not lines:
         if element.box is None or not element.text.strip():
             return []
@@ -102,6 +113,28 @@ def _element_pieces(element: Element) -> list[Piece]:
         for line in lines
         for text, box in _split_line(line)
     ]
+
+
+def _grid_pieces(element: Element) -> list[Piece]:
+    """The words of a text file's element at their places on the text grid."""
+    pieces = []
+    for offset, text in enumerate(element.text.split("\n")):
+        number = (element.line_start or 1) + offset
+        top = (number - 1) * GRID_LINE
+        for m in re.finditer(r"\S+", text):
+            box = Box(m.start() * GRID_COLUMN, top, m.end() * GRID_COLUMN, top + GRID_HEIGHT)
+            pieces.append(Piece(element.page, m.group(0), box, 1.0, element.source, line=number))
+    return pieces
+
+
+def page_size(doc: Document, number: int, pieces: list[Piece]) -> tuple[float, float]:
+    """A page's width and height: as parsed, else (a text file) the extent of its words' grid."""
+    info = doc.page(number)
+    if info is not None and info.width and info.height:
+        return info.width, info.height
+    if not pieces:
+        return 0.0, 0.0
+    return max(p.box.x1 for p in pieces), max(p.box.y1 for p in pieces) + GRID_LINE - GRID_HEIGHT
 
 
 def page_pieces(doc: Document) -> dict[int, list[Piece]]:

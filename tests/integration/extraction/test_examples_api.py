@@ -237,3 +237,34 @@ def test_notebook_paths_read_with_the_config_and_its_examples(
         extract_many(str(tmp_path / "*.pdf"), config_id=config_id, api_key=service.key(), progress=False)
     with pytest.raises(ValueError, match="not both"):
         extract_many(str(tmp_path / "*.pdf"), ["chart_ref"], config_id=config_id, api_key=key)
+
+
+def _text_intake(name: str, born: str, chart: str) -> bytes:
+    return (
+        "LAKEVIEW CLINIC - PATIENT INTAKE (plain text export)\n"
+        "Complete every line before the visit.\n"
+        "\n"
+        f"Patient name:  {name}\n"
+        f"Date of birth: {born}\n"
+        f"Chart ref:     {chart}\n"
+        "\n"
+        "Signature of the patient or guardian\n"
+    ).encode()
+
+
+def test_a_plain_text_form_is_taught_and_later_ones_follow_it(api: httpx.Client) -> None:
+    config_id = _config(api)
+    taught = upload(api, _text_intake("Maria Okafor", "03/14/1987", "QX-48213"), "intake.txt")["file_id"]
+    reply = _teach(api, config_id, taught, TAUGHT)
+    assert reply.status_code == 201, reply.text
+    assert reply.json()["fields"]["chart_ref"]["page"] == 1
+
+    later = upload(api, _text_intake("Tobias Lindqvist", "11/02/1954", "ZK-90177"), "later.txt")["file_id"]
+    result = settle(api, api.post("/api/v2/extract/sync", json={"input": later, "config_id": config_id}))[
+        "result"
+    ]
+    assert result["data"]["patient_name"] == "Tobias Lindqvist"
+    assert result["data"]["birth_date"] == "1954-11-02"
+    assert result["data"]["chart_ref"] == "ZK-90177"
+    assert result["fields"]["chart_ref"]["example_id"] == reply.json()["example_id"]
+    assert result["fields"]["chart_ref"]["citations"][0]["line_start"] == 6

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import time
-
 import pytest
 
 from extraction.examples import Taught, ValuesNotFound, teach
@@ -135,12 +133,41 @@ def test_the_example_survives_json_without_its_document() -> None:
         Taught.from_json({**data, "version": 99})
 
 
-def test_teaching_takes_well_under_a_second() -> None:
+def test_a_crowded_page_is_taught_with_every_value_found_among_its_printed_words() -> None:
+    # Teaching's time is measured in bench/examples.py, never asserted here: this checks that 65
+    # lines of printed questions neither hide a value nor become one.
     canvas = FormCanvas(Placement())
     for row in range(60):
         canvas.words(f"Question {row} about the patient history and care", 40, 10 + 12 * row)
     doc = intake(Person(extra=[(f"Note line {i} about history", 40, 720 + i) for i in range(5)]))
     doc.elements.extend(canvas.doc.elements)
-    started = time.perf_counter()
-    teach(doc, TRUTH)
-    assert time.perf_counter() - started < 0.5
+    taught = teach(doc, TRUTH)
+    assert all(taught.fields[name] is not None for name in TRUTH)
+    anchors = {a.text for a in taught.pages[0].anchors}
+    assert "Question" in anchors and not {"Jane", "Doe"} & anchors
+
+
+def test_values_inside_one_widget_keep_their_place_in_its_text() -> None:
+    builder = _one_line(("City, State, ZIP", 40))
+    builder.form_field("csz", "Portland, OR 97201", Box(170, 98, 400, 116))
+    taught = teach(builder.doc, {"city": "Portland", "state": "OR", "zip": "97201"})
+    city, state, zip_code = (taught.fields[n] for n in ("city", "state", "zip"))
+    assert city is not None and city.part == [0, 2, 0, 0, 1, 2] and city.slot == [170.0, 98.0, 400.0, 116.0]
+    assert state is not None and state.part == [1, 2, 0, 1, 1, 1]
+    assert zip_code is not None and zip_code.part == [1, 2, 1, 0, 1, 0]
+    assert Taught.from_json(taught.to_json()).fields["state"].part == [1, 2, 0, 1, 1, 1]  # type: ignore[union-attr]
+
+
+def test_a_whole_widget_value_wins_over_a_part_of_another() -> None:
+    builder = _one_line(("City", 40))
+    builder.form_field("notes", "moved from Portland, OR last year", Box(100, 200, 400, 216))
+    builder.form_field("city", "Portland", Box(100, 98, 300, 116))
+    field = teach(builder.doc, {"city": "Portland"}).fields["city"]
+    assert field is not None and field.part is None and field.bounding_box[1] == 98.0
+
+
+def test_values_joined_on_one_printed_line_keep_their_place() -> None:
+    builder = _one_line(("City/State/ZIP:", 40), ("Portland,", 170), ("OR", 250), ("97201", 272))
+    taught = teach(builder.doc, {"city": "Portland", "state": "OR", "zip": "97201"})
+    city = taught.fields["city"]
+    assert city is not None and city.part == [0, 2, 0, 0, 1, 2]
