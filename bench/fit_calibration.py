@@ -16,7 +16,11 @@ does, and fits the two stages:
    confidence of 0.9 or more. How many deviations is chosen by the design-grouped cross-validation
    below, never by the kept-back designs: the least of `SPREADS` whose held-out values at >= 0.9
    are right `TARGET_HIGH_RIGHT` of the time with an expected calibration error within `TARGET_ECE`
-   (`choose_spread`), so the gate holds back no more than the evidence asks.
+   (`choose_spread`), so the gate holds back no more than the evidence asks;
+4. the structure gate: per source|strategy, the least known structure (`Signals.structure`) of
+   the documents on which a design group got that evidence right at least `HIGH_SHARE` of the
+   time (the `STRUCTURE_QUANTILE` of that group's documents, the least over such groups:
+   `structure_floors`); a value on a less structured document stays under 0.9.
 
 Design groups: a synthetic corpus's `design`; the intake set as a whole (its designs are not
 labelled); the receipts and the real forms in `FOLDS_PER_SET` slices of whole documents (each
@@ -27,6 +31,9 @@ both stages are fitted on the other groups only (the recalibration on figures ou
 groups in turn), and the group's values are scored by that fit. The expected calibration error and
 the share right of values at >= 0.9 over those held-out scores are the figures to report; the
 in-sample figures are printed beside them only to show the gap.
+
+Judging a kind of document no fit has seen (always printed): the same, leaving out whole kinds
+(`KINDS`: intake forms, invoices, contracts, receipts, real scanned forms, real claim forms) in turn.
 
 Usage: python -m bench.fit_calibration [--corpus DIR ...] [--check DIR ...] [--set intake] [--parse-cache DIR]
 [--dry-run]
@@ -82,6 +89,26 @@ RIDGE = 1.0
 FOLDS_PER_SET = 5
 #: Sets whose documents are each of its own design, sliced into groups of whole documents.
 ONE_DESIGN_PER_DOCUMENT = frozenset({"receipts", "realforms"})
+#: Share of a design group's values of a kind that must be right for its documents to set that
+#: kind's structure floor, and the quantile of their known structure taken as the group's floor
+#: (a few odd documents of a group do not lower it).
+HIGH_SHARE = 0.9
+STRUCTURE_QUANTILE = 0.1
+#: Least documents of a design group holding a kind of evidence for the group to set that kind's
+#: floor: one odd document (a form whose values are all in widgets, no label printed) says
+#: nothing of how structured a page must be.
+LEAST_GROUP_DOCUMENTS = 3
+#: Kinds of document, each left out whole in turn to judge the fit on a kind it never saw.
+KINDS = {
+    "intake": "intake forms",
+    "synthetic_intake": "intake forms",
+    "forms": "intake forms",
+    "invoices": "invoices",
+    "nda": "contracts",
+    "receipts": "receipts",
+    "realforms": "real scanned forms",
+    "realdesigns": "real claim forms",
+}
 TABLE = Path(__file__).resolve().parents[1] / "extraction" / "fields" / "model" / "calibration.json"
 
 
@@ -95,6 +122,8 @@ class Value:
     prior: float
     signals: Signals
     right: bool
+    #: The document it was read from (its manifest id).
+    document: str = ""
 
 
 def design_group(doc: dict[str, Any]) -> str:
@@ -160,6 +189,33 @@ def group_shares(values: Iterable[Value], design_spread: float = DESIGN_SPREAD) 
     return shares
 
 
+def structure_floors(values: Iterable[Value]) -> dict[str, float]:
+    """Per `source|strategy`: the least, over design groups whose values of that kind were right
+    at least `HIGH_SHARE` of the time (Laplace-smoothed, at least `LEAST_GROUP_VALUES` values from
+    at least `LEAST_GROUP_DOCUMENTS` documents), of
+    the `STRUCTURE_QUANTILE` of those values' documents' known structure. A kind no group read so
+    well gets no floor (the design gate holds it back)."""
+    by_kind: dict[str, dict[str, list[Value]]] = defaultdict(lambda: defaultdict(list))
+    for value in values:
+        by_kind[levels(value.key)[1] if "|" in value.key else value.key][value.group].append(value)
+    floors: dict[str, float] = {}
+    for kind, by_group in by_kind.items():
+        lows = []
+        for group_values in by_group.values():
+            n, ok = len(group_values), sum(v.right for v in group_values)
+            documents = len({v.document for v in group_values})
+            if (
+                n >= LEAST_GROUP_VALUES
+                and documents >= LEAST_GROUP_DOCUMENTS
+                and (ok + 1) / (n + 2) >= HIGH_SHARE
+            ):
+                structures = sorted(v.signals.structure for v in group_values)
+                lows.append(structures[int(STRUCTURE_QUANTILE * (len(structures) - 1))])
+        if lows:
+            floors[kind] = min(lows)
+    return floors
+
+
 def fit_logistic(rows: list[dict[str, float]], labels: list[bool]) -> Recalibration:
     """Stage 2: ridge logistic regression by Newton's method (a few hundred to a few thousand rows)."""
     import numpy as np
@@ -202,7 +258,14 @@ def fit(values: list[Value], design_spread: float = DESIGN_SPREAD) -> Fitted:
     """Both stages on `values`, and the design-averaged share of each kind of evidence."""
     table, support, groups = fit_table(values)
     recalibration = fit_logistic(out_of_group_features(values), [v.right for v in values])
-    return Fitted(table, support, recalibration, groups, group_shares(values, design_spread))
+    return Fitted(
+        table,
+        support,
+        recalibration,
+        groups,
+        group_shares(values, design_spread),
+        structure_floors(values),
+    )
 
 
 def choose_spread(values: list[Value]) -> tuple[float, dict[float, Calibration]]:
@@ -218,13 +281,22 @@ def choose_spread(values: list[Value]) -> tuple[float, dict[float, Calibration]]
     return max(tried, key=lambda s: (tried[s].high_precision, -tried[s].ece)), tried
 
 
-def cross_validate(values: list[Value], fitter: Callable[[list[Value]], Fitted]) -> list[tuple[float, Value]]:
-    """Every value scored by a fit that did not see its design group."""
+def cross_validate(
+    values: list[Value],
+    fitter: Callable[[list[Value]], Fitted],
+    part: Callable[[Value], str] = lambda v: v.group,
+) -> list[tuple[float, Value]]:
+    """Every value scored by a fit that did not see its design group (or its `part`)."""
     scored: list[tuple[float, Value]] = []
-    for group in sorted({v.group for v in values}):
-        fitted = fitter([v for v in values if v.group != group])
-        scored += [(confidence_of(fitted, v.key, v.prior, v.signals), v) for v in values if v.group == group]
+    for held in sorted({part(v) for v in values}):
+        fitted = fitter([v for v in values if part(v) != held])
+        scored += [(confidence_of(fitted, v.key, v.prior, v.signals), v) for v in values if part(v) == held]
     return scored
+
+
+def kind_of(value: Value) -> str:
+    """The kind of document a value was read from (`KINDS`; a set not listed is a kind of its own)."""
+    return KINDS.get(value.set_name, value.set_name)
 
 
 def collect(
@@ -259,6 +331,7 @@ def collect(
                     prior=result.prior if result.prior is not None else result.confidence,
                     signals=result.signals or Signals(),
                     right=counts.fp == 0 and counts.tp > 0,
+                    document=doc["id"],
                 )
             )
     return values
@@ -272,12 +345,14 @@ def _line(name: str, cal: Calibration) -> str:
     )
 
 
-def report(title: str, scored: list[tuple[float, Value]]) -> dict[str, Any]:
+def report(
+    title: str, scored: list[tuple[float, Value]], part: Callable[[Value], str] = lambda v: v.set_name
+) -> dict[str, Any]:
     print(f"\n{title}")
     print(f"{'':<26} {'values':>6} {'right':>7} {'conf':>7} {'ECE':>7} {'>=0.9':>6} {'right':>7}")
     by_set: dict[str, list[tuple[float, bool]]] = defaultdict(list)
     for confidence, value in scored:
-        by_set[value.set_name].append((confidence, value.right))
+        by_set[part(value)].append((confidence, value.right))
     for set_name in sorted(by_set):
         cal = calibration(by_set[set_name])
         print(_line(set_name, cal))
@@ -337,6 +412,16 @@ def main(argv: list[str] | None = None) -> int:
         cross_validate(values, partial(fit, design_spread=spread)),
     )
     held_out["design_spread"] = spread
+    held_out["kinds_left_out"] = report(
+        "held out: each kind of document scored by a fit that saw no document of its kind",
+        cross_validate(values, partial(fit, design_spread=spread), kind_of),
+        kind_of,
+    )
+    held_out["kinds_left_out"]["without_structure_gate"] = report(
+        "kinds left out, without the structure gate (stage 4), for comparison",
+        cross_validate(values, lambda train: replace(fit(train, spread), structure_floor={}), kind_of),
+        kind_of,
+    )
     held_out["without_design_gate"] = report(
         "held out, without the design gate (stage 3), for comparison",
         cross_validate(values, lambda train: replace(fit(train), group_share={})),
@@ -381,6 +466,7 @@ def main(argv: list[str] | None = None) -> int:
             "support": final.support,
             "groups": final.groups,
             "group_share": final.group_share,
+            "structure_floor": final.structure_floor,
             "recalibration": {"bias": final.recalibration.bias, "weights": final.recalibration.weights},
         }
         TABLE.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n", encoding="utf-8")

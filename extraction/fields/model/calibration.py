@@ -24,6 +24,12 @@ Two stages, both fitted by `bench/fit_calibration.py` and kept in `calibration.j
    under `HIGH`, whatever its signals: familiar designs that read it well do not vouch for a new one.
    Nor does a kind no design group of the fit showed: a document kind new to the fit (a contract
    when only forms were fitted) is read by strategies of its own, which stay under `HIGH`.
+4. The structure gate. A document whose known structure (`structure.known_structure`: the share
+   of its text that reads as labels the vocabulary knows) is below every document on which a
+   design group of the fit got that kind of evidence right at least `HIGH` of the time (the kind's
+   structure floor) keeps its values of that kind under `HIGH`: a label strategy that is right on
+   intake forms says little of the same strategy on a contract, an invoice or a letter, whose page
+   is mostly text the evidence does not explain.
 
 A value that fails its validator is never returned as certain: at most `INVALID_CAP`; no value
 gets more than `MAX_CONFIDENCE`.
@@ -73,6 +79,8 @@ class Signals:
     #: Share of the document's asked fields that were found: a layout the rules read little of is
     #: one the evidence does not cover well.
     coverage: float = 1.0
+    #: The document's known structure (`structure.known_structure`), 1.0 when not measured.
+    structure: float = 1.0
 
 
 @dataclass(frozen=True)
@@ -155,6 +163,7 @@ def features(figure: Figure, key: str, signals: Signals) -> dict[str, float]:
         "validated": 1.0 if len(parts) > 2 and parts[2] == "valid" else 0.0,
         "rivals": math.log1p(signals.rivals),
         "uncovered": 1.0 - min(max(signals.coverage, 0.0), 1.0),
+        "unstructured": 1.0 - min(max(signals.structure, 0.0), 1.0),
     }
 
 
@@ -168,6 +177,9 @@ class Fitted:
     #: Per `source` and `source|strategy`: the share of right values of an average design group
     #: (each group weighs the same, however many values it holds).
     group_share: dict[str, float] = field(default_factory=dict)
+    #: Per `source|strategy`: the least known structure of a document on which the fit saw that
+    #: kind of evidence right at least `HIGH` of the time (`below_structure`).
+    structure_floor: dict[str, float] = field(default_factory=dict)
 
 
 def below_high(group_share: dict[str, float], key: str) -> bool:
@@ -181,6 +193,14 @@ def below_high(group_share: dict[str, float], key: str) -> bool:
     return group_share.get(kind, 0.0) < HIGH
 
 
+def below_structure(structure_floor: dict[str, float], key: str, structure: float) -> bool:
+    """Whether a value of `key`'s kind sits on a document less structured than any the fit saw
+    that kind right on: its kind's floor says how much of a page the evidence must know before
+    its familiar figures hold. A kind without a floor is left to the design gate."""
+    floor = structure_floor.get("|".join(key.split("|")[:2]))
+    return floor is not None and structure < floor
+
+
 @lru_cache(maxsize=1)
 def _fitted() -> Fitted:
     if not TABLE_PATH.exists():
@@ -190,13 +210,14 @@ def _fitted() -> Fitted:
     support = {str(k): int(v) for k, v in data.get("support", {}).items()}
     groups = {str(k): int(v) for k, v in data.get("groups", {}).items()}
     group_share = {str(k): float(v) for k, v in data.get("group_share", {}).items()}
+    structure_floor = {str(k): float(v) for k, v in data.get("structure_floor", {}).items()}
     stage2 = data.get("recalibration")
     recalibration = (
         Recalibration(float(stage2["bias"]), {str(k): float(v) for k, v in stage2["weights"].items()})
         if stage2
         else None
     )
-    return Fitted(table, support, recalibration, groups, group_share)
+    return Fitted(table, support, recalibration, groups, group_share, structure_floor)
 
 
 def calibrated_confidence(
@@ -226,6 +247,9 @@ def confidence_of(fitted: Fitted, key: str, prior: float, signals: Signals) -> f
     if below_high(fitted.group_share, key):
         # The average design did not support certainty for this kind of evidence: the familiar
         # designs that did must not make a new one's value look certain.
+        confidence = min(confidence, BELOW_HIGH)
+    if below_structure(fitted.structure_floor, key, signals.structure):
+        # A page mostly unexplained by the evidence: a kind of document the fit may not know.
         confidence = min(confidence, BELOW_HIGH)
     if "|invalid" in key:
         confidence = min(confidence, INVALID_CAP)
