@@ -11,9 +11,11 @@ does, and fits the two stages:
 2. the recalibration: a logistic model over the table's figure and the agreement signals, fitted on
    *out-of-group* figures: for each design group, the table is fitted without it and its values
    are looked up in that table. So the model learns how far a familiar figure holds on a new design;
-3. the design gate: per source and per source|strategy, the mean share of right values over design
-   groups less some deviations between them (`group_shares`); evidence under 0.9 there never gets a
-   confidence of 0.9 or more. How many deviations is chosen by the design-grouped cross-validation
+3. the design gate: per source, per source|strategy and per gate kind (source|strategy split by
+   whether the value's own signals were clean: an exact label or widget name, no rival, sure
+   text), the mean share of right values over design groups less some deviations between them
+   (`group_shares`); evidence under 0.9 there never gets a confidence of 0.9 or more (it is
+   scaled under 0.9, keeping its order). How many deviations is chosen by the design-grouped cross-validation
    below, never by the kept-back designs: the least of `SPREADS` whose held-out values at >= 0.9
    are right `TARGET_HIGH_RIGHT` of the time with an expected calibration error within `TARGET_ECE`
    (`choose_spread`), so the gate holds back no more than the evidence asks;
@@ -68,6 +70,7 @@ from extraction.fields.model.calibration import (
     Signals,
     confidence_of,
     evidence_keys,
+    gate_kind,
     features,
     table_figure,
 )
@@ -163,14 +166,15 @@ def fit_table(values: Iterable[Value]) -> tuple[dict[str, float], dict[str, int]
 
 
 def group_shares(values: Iterable[Value], design_spread: float = DESIGN_SPREAD) -> dict[str, float]:
-    """Per `source` and `source|strategy`: what a new design may expect of that evidence, the mean
+    """Per `source`, `source|strategy` and gate kind (`source|strategy|clean` or `|doubt`,
+    `calibration.gate_kind`): what a new design may expect of that evidence, the mean
     over design groups of each group's share of right values (Laplace-smoothed; groups of fewer
     than `LEAST_GROUP_VALUES` values of the key left out) less `design_spread` standard deviations
     between groups. One big familiar group does not speak for every design, and evidence that
     some designs read well and others badly is not trusted on the next."""
     counts: dict[str, dict[str, list[int]]] = defaultdict(lambda: defaultdict(lambda: [0, 0]))
     for value in values:
-        for key in levels(value.key)[:2]:
+        for key in [*levels(value.key)[:2], gate_kind(value.key, value.signals)]:
             count = counts[key][value.group]
             count[0] += 1
             count[1] += value.right

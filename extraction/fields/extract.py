@@ -19,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from decimal import Decimal
 
-from extraction.fields.model.calibration import calibrated_confidence, evidence_key
+from extraction.fields.model.calibration import calibrated, evidence_key
 from extraction.fields.model.candidate import Candidate
 from extraction.fields.model.context import FieldContext
 from extraction.fields.model.evidence import Evidence, field_result
@@ -109,7 +109,7 @@ def with_coverage(results: dict[str, FieldResult], structure: float = 1.0) -> di
     for result in results.values():
         if result.signals is not None and result.evidence is not None and result.prior is not None:
             result.signals = replace(result.signals, coverage=coverage, structure=structure)
-            result.confidence = calibrated_confidence(result.evidence, result.prior, signals=result.signals)
+            result.confidence, result.review_reasons = calibrated(result.evidence, result.prior, result.signals)
     return results
 
 
