@@ -215,7 +215,7 @@ function resultTable(fields, fileId, viewer, threshold) {
         { class: check ? "to-check" : null, dataset: { field: name, found: "true", check: String(check) } },
         h("td", {}, name),
         h("td", {}, h("button", { type: "button", class: "cited-value", onclick: show }, String(field.value)), h("div", { class: "correction" }, input, badge)),
-        h("td", { class: "num" }, confidenceNote(field.confidence, threshold)),
+        h("td", { class: "num" }, confidenceNote(field.confidence, threshold, field.review_reasons)),
         whereCell(field, onPage, citations),
       );
     }

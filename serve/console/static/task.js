@@ -111,13 +111,14 @@ export function taskView(taskId, signal) {
     // rendered tree, so a value the user is about to click is not replaced under the pointer.
     // (A document's link is signed afresh on each answer, so its query string is left out.)
     const links = (body.documents || []).map((d) => ({ ...d, url: (d.url || "").split("?")[0] }));
-    const confidences = extractedConfidences(toolResults);
+    const reasons = new Map();
+    const confidences = extractedConfidences(toolResults, reasons);
     const key = JSON.stringify({ ...body, documents: links, confidences: [...confidences] });
     if (key === renderedOutput) return;
     renderedOutput = key;
     const documents = body.documents || [];
     const shown = [];
-    const context = { documents, fileIds: fileIdsByName(documents), viewer, confidences, threshold, shown };
+    const context = { documents, fileIds: fileIdsByName(documents), viewer, confidences, reasons, threshold, shown };
     const tree = outputTree(body.structured_response, context);
     clear(output, shown.length ? reviewSummary(shown, threshold, "output-review") : null, tree);
   }
@@ -197,7 +198,7 @@ function outputTree(value, context, path = "") {
   return h("span", { class: "plain-value" }, value === null ? "null" : String(value));
 }
 
-function citedValue(leaf, { documents, fileIds, viewer, confidences, threshold, shown }, path) {
+function citedValue(leaf, { documents, fileIds, viewer, confidences, reasons, threshold, shown }, path) {
   const citations = leaf.bounding_boxes;
   const drawable = citations.filter((c) => c.page !== undefined && fileIds[c.file]);
   async function showCitation(citation) {
@@ -231,6 +232,6 @@ function citedValue(leaf, { documents, fileIds, viewer, confidences, threshold, 
     "span",
     { class: check ? "cited-leaf to-check" : "cited-leaf", dataset: { path, check: String(check) } },
     button,
-    confidenceNote(confidence, threshold),
+    confidenceNote(confidence, threshold, reasons.get(valueKey(leaf.value))),
   );
 }
