@@ -35,7 +35,7 @@ Two stages, both fitted by `bench/fit_calibration.py` and kept in `calibration.j
    intake forms says little of the same strategy on a contract, an invoice or a letter, whose page
    is mostly text the evidence does not explain.
 
-A gate scales the value's confidence into `[0, BELOW_HIGH]` rather than cutting it there, so
+A gate scales the value's confidence by `BELOW_HIGH` rather than cutting it there, so
 the values it holds back keep their order by their own evidence (a scan's values are not all one
 number). A value that fails its validator is never returned as certain: at most `INVALID_CAP`; no
 value gets more than `MAX_CONFIDENCE`. `assess` says, beside the confidence, what lowered it, in
@@ -313,8 +313,9 @@ def assess(fitted: Fitted, key: str, prior: float, signals: Signals) -> tuple[fl
         # A page mostly unexplained by the evidence: a kind of document the fit may not know.
         gates.append("structure")
     if gates:
-        # Scaled, not cut: held-back values keep their order by their own evidence.
-        confidence = min(confidence, MAX_CONFIDENCE) * BELOW_HIGH / MAX_CONFIDENCE
+        # Scaled, not cut: held-back values keep their order by their own evidence (a cut made
+        # every value of a scan one number).
+        confidence = min(confidence, 1.0) * BELOW_HIGH
     if "|invalid" in key:
         confidence = min(confidence, INVALID_CAP)
     confidence = round(max(min(confidence, MAX_CONFIDENCE), 0.0), 3)

@@ -95,7 +95,7 @@ def test_a_value_on_a_page_less_structured_than_its_kinds_floor_stays_under_high
     )
     assert below_structure(fitted.structure_floor, KEY, 0.1)
     assert not below_structure(fitted.structure_floor, KEY, 0.3)
-    assert confidence_of(fitted, KEY, 0.9, Signals(structure=0.1)) == BELOW_HIGH
+    assert confidence_of(fitted, KEY, 0.9, Signals(structure=0.1)) <= BELOW_HIGH
     assert confidence_of(fitted, KEY, 0.9, Signals(structure=0.5)) >= HIGH
     # A kind without a floor (no design group read it right often enough) is left to the design
     # gate; without a fit's floors there is no structure gate at all.
