@@ -65,9 +65,11 @@ from bench.corpus_score import (
     score_field,
 )
 from extraction.fields.model.calibration import (
+    ANY_KIND,
     Fitted,
     Recalibration,
     Signals,
+    below_structure,
     confidence_of,
     evidence_keys,
     gate_kind,
@@ -77,6 +79,8 @@ from extraction.fields.model.calibration import (
 
 #: Pseudo-values of the broader key's share mixed into each key's share.
 PRIOR_STRENGTH = 4.0
+#: Pseudo-values of a kind's share over every group mixed into each group's share (`group_shares`).
+GROUP_PRIOR = 2.0
 #: Least values of a key in a design group for the group's share to count in `group_shares`.
 LEAST_GROUP_VALUES = 3
 #: Standard deviations between design groups taken off their mean share in `group_shares`, unless
@@ -165,22 +169,37 @@ def fit_table(values: Iterable[Value]) -> tuple[dict[str, float], dict[str, int]
     return table, dict(seen), {k: len(g) for k, g in groups.items()}
 
 
-def group_shares(values: Iterable[Value], design_spread: float = DESIGN_SPREAD) -> dict[str, float]:
+def group_shares(
+    values: Iterable[Value], design_spread: float = DESIGN_SPREAD, floors: dict[str, float] | None = None
+) -> dict[str, float]:
     """Per `source`, `source|strategy` and gate kind (`source|strategy|clean` or `|doubt`,
     `calibration.gate_kind`): what a new design may expect of that evidence, the mean
-    over design groups of each group's share of right values (Laplace-smoothed; groups of fewer
+    over design groups of each group's share of right values (smoothed towards the kind's share
+    over all groups by `GROUP_PRIOR` pseudo-values; groups of fewer
     than `LEAST_GROUP_VALUES` values of the key left out) less `design_spread` standard deviations
     between groups. One big familiar group does not speak for every design, and evidence that
-    some designs read well and others badly is not trusted on the next."""
+    some designs read well and others badly is not trusted on the next. Values on pages under
+    their kind's structure floor (`floors`) are left out: the structure gate holds them back
+    already, and a set of pages the evidence does not know (pet claim forms whose widgets name
+    the owner, the pet and the vet) must not hold back the same evidence on every form."""
     counts: dict[str, dict[str, list[int]]] = defaultdict(lambda: defaultdict(lambda: [0, 0]))
     for value in values:
+        if floors and below_structure(floors, value.key, value.signals.structure):
+            continue
         for key in [*levels(value.key)[:2], gate_kind(value.key, value.signals)]:
             count = counts[key][value.group]
             count[0] += 1
             count[1] += value.right
     shares: dict[str, float] = {}
     for key, by_group in counts.items():
-        per_group = [(ok + 1) / (n + 2) for n, ok in by_group.values() if n >= LEAST_GROUP_VALUES]
+        # Each group's share is pulled towards the kind's share over every group (not towards
+        # one half: a small design read all right is not a design read right 80% of the time).
+        pooled = (sum(ok for _, ok in by_group.values()) + 1) / (sum(n for n, _ in by_group.values()) + 2)
+        per_group = [
+            (ok + GROUP_PRIOR * pooled) / (n + GROUP_PRIOR)
+            for n, ok in by_group.values()
+            if n >= LEAST_GROUP_VALUES
+        ]
         if not per_group:
             continue
         mean = sum(per_group) / len(per_group)
@@ -217,7 +236,15 @@ def structure_floors(values: Iterable[Value]) -> dict[str, float]:
                 lows.append(structures[int(STRUCTURE_QUANTILE * (len(structures) - 1))])
         if lows:
             floors[kind] = min(lows)
-    return floors
+    # A strategy reads the same way whatever engine gave the text: the label strategies right on
+    # scanned receipts vouch for the same strategy on a receipt with a text layer.
+    shared = {
+        kind: min(f for k, f in floors.items() if k.split("|")[1:] == kind.split("|")[1:])
+        for kind in floors
+    }
+    # A kind no group read right often enough on enough documents (widgets seen on a few forms
+    # only) needs as much known structure as the most demanding kind that has a floor.
+    return {**shared, ANY_KIND: max(shared.values())} if shared else {}
 
 
 def fit_logistic(rows: list[dict[str, float]], labels: list[bool]) -> Recalibration:
@@ -262,14 +289,8 @@ def fit(values: list[Value], design_spread: float = DESIGN_SPREAD) -> Fitted:
     """Both stages on `values`, and the design-averaged share of each kind of evidence."""
     table, support, groups = fit_table(values)
     recalibration = fit_logistic(out_of_group_features(values), [v.right for v in values])
-    return Fitted(
-        table,
-        support,
-        recalibration,
-        groups,
-        group_shares(values, design_spread),
-        structure_floors(values),
-    )
+    floors = structure_floors(values)
+    return Fitted(table, support, recalibration, groups, group_shares(values, design_spread, floors), floors)
 
 
 def choose_spread(values: list[Value]) -> tuple[float, dict[float, Calibration]]:

@@ -86,6 +86,8 @@ REASONS = {
     "design": "a design the evidence does not know",
     "structure": "a kind of page the evidence does not know",
 }
+#: The structure floor's entry for a kind of evidence without a floor of its own.
+ANY_KIND = "*"
 #: Figures are kept away from 0 and 1 before taking their logit.
 _EDGE = 1e-3
 
@@ -245,8 +247,9 @@ def below_high(group_share: dict[str, float], key: str, signals: Signals | None 
 def below_structure(structure_floor: dict[str, float], key: str, structure: float) -> bool:
     """Whether a value of `key`'s kind sits on a document less structured than any the fit saw
     that kind right on: its kind's floor says how much of a page the evidence must know before
-    its familiar figures hold. A kind without a floor is left to the design gate."""
-    floor = structure_floor.get("|".join(key.split("|")[:2]))
+    its familiar figures hold. A kind without a floor of its own (no design group of the fit read
+    it right often enough on enough documents) needs the fit's `ANY_KIND` floor, when it has one."""
+    floor = structure_floor.get("|".join(key.split("|")[:2]), structure_floor.get(ANY_KIND))
     return floor is not None and structure < floor
 
 
