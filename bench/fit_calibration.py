@@ -72,8 +72,8 @@ from extraction.fields.model.calibration import (
     below_structure,
     confidence_of,
     evidence_keys,
-    gate_kind,
     features,
+    gate_kind,
     table_figure,
 )
 
@@ -239,8 +239,7 @@ def structure_floors(values: Iterable[Value]) -> dict[str, float]:
     # A strategy reads the same way whatever engine gave the text: the label strategies right on
     # scanned receipts vouch for the same strategy on a receipt with a text layer.
     shared = {
-        kind: min(f for k, f in floors.items() if k.split("|")[1:] == kind.split("|")[1:])
-        for kind in floors
+        kind: min(f for k, f in floors.items() if k.split("|")[1:] == kind.split("|")[1:]) for kind in floors
     }
     # A kind no group read right often enough on enough documents (widgets seen on a few forms
     # only) needs as much known structure as the most demanding kind that has a floor.

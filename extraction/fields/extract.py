@@ -109,7 +109,9 @@ def with_coverage(results: dict[str, FieldResult], structure: float = 1.0) -> di
     for result in results.values():
         if result.signals is not None and result.evidence is not None and result.prior is not None:
             result.signals = replace(result.signals, coverage=coverage, structure=structure)
-            result.confidence, result.review_reasons = calibrated(result.evidence, result.prior, result.signals)
+            result.confidence, result.review_reasons = calibrated(
+                result.evidence, result.prior, result.signals
+            )
     return results
 
 

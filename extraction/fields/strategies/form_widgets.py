@@ -80,7 +80,9 @@ def from_form_fields(ctx: FieldContext, spec: FieldSpec, kind: Kind) -> FieldRes
                 )
         elif spec.concept == "gender":
             value = read_gender(value) or value
-    return _widget_result(ctx, spec, value, element, "form_field", raw=element.text, known=(best_score, by_name))
+    return _widget_result(
+        ctx, spec, value, element, "form_field", raw=element.text, known=(best_score, by_name)
+    )
 
 
 #: A widget named for a whole name (`pcp_name`) answers a part of it a little less surely.

@@ -61,7 +61,9 @@ def test_each_doubt_of_the_evidence_is_named_in_plain_words_in_order() -> None:
 
 def test_a_kind_of_page_or_design_the_evidence_does_not_know_is_a_reason() -> None:
     floors = {"ocr|label_colon": 0.4}
-    fitted = Fitted(FITTED.table, FITTED.support, FITTED.recalibration, FITTED.groups, FITTED.group_share, floors)
+    fitted = Fitted(
+        FITTED.table, FITTED.support, FITTED.recalibration, FITTED.groups, FITTED.group_share, floors
+    )
     confidence, reasons = assess(fitted, KEY, 0.9, Signals(structure=0.1))
     assert confidence < HIGH and reasons == [REASONS["structure"]]
     confidence, reasons = assess(FITTED, "ocr|never_seen|valid", 0.9, Signals())
