@@ -31,9 +31,11 @@ Two stages, both fitted by `bench/fit_calibration.py` and kept in `calibration.j
 4. The structure gate. A document whose known structure (`structure.known_structure`: the share
    of its text that reads as labels the vocabulary knows) is below every document on which a
    design group of the fit got that kind of evidence right at least `HIGH` of the time (the kind's
-   structure floor) keeps its values of that kind under `HIGH`: a label strategy that is right on
+   structure floor; one per strategy, whatever engine read the text, and the fit's highest for a
+   kind without one) keeps its values of that kind under `HIGH`: a label strategy that is right on
    intake forms says little of the same strategy on a contract, an invoice or a letter, whose page
-   is mostly text the evidence does not explain.
+   is mostly text the evidence does not explain. The design gate's shares leave out the values
+   this gate holds, so such pages do not lower the same evidence's figure on forms.
 
 A gate scales the value's confidence by `BELOW_HIGH` rather than cutting it there, so
 the values it holds back keep their order by their own evidence (a scan's values are not all one
