@@ -224,6 +224,11 @@ def test_the_playground_marks_the_values_under_the_review_threshold(
     assert low < threshold <= high
     assert doubtful.get_attribute("data-check") == "true" and "to-check" in doubtful.get_attribute("class")
     assert sure.get_attribute("data-check") == "false"
+    # The mark says why, from the field's review_reasons: the company is read from its place.
+    badge = one(browser, '#pg-table tr[data-field="company_name"] .check-badge')
+    assert "no label named it" in badge.get_attribute("title")
+    spoken = one(browser, '#pg-table tr[data-field="company_name"] .confidence .visually-hidden')
+    assert "no label named it" in spoken.get_attribute("textContent")
     summary = one(browser, "#pg-review")
     assert summary.text == "1 value to check (confidence under 90%)"
     assert summary.get_attribute("role") == "status"
