@@ -280,7 +280,7 @@ def calibrated_confidence(
     """The confidence of a value whose evidence has table key `key`, 0..1, by the fitted
     calibration. `signals` defaults to a value that agrees with itself, read from text of
     `text_confidence`."""
-    return calibrated(key, prior, signals or Signals(text_confidence=text_confidence))[0]
+    return assess(_fitted(), key, prior, signals or Signals(text_confidence=text_confidence))[0]
 
 
 def calibrated(key: str, prior: float, signals: Signals) -> tuple[float, list[str]]:
