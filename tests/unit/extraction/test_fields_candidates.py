@@ -214,4 +214,9 @@ def test_an_issuer_named_in_the_title_line_is_the_issuer() -> None:
 def test_to_dict_has_the_contract_keys() -> None:
     b = DocBuilder()
     b.line("Total: 5.00", 10, 10)
-    assert set(extract(b.doc, "total")["total"].to_dict()) == {"value", "confidence", "citations", "review_reasons"}
+    assert set(extract(b.doc, "total")["total"].to_dict()) == {
+        "value",
+        "confidence",
+        "citations",
+        "review_reasons",
+    }
