@@ -62,7 +62,8 @@ def review_threshold(service: Service) -> float:
 
 def assert_confidence_shown(note: Any, threshold: float) -> float:
     """`note` (a `.confidence`) shows its confidence as a whole percentage, rounded down, and carries
-    the check badge, with its reason in words, exactly when the confidence is under `threshold`."""
+    the check badge, with its reason in words (and what lowered the confidence), exactly when the
+    confidence is under `threshold`."""
     from selenium.webdriver.common.by import By
 
     confidence = float(note.get_attribute("data-confidence"))
@@ -75,7 +76,9 @@ def assert_confidence_shown(note: Any, threshold: float) -> float:
     if low:
         assert badges[0].text.lower() == "check"  # shown in capitals by the style
         spoken = note.find_element(By.CSS_SELECTOR, ".visually-hidden").get_attribute("textContent")
-        assert spoken == f"Check this value against the document: confidence under {int(threshold * 100)}%"
+        said = f"Check this value against the document: confidence under {int(threshold * 100)}%"
+        # Then why, from the field's review_reasons, when the evidence gives any.
+        assert spoken == said or spoken.startswith(f"{said}: ")
     return confidence
 
 
