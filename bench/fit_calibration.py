@@ -11,12 +11,18 @@ does, and fits the two stages:
 2. the recalibration: a logistic model over the table's figure and the agreement signals, fitted on
    *out-of-group* figures: for each design group, the table is fitted without it and its values
    are looked up in that table. So the model learns how far a familiar figure holds on a new design;
-3. the design gate: per source and per source|strategy, the mean share of right values over design
-   groups less some deviations between them (`group_shares`); evidence under 0.9 there never gets a
-   confidence of 0.9 or more. How many deviations is chosen by the design-grouped cross-validation
+3. the design gate: per source, per source|strategy and per gate kind (source|strategy split by
+   whether the value's own signals were clean: an exact label or widget name, no rival, sure
+   text), the mean share of right values over design groups less some deviations between them
+   (`group_shares`); evidence under 0.9 there never gets a confidence of 0.9 or more (it is
+   scaled under 0.9, keeping its order). How many deviations is chosen by the design-grouped cross-validation
    below, never by the kept-back designs: the least of `SPREADS` whose held-out values at >= 0.9
    are right `TARGET_HIGH_RIGHT` of the time with an expected calibration error within `TARGET_ECE`
-   (`choose_spread`), so the gate holds back no more than the evidence asks.
+   (`choose_spread`), so the gate holds back no more than the evidence asks;
+4. the structure gate: per source|strategy, the least known structure (`Signals.structure`) of
+   the documents on which a design group got that evidence right at least `HIGH_SHARE` of the
+   time (the `STRUCTURE_QUANTILE` of that group's documents, the least over such groups:
+   `structure_floors`); a value on a less structured document stays under 0.9.
 
 Design groups: a synthetic corpus's `design`; the intake set as a whole (its designs are not
 labelled); the receipts and the real forms in `FOLDS_PER_SET` slices of whole documents (each
@@ -27,6 +33,9 @@ both stages are fitted on the other groups only (the recalibration on figures ou
 groups in turn), and the group's values are scored by that fit. The expected calibration error and
 the share right of values at >= 0.9 over those held-out scores are the figures to report; the
 in-sample figures are printed beside them only to show the gap.
+
+Judging a kind of document no fit has seen (always printed): the same, leaving out whole kinds
+(`KINDS`: intake forms, invoices, contracts, receipts, real scanned forms, real claim forms) in turn.
 
 Usage: python -m bench.fit_calibration [--corpus DIR ...] [--check DIR ...] [--set intake] [--parse-cache DIR]
 [--dry-run]
@@ -56,17 +65,22 @@ from bench.corpus_score import (
     score_field,
 )
 from extraction.fields.model.calibration import (
+    ANY_KIND,
     Fitted,
     Recalibration,
     Signals,
+    below_structure,
     confidence_of,
     evidence_keys,
     features,
+    gate_kind,
     table_figure,
 )
 
 #: Pseudo-values of the broader key's share mixed into each key's share.
 PRIOR_STRENGTH = 4.0
+#: Pseudo-values of a kind's share over every group mixed into each group's share (`group_shares`).
+GROUP_PRIOR = 2.0
 #: Least values of a key in a design group for the group's share to count in `group_shares`.
 LEAST_GROUP_VALUES = 3
 #: Standard deviations between design groups taken off their mean share in `group_shares`, unless
@@ -82,6 +96,26 @@ RIDGE = 1.0
 FOLDS_PER_SET = 5
 #: Sets whose documents are each of its own design, sliced into groups of whole documents.
 ONE_DESIGN_PER_DOCUMENT = frozenset({"receipts", "realforms"})
+#: Share of a design group's values of a kind that must be right for its documents to set that
+#: kind's structure floor, and the quantile of their known structure taken as the group's floor
+#: (a few odd documents of a group do not lower it).
+HIGH_SHARE = 0.9
+STRUCTURE_QUANTILE = 0.1
+#: Least documents of a design group holding a kind of evidence for the group to set that kind's
+#: floor: one odd document (a form whose values are all in widgets, no label printed) says
+#: nothing of how structured a page must be.
+LEAST_GROUP_DOCUMENTS = 3
+#: Kinds of document, each left out whole in turn to judge the fit on a kind it never saw.
+KINDS = {
+    "intake": "intake forms",
+    "synthetic_intake": "intake forms",
+    "forms": "intake forms",
+    "invoices": "invoices",
+    "nda": "contracts",
+    "receipts": "receipts",
+    "realforms": "real scanned forms",
+    "realdesigns": "real claim forms",
+}
 TABLE = Path(__file__).resolve().parents[1] / "extraction" / "fields" / "model" / "calibration.json"
 
 
@@ -95,6 +129,8 @@ class Value:
     prior: float
     signals: Signals
     right: bool
+    #: The document it was read from (its manifest id).
+    document: str = ""
 
 
 def design_group(doc: dict[str, Any]) -> str:
@@ -133,21 +169,37 @@ def fit_table(values: Iterable[Value]) -> tuple[dict[str, float], dict[str, int]
     return table, dict(seen), {k: len(g) for k, g in groups.items()}
 
 
-def group_shares(values: Iterable[Value], design_spread: float = DESIGN_SPREAD) -> dict[str, float]:
-    """Per `source` and `source|strategy`: what a new design may expect of that evidence, the mean
-    over design groups of each group's share of right values (Laplace-smoothed; groups of fewer
+def group_shares(
+    values: Iterable[Value], design_spread: float = DESIGN_SPREAD, floors: dict[str, float] | None = None
+) -> dict[str, float]:
+    """Per `source`, `source|strategy` and gate kind (`source|strategy|clean` or `|doubt`,
+    `calibration.gate_kind`): what a new design may expect of that evidence, the mean
+    over design groups of each group's share of right values (smoothed towards the kind's share
+    over all groups by `GROUP_PRIOR` pseudo-values; groups of fewer
     than `LEAST_GROUP_VALUES` values of the key left out) less `design_spread` standard deviations
     between groups. One big familiar group does not speak for every design, and evidence that
-    some designs read well and others badly is not trusted on the next."""
+    some designs read well and others badly is not trusted on the next. Values on pages under
+    their kind's structure floor (`floors`) are left out: the structure gate holds them back
+    already, and a set of pages the evidence does not know (pet claim forms whose widgets name
+    the owner, the pet and the vet) must not hold back the same evidence on every form."""
     counts: dict[str, dict[str, list[int]]] = defaultdict(lambda: defaultdict(lambda: [0, 0]))
     for value in values:
-        for key in levels(value.key)[:2]:
+        if floors and below_structure(floors, value.key, value.signals.structure):
+            continue
+        for key in [*levels(value.key)[:2], gate_kind(value.key, value.signals)]:
             count = counts[key][value.group]
             count[0] += 1
             count[1] += value.right
     shares: dict[str, float] = {}
     for key, by_group in counts.items():
-        per_group = [(ok + 1) / (n + 2) for n, ok in by_group.values() if n >= LEAST_GROUP_VALUES]
+        # Each group's share is pulled towards the kind's share over every group (not towards
+        # one half: a small design read all right is not a design read right 80% of the time).
+        pooled = (sum(ok for _, ok in by_group.values()) + 1) / (sum(n for n, _ in by_group.values()) + 2)
+        per_group = [
+            (ok + GROUP_PRIOR * pooled) / (n + GROUP_PRIOR)
+            for n, ok in by_group.values()
+            if n >= LEAST_GROUP_VALUES
+        ]
         if not per_group:
             continue
         mean = sum(per_group) / len(per_group)
@@ -158,6 +210,40 @@ def group_shares(values: Iterable[Value], design_spread: float = DESIGN_SPREAD) 
         )
         shares[key] = round(mean - design_spread * spread, 3)
     return shares
+
+
+def structure_floors(values: Iterable[Value]) -> dict[str, float]:
+    """Per `source|strategy`: the least, over design groups whose values of that kind were right
+    at least `HIGH_SHARE` of the time (Laplace-smoothed, at least `LEAST_GROUP_VALUES` values from
+    at least `LEAST_GROUP_DOCUMENTS` documents), of
+    the `STRUCTURE_QUANTILE` of those values' documents' known structure. A kind no group read so
+    well gets no floor (the design gate holds it back)."""
+    by_kind: dict[str, dict[str, list[Value]]] = defaultdict(lambda: defaultdict(list))
+    for value in values:
+        by_kind[levels(value.key)[1] if "|" in value.key else value.key][value.group].append(value)
+    floors: dict[str, float] = {}
+    for kind, by_group in by_kind.items():
+        lows = []
+        for group_values in by_group.values():
+            n, ok = len(group_values), sum(v.right for v in group_values)
+            documents = len({v.document for v in group_values})
+            if (
+                n >= LEAST_GROUP_VALUES
+                and documents >= LEAST_GROUP_DOCUMENTS
+                and (ok + 1) / (n + 2) >= HIGH_SHARE
+            ):
+                structures = sorted(v.signals.structure for v in group_values)
+                lows.append(structures[int(STRUCTURE_QUANTILE * (len(structures) - 1))])
+        if lows:
+            floors[kind] = min(lows)
+    # A strategy reads the same way whatever engine gave the text: the label strategies right on
+    # scanned receipts vouch for the same strategy on a receipt with a text layer.
+    shared = {
+        kind: min(f for k, f in floors.items() if k.split("|")[1:] == kind.split("|")[1:]) for kind in floors
+    }
+    # A kind no group read right often enough on enough documents (widgets seen on a few forms
+    # only) needs as much known structure as the most demanding kind that has a floor.
+    return {**shared, ANY_KIND: max(shared.values())} if shared else {}
 
 
 def fit_logistic(rows: list[dict[str, float]], labels: list[bool]) -> Recalibration:
@@ -202,7 +288,8 @@ def fit(values: list[Value], design_spread: float = DESIGN_SPREAD) -> Fitted:
     """Both stages on `values`, and the design-averaged share of each kind of evidence."""
     table, support, groups = fit_table(values)
     recalibration = fit_logistic(out_of_group_features(values), [v.right for v in values])
-    return Fitted(table, support, recalibration, groups, group_shares(values, design_spread))
+    floors = structure_floors(values)
+    return Fitted(table, support, recalibration, groups, group_shares(values, design_spread, floors), floors)
 
 
 def choose_spread(values: list[Value]) -> tuple[float, dict[float, Calibration]]:
@@ -218,13 +305,22 @@ def choose_spread(values: list[Value]) -> tuple[float, dict[float, Calibration]]
     return max(tried, key=lambda s: (tried[s].high_precision, -tried[s].ece)), tried
 
 
-def cross_validate(values: list[Value], fitter: Callable[[list[Value]], Fitted]) -> list[tuple[float, Value]]:
-    """Every value scored by a fit that did not see its design group."""
+def cross_validate(
+    values: list[Value],
+    fitter: Callable[[list[Value]], Fitted],
+    part: Callable[[Value], str] = lambda v: v.group,
+) -> list[tuple[float, Value]]:
+    """Every value scored by a fit that did not see its design group (or its `part`)."""
     scored: list[tuple[float, Value]] = []
-    for group in sorted({v.group for v in values}):
-        fitted = fitter([v for v in values if v.group != group])
-        scored += [(confidence_of(fitted, v.key, v.prior, v.signals), v) for v in values if v.group == group]
+    for held in sorted({part(v) for v in values}):
+        fitted = fitter([v for v in values if part(v) != held])
+        scored += [(confidence_of(fitted, v.key, v.prior, v.signals), v) for v in values if part(v) == held]
     return scored
+
+
+def kind_of(value: Value) -> str:
+    """The kind of document a value was read from (`KINDS`; a set not listed is a kind of its own)."""
+    return KINDS.get(value.set_name, value.set_name)
 
 
 def collect(
@@ -259,6 +355,7 @@ def collect(
                     prior=result.prior if result.prior is not None else result.confidence,
                     signals=result.signals or Signals(),
                     right=counts.fp == 0 and counts.tp > 0,
+                    document=doc["id"],
                 )
             )
     return values
@@ -268,16 +365,19 @@ def _line(name: str, cal: Calibration) -> str:
     mean = sum(c * n for _, n, c, _ in cal.bins) / max(cal.values, 1)
     return (
         f"{name:<26} {cal.values:6d} {cal.right / max(cal.values, 1):7.3f} {mean:7.3f} {cal.ece:7.3f}"
-        f" {cal.high:6d} {cal.high_precision:7.3f}"
+        f" {cal.high:6d} {cal.high_precision:7.3f} {cal.high_right / max(cal.right, 1):7.3f}"
     )
 
 
-def report(title: str, scored: list[tuple[float, Value]]) -> dict[str, Any]:
+def report(
+    title: str, scored: list[tuple[float, Value]], part: Callable[[Value], str] = lambda v: v.set_name
+) -> dict[str, Any]:
     print(f"\n{title}")
-    print(f"{'':<26} {'values':>6} {'right':>7} {'conf':>7} {'ECE':>7} {'>=0.9':>6} {'right':>7}")
+    # The last column: the share of the right values that sit at >= 0.9 (what the mark spares).
+    print(f"{'':<26} {'values':>6} {'right':>7} {'conf':>7} {'ECE':>7} {'>=0.9':>6} {'right':>7} {'kept':>7}")
     by_set: dict[str, list[tuple[float, bool]]] = defaultdict(list)
     for confidence, value in scored:
-        by_set[value.set_name].append((confidence, value.right))
+        by_set[part(value)].append((confidence, value.right))
     for set_name in sorted(by_set):
         cal = calibration(by_set[set_name])
         print(_line(set_name, cal))
@@ -288,6 +388,7 @@ def report(title: str, scored: list[tuple[float, Value]]) -> dict[str, Any]:
         "ece": round(overall.ece, 4),
         f"right_at_{HIGH_CONFIDENCE}": round(overall.high_precision, 4),
         f"share_at_{HIGH_CONFIDENCE}": round(overall.high / max(overall.values, 1), 4),
+        f"right_kept_at_{HIGH_CONFIDENCE}": round(overall.high_right / max(overall.right, 1), 4),
     }
 
 
@@ -337,6 +438,16 @@ def main(argv: list[str] | None = None) -> int:
         cross_validate(values, partial(fit, design_spread=spread)),
     )
     held_out["design_spread"] = spread
+    held_out["kinds_left_out"] = report(
+        "held out: each kind of document scored by a fit that saw no document of its kind",
+        cross_validate(values, partial(fit, design_spread=spread), kind_of),
+        kind_of,
+    )
+    held_out["kinds_left_out"]["without_structure_gate"] = report(
+        "kinds left out, without the structure gate (stage 4), for comparison",
+        cross_validate(values, lambda train: replace(fit(train, spread), structure_floor={}), kind_of),
+        kind_of,
+    )
     held_out["without_design_gate"] = report(
         "held out, without the design gate (stage 3), for comparison",
         cross_validate(values, lambda train: replace(fit(train), group_share={})),
@@ -381,6 +492,7 @@ def main(argv: list[str] | None = None) -> int:
             "support": final.support,
             "groups": final.groups,
             "group_share": final.group_share,
+            "structure_floor": final.structure_floor,
             "recalibration": {"bias": final.recalibration.bias, "weights": final.recalibration.weights},
         }
         TABLE.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n", encoding="utf-8")

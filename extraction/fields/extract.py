@@ -21,12 +21,13 @@ from collections.abc import Callable
 from dataclasses import replace
 from decimal import Decimal
 
-from extraction.fields.model.calibration import calibrated_confidence, evidence_key
+from extraction.fields.model.calibration import calibrated, evidence_key
 from extraction.fields.model.candidate import Candidate
 from extraction.fields.model.context import FieldContext
 from extraction.fields.model.evidence import Evidence, field_result
 from extraction.fields.model.result import FieldResult, absent
 from extraction.fields.model.strategy import Ask, Strategy
+from extraction.fields.model.structure import known_structure
 from extraction.fields.reading.amounts import format_amount
 from extraction.fields.reading.captions import CaptionIndex
 from extraction.fields.reading.date_locale import resolve_date_order
@@ -98,7 +99,10 @@ def extract_fields(
         captions=CaptionIndex(units),
         field_names=field_names,
     )
-    results = with_coverage({name: _extract_one(context, name) for name in field_names})
+    widget_names = [e.field_name or "" for e in doc.elements if e.type == "form_field"]
+    results = with_coverage(
+        {name: _extract_one(context, name) for name in field_names}, known_structure(units, widget_names)
+    )
     for name, result in results.items():
         if result.value is None and not result.blank:
             # Said apart from a value missing from the page: the label is there, its answer empty.
@@ -106,14 +110,17 @@ def extract_fields(
     return results
 
 
-def with_coverage(results: dict[str, FieldResult]) -> dict[str, FieldResult]:
+def with_coverage(results: dict[str, FieldResult], structure: float = 1.0) -> dict[str, FieldResult]:
     """`results` with each value's confidence recomputed knowing how much of the document was
-    found (`Signals.coverage`)."""
+    found (`Signals.coverage`) and how much of its structure the evidence knows
+    (`Signals.structure`, `structure.known_structure`)."""
     coverage = sum(r.value is not None for r in results.values()) / max(len(results), 1)
     for result in results.values():
         if result.signals is not None and result.evidence is not None and result.prior is not None:
-            result.signals = replace(result.signals, coverage=coverage)
-            result.confidence = calibrated_confidence(result.evidence, result.prior, signals=result.signals)
+            result.signals = replace(result.signals, coverage=coverage, structure=structure)
+            result.confidence, result.review_reasons = calibrated(
+                result.evidence, result.prior, result.signals
+            )
     return results
 
 

@@ -19,14 +19,29 @@ Two stages, both fitted by `bench/fit_calibration.py` and kept in `calibration.j
    whether the field is one the vocabulary knows, and how sure the engine was of the text. So a
    value from a layout the evidence covers well keeps a high confidence, and one whose signals
    disagree or that few documents like it backed gets a low one.
-3. The design gate. Evidence of a kind (source and strategy) that an average design group of the
-   fit got right less often than `HIGH` (its mean less some deviations between groups) stays
-   under `HIGH`, whatever its signals: familiar designs that read it well do not vouch for a new one.
-   Nor does a kind no design group of the fit showed: a document kind new to the fit (a contract
-   when only forms were fitted) is read by strategies of its own, which stay under `HIGH`.
+3. The design gate. Evidence of a kind that an average design group of the fit got right less
+   often than `HIGH` (its mean less some deviations between groups) stays under `HIGH`, whatever
+   its signals: familiar designs that read it well do not vouch for a new one. A kind is the
+   source and strategy, split by whether the value's own signals were clean (`gate_kind`: a label
+   or widget name that named the field exactly, no rival value, text the engine was sure of) or
+   not, so a set of designs whose guessed widgets or doubted OCR went wrong does not hold back
+   the clean evidence of every other design. Nor does a kind no design group of the fit showed
+   pass: a document kind new to the fit (a contract when only forms were fitted) is read by
+   strategies of its own, which stay under `HIGH`.
+4. The structure gate. A document whose known structure (`structure.known_structure`: the share
+   of its text that reads as labels the vocabulary knows) is below every document on which a
+   design group of the fit got that kind of evidence right at least `HIGH` of the time (the kind's
+   structure floor; one per strategy, whatever engine read the text, and the fit's highest for a
+   kind without one) keeps its values of that kind under `HIGH`: a label strategy that is right on
+   intake forms says little of the same strategy on a contract, an invoice or a letter, whose page
+   is mostly text the evidence does not explain. The design gate's shares leave out the values
+   this gate holds, so such pages do not lower the same evidence's figure on forms.
 
-A value that fails its validator is never returned as certain: at most `INVALID_CAP`; no value
-gets more than `MAX_CONFIDENCE`.
+A gate scales the value's confidence by `BELOW_HIGH` rather than cutting it there, so
+the values it holds back keep their order by their own evidence (a scan's values are not all one
+number). A value that fails its validator is never returned as certain: at most `INVALID_CAP`; no
+value gets more than `MAX_CONFIDENCE`. `assess` says, beside the confidence, what lowered it, in
+plain words (`REASONS`), for the reviewer who checks it.
 """
 
 from __future__ import annotations
@@ -50,6 +65,31 @@ HIGH = 0.9
 #: Highest confidence of a value whose kind of evidence (source and strategy) was right less
 #: often than `HIGH` on an average design of the fit: no signal of its own lifts it to certain.
 BELOW_HIGH = 0.89
+#: A label or widget name matching the field at least this well (relative to the strategy's best)
+#: and text read at least `SURE_TEXT` surely make a value's evidence clean (`gate_kind`).
+SURE_MATCH = 0.999
+SURE_TEXT = 0.9
+#: A document on which the rules found less than this share of the asked fields is one whose
+#: layout the evidence covers little (a reason of its own).
+LOW_COVERAGE = 0.5
+#: A figure of the evidence table under this: values found this way are often wrong.
+WEAK_SHARE = 0.85
+#: What lowered a value's confidence, in the reviewer's words (`assess`), in this order.
+REASONS = {
+    "text_doubt": "the OCR doubted this text",
+    "weak_match": "the label matched only in part",
+    "unlabelled": "no label named it: read from its place",
+    "rival": "another value competed",
+    "invalid": "it fails its field's format check",
+    "ambiguous": "day and month could be read either way",
+    "unknown_field": "a field name the rules do not know",
+    "uncovered": "little else asked was found on this page",
+    "weak_evidence": "values read this way are often wrong",
+    "design": "a design the evidence does not know",
+    "structure": "a kind of page the evidence does not know",
+}
+#: The structure floor's entry for a kind of evidence without a floor of its own.
+ANY_KIND = "*"
 #: Figures are kept away from 0 and 1 before taking their logit.
 _EDGE = 1e-3
 
@@ -73,6 +113,8 @@ class Signals:
     #: Share of the document's asked fields that were found: a layout the rules read little of is
     #: one the evidence does not cover well.
     coverage: float = 1.0
+    #: The document's known structure (`structure.known_structure`), 1.0 when not measured.
+    structure: float = 1.0
 
 
 @dataclass(frozen=True)
@@ -155,6 +197,7 @@ def features(figure: Figure, key: str, signals: Signals) -> dict[str, float]:
         "validated": 1.0 if len(parts) > 2 and parts[2] == "valid" else 0.0,
         "rivals": math.log1p(signals.rivals),
         "uncovered": 1.0 - min(max(signals.coverage, 0.0), 1.0),
+        "unstructured": 1.0 - min(max(signals.structure, 0.0), 1.0),
     }
 
 
@@ -168,17 +211,48 @@ class Fitted:
     #: Per `source` and `source|strategy`: the share of right values of an average design group
     #: (each group weighs the same, however many values it holds).
     group_share: dict[str, float] = field(default_factory=dict)
+    #: Per `source|strategy`: the least known structure of a document on which the fit saw that
+    #: kind of evidence right at least `HIGH` of the time (`below_structure`).
+    structure_floor: dict[str, float] = field(default_factory=dict)
 
 
-def below_high(group_share: dict[str, float], key: str) -> bool:
-    """Whether evidence of `key`'s kind (source and strategy) was right less often than `HIGH` on
-    an average design, or no design of the fit showed it in enough values to say: a strategy new to
-    the fit (a kind of document it never saw reads through strategies of its own) is not vouched
-    for by its source's other strategies. `group_share` empty: no fit, no gate."""
+def clean(signals: Signals) -> bool:
+    """Whether a value's own signals all agree: a label (or widget name) that named the field
+    exactly, no rival value, text the engine was sure of."""
+    return (
+        signals.labelled
+        and signals.match >= SURE_MATCH
+        and not signals.contested
+        and signals.rivals == 0
+        and signals.text_confidence >= SURE_TEXT
+    )
+
+
+def gate_kind(key: str, signals: Signals) -> str:
+    """The design gate's kind of a value: `source|strategy|clean` or `source|strategy|doubt`."""
+    return "|".join(key.split("|")[:2]) + ("|clean" if clean(signals) else "|doubt")
+
+
+def below_high(group_share: dict[str, float], key: str, signals: Signals | None = None) -> bool:
+    """Whether evidence of `key`'s kind (`gate_kind` when the fit measured it, else source and
+    strategy) was right less often than `HIGH` on an average design, or no design of the fit
+    showed it in enough values to say: a strategy new to the fit (a kind of document it never saw
+    reads through strategies of its own) is not vouched for by its source's other strategies.
+    `group_share` empty: no fit, no gate."""
     if not group_share:
         return False
     kind = "|".join(key.split("|")[:2])
-    return group_share.get(kind, 0.0) < HIGH
+    fine = gate_kind(key, signals or Signals())
+    return group_share.get(fine, group_share.get(kind, 0.0)) < HIGH
+
+
+def below_structure(structure_floor: dict[str, float], key: str, structure: float) -> bool:
+    """Whether a value of `key`'s kind sits on a document less structured than any the fit saw
+    that kind right on: its kind's floor says how much of a page the evidence must know before
+    its familiar figures hold. A kind without a floor of its own (no design group of the fit read
+    it right often enough on enough documents) needs the fit's `ANY_KIND` floor, when it has one."""
+    floor = structure_floor.get("|".join(key.split("|")[:2]), structure_floor.get(ANY_KIND))
+    return floor is not None and structure < floor
 
 
 @lru_cache(maxsize=1)
@@ -190,13 +264,14 @@ def _fitted() -> Fitted:
     support = {str(k): int(v) for k, v in data.get("support", {}).items()}
     groups = {str(k): int(v) for k, v in data.get("groups", {}).items()}
     group_share = {str(k): float(v) for k, v in data.get("group_share", {}).items()}
+    structure_floor = {str(k): float(v) for k, v in data.get("structure_floor", {}).items()}
     stage2 = data.get("recalibration")
     recalibration = (
         Recalibration(float(stage2["bias"]), {str(k): float(v) for k, v in stage2["weights"].items()})
         if stage2
         else None
     )
-    return Fitted(table, support, recalibration, groups, group_share)
+    return Fitted(table, support, recalibration, groups, group_share, structure_floor)
 
 
 def calibrated_confidence(
@@ -205,13 +280,24 @@ def calibrated_confidence(
     """The confidence of a value whose evidence has table key `key`, 0..1, by the fitted
     calibration. `signals` defaults to a value that agrees with itself, read from text of
     `text_confidence`."""
-    return confidence_of(_fitted(), key, prior, signals or Signals(text_confidence=text_confidence))
+    return assess(_fitted(), key, prior, signals or Signals(text_confidence=text_confidence))[0]
+
+
+def calibrated(key: str, prior: float, signals: Signals) -> tuple[float, list[str]]:
+    """`calibrated_confidence` and what lowered it (`assess`), by the fitted calibration."""
+    return assess(_fitted(), key, prior, signals)
 
 
 def confidence_of(fitted: Fitted, key: str, prior: float, signals: Signals) -> float:
     """`calibrated_confidence` under a given fit (`bench/fit_calibration.py` scores candidate fits
-    with it). Without a recalibration, the table's figure or the `prior`, scaled by the engine's
-    text confidence when the table has no figure for low-confidence text."""
+    with it)."""
+    return assess(fitted, key, prior, signals)[0]
+
+
+def assess(fitted: Fitted, key: str, prior: float, signals: Signals) -> tuple[float, list[str]]:
+    """A value's confidence under `fitted`, and what lowered it (`REASONS`' phrases). Without a
+    recalibration, the table's figure or the `prior`, scaled by the engine's text confidence when
+    the table has no figure for low-confidence text."""
     figure = table_figure(fitted.table, fitted.support, key, prior, fitted.groups)
     if fitted.recalibration is not None:
         confidence = fitted.recalibration.apply(features(figure, key, signals))
@@ -223,10 +309,37 @@ def confidence_of(fitted: Fitted, key: str, prior: float, signals: Signals) -> f
         confidence = figure.share
         if signals.text_confidence < 1.0 and (figure.key is None or "low_text" not in figure.key):
             confidence *= signals.text_confidence
-    if below_high(fitted.group_share, key):
+    gates = []
+    if below_high(fitted.group_share, key, signals):
         # The average design did not support certainty for this kind of evidence: the familiar
         # designs that did must not make a new one's value look certain.
-        confidence = min(confidence, BELOW_HIGH)
+        gates.append("design")
+    if below_structure(fitted.structure_floor, key, signals.structure):
+        # A page mostly unexplained by the evidence: a kind of document the fit may not know.
+        gates.append("structure")
+    if gates:
+        # Scaled, not cut: held-back values keep their order by their own evidence (a cut made
+        # every value of a scan one number).
+        confidence = min(confidence, 1.0) * BELOW_HIGH
     if "|invalid" in key:
         confidence = min(confidence, INVALID_CAP)
-    return round(max(min(confidence, MAX_CONFIDENCE), 0.0), 3)
+    confidence = round(max(min(confidence, MAX_CONFIDENCE), 0.0), 3)
+    return confidence, reasons(key, signals, figure, gates)
+
+
+def reasons(key: str, signals: Signals, figure: Figure, gates: list[str]) -> list[str]:
+    """What in a value's evidence lowers its confidence, as `REASONS`' phrases in their order."""
+    parts = key.split("|")
+    found = {
+        "text_doubt": signals.text_confidence < SURE_TEXT,
+        "weak_match": signals.labelled and signals.match < SURE_MATCH,
+        "unlabelled": not signals.labelled,
+        "rival": signals.contested or signals.rivals > 0,
+        "invalid": "invalid" in parts[2:3],
+        "ambiguous": "ambiguous" in parts[3:],
+        "unknown_field": not signals.known_field,
+        "uncovered": signals.coverage < LOW_COVERAGE,
+        "weak_evidence": figure.share < WEAK_SHARE,
+        **{gate: True for gate in gates},
+    }
+    return [phrase for name, phrase in REASONS.items() if found.get(name)]

@@ -8,7 +8,7 @@ from typing import Any
 from extraction.fields.model.calibration import (
     LOW_TEXT_CONFIDENCE,
     Signals,
-    calibrated_confidence,
+    calibrated,
     evidence_key,
 )
 from extraction.fields.model.citations import Citation
@@ -44,11 +44,14 @@ class Evidence:
 
 def field_result(value: Any, evidence: Evidence, citations: list[Citation], raw: str | None) -> FieldResult:
     """The field result of `value` found by `evidence`: its confidence calibrated from the
-    evidence (`calibration.calibrated_confidence`), the evidence kept for fitting."""
+    evidence (`calibration.assess`) with what lowered it, the evidence kept for fitting."""
     key = evidence.key
+    signals = evidence.signals or Signals(text_confidence=evidence.text_confidence)
+    confidence, reasons = calibrated(key, evidence.prior, signals)
     return FieldResult(
         value=value,
-        confidence=calibrated_confidence(key, evidence.prior, evidence.text_confidence, evidence.signals),
+        confidence=confidence,
+        review_reasons=reasons,
         citations=citations,
         source=evidence.source,
         raw=raw,

@@ -25,6 +25,8 @@ class FieldResult:
     #: The strategy's prior and the agreement signals the confidence was computed from, for fitting.
     prior: float | None = None
     signals: Signals | None = None
+    #: What in the evidence lowered the confidence, in a reviewer's words (`calibration.REASONS`).
+    review_reasons: list[str] = field(default_factory=list)
     #: The example (`extraction.examples`) the value was read by, None for the general rules.
     example_id: str | None = None
     #: No value, but the field's label is printed with nothing written after or under it.
@@ -43,6 +45,7 @@ class FieldResult:
             "value": self.value,
             "confidence": self.confidence,
             "citations": self.citations,
+            "review_reasons": self.review_reasons,
         }
         if self.example_id is not None:
             shaped["example_id"] = self.example_id

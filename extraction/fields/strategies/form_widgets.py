@@ -34,23 +34,28 @@ def from_form_fields(ctx: FieldContext, spec: FieldSpec, kind: Kind) -> FieldRes
             return _widget_result(ctx, spec, ticked[0], ticked[1], "widget_choice")
     names = [spec.whole_name.replace("_", " ")] if spec.part is not None and spec.whole_name else []
     direct = spec.part is None or spec.owner == "patient"
-    scored: list[tuple[float, Element, bool]] = []
+    # (score, widget, read from a whole name, known by its own field name)
+    scored: list[tuple[float, Element, bool, bool]] = []
     for widget in widgets:
         # A widget is known by its field name and by the label printed beside or above it
         # (forms made with generic names: Text1, Text2, ...).
         known_as = [widget.field_name or "", *ctx.widget_labels.get(id(widget), [])]
         if spec.patient_owned and any(is_other_party(n) for n in known_as):
             continue
-        for label in known_as:
+        for index, label in enumerate(known_as):
             if direct:
-                scored.append((match_label(name, label), widget, False))
-            scored.extend((match_label(other, label) * WHOLE_NAME_SHARE, widget, True) for other in names)
-    scored = [(s, e, w) for s, e, w in scored if s >= FORM_FIELD_THRESHOLD]
+                scored.append((match_label(name, label), widget, False, index == 0))
+            scored.extend(
+                (match_label(other, label) * WHOLE_NAME_SHARE, widget, True, index == 0) for other in names
+            )
+    scored = [entry for entry in scored if entry[0] >= FORM_FIELD_THRESHOLD]
     if not scored:
         return None
-    best_score = max(s for s, _, _ in scored)
-    best_name, whole = next((e.field_name, w) for s, e, w in scored if s == best_score)
-    chosen = _chosen_widget(list({id(e): e for s, e, w in scored if e.field_name == best_name}.values()))
+    best_score = max(entry[0] for entry in scored)
+    best_name, whole = next((e.field_name, w) for s, e, w, _ in scored if s == best_score)
+    # Known by its own name, or only by a printed label guessed to belong to it.
+    by_name = any(n for s, e, _, n in scored if s == best_score and e.field_name == best_name)
+    chosen = _chosen_widget(list({id(e): e for s, e, _, _ in scored if e.field_name == best_name}.values()))
     if chosen is None:
         # The form has the field, and it was left empty.
         return FieldResult(value=None, confidence=0.0, source="form_fields", blank=True)
@@ -65,11 +70,20 @@ def from_form_fields(ctx: FieldContext, spec: FieldSpec, kind: Kind) -> FieldRes
             dates = find_dates(value, ctx.order)
             if dates:
                 return _widget_result(
-                    ctx, spec, dates[0].value, element, "form_field", raw=value, ambiguous=dates[0].ambiguous
+                    ctx,
+                    spec,
+                    dates[0].value,
+                    element,
+                    "form_field",
+                    raw=value,
+                    ambiguous=dates[0].ambiguous,
+                    known=(best_score, by_name),
                 )
         elif spec.concept == "gender":
             value = read_gender(value) or value
-    return _widget_result(ctx, spec, value, element, "form_field", raw=element.text)
+    return _widget_result(
+        ctx, spec, value, element, "form_field", raw=element.text, known=(best_score, by_name)
+    )
 
 
 #: A widget named for a whole name (`pcp_name`) answers a part of it a little less surely.
@@ -85,7 +99,12 @@ def _widget_result(
     *,
     raw: str | None = None,
     ambiguous: bool = False,
+    known: tuple[float, bool] = (1.0, True),
 ) -> FieldResult:
+    """`known`: how well the widget's name or printed label matched the field, and whether its own
+    field name did (not a printed label guessed to belong to it): what tells a widget value
+    right from wrong on a new form."""
+    match, by_name = known
     evidence = Evidence(
         "form_fields",
         strategy,
@@ -93,7 +112,7 @@ def _widget_result(
         PRIORS["form_field"],
         ambiguous,
         element.confidence,
-        Signals(text_confidence=element.confidence),
+        Signals(match=min(match, 1.0), text_confidence=element.confidence, labelled=by_name),
     )
     citations = [element_citation(ctx.doc, element, ctx.file_name)]
     return field_result(value, evidence, citations, raw if raw is not None else element.text)

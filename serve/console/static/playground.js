@@ -250,7 +250,7 @@ export function resultTable(fields, fileId, viewer, threshold, saved = {}) {
         { class: check ? "to-check" : null, dataset: { field: name, found: "true", state: "found", check: String(check) } },
         h("td", {}, name),
         h("td", {}, h("button", { type: "button", class: "cited-value", onclick: show }, String(field.value)), printedNote(field), control.root),
-        h("td", { class: "num" }, confidenceNote(field.confidence, threshold)),
+        h("td", { class: "num" }, confidenceNote(field.confidence, threshold, field.review_reasons)),
         whereCell(field, onPage, citations),
       );
     }

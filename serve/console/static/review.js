@@ -29,16 +29,18 @@ export function needsCheck(confidence, threshold) {
 }
 
 // The confidence as a percentage, with a "check" badge when it is under the threshold. Beside the
-// badge its reason is written out for screen readers, which read that instead of the bare word.
-export function confidenceNote(confidence, threshold) {
+// badge its reason is written out for screen readers, which read that instead of the bare word, and
+// what lowered the confidence (the field's `review_reasons`) in both the hover text and that text.
+export function confidenceNote(confidence, threshold, reasons = []) {
   if (typeof confidence !== "number") return null;
   const low = needsCheck(confidence, threshold);
+  const why = Array.isArray(reasons) && reasons.length ? `: ${reasons.join("; ")}` : "";
   return h(
     "span",
     { class: low ? "confidence low" : "confidence", dataset: { confidence: String(confidence), check: String(low) } },
     h("span", { class: "confidence-value", title: "How likely this value is right" }, percent(confidence)),
-    low ? h("span", { class: "check-badge", title: `Confidence under ${percent(threshold)}`, "aria-hidden": "true" }, "check") : null,
-    low ? h("span", { class: "visually-hidden" }, `Check this value against the document: confidence under ${percent(threshold)}`) : null,
+    low ? h("span", { class: "check-badge", title: `Confidence under ${percent(threshold)}${why}`, "aria-hidden": "true" }, "check") : null,
+    low ? h("span", { class: "visually-hidden" }, `Check this value against the document: confidence under ${percent(threshold)}${why}`) : null,
   );
 }
 
@@ -60,8 +62,9 @@ export function valueKey(value) {
 }
 
 // The confidence of every value the task's extractions found, from their tool results in the feed
-// (`{fields: {name: {value, confidence, citations}}}`); a value found twice keeps its lowest.
-export function extractedConfidences(items) {
+// (`{fields: {name: {value, confidence, citations, review_reasons}}}`); a value found twice keeps
+// its lowest, and `reasons` what lowered that one.
+export function extractedConfidences(items, reasons = new Map()) {
   const byValue = new Map();
   for (const item of items) {
     if (item.type !== "tool_result" || item.status === "error") continue;
@@ -70,7 +73,9 @@ export function extractedConfidences(items) {
     for (const field of Object.values(fields)) {
       const key = valueKey(field?.value);
       if (key === null || typeof field.confidence !== "number") continue;
-      byValue.set(key, Math.min(field.confidence, byValue.get(key) ?? 1));
+      if (byValue.has(key) && field.confidence >= byValue.get(key)) continue;
+      byValue.set(key, field.confidence);
+      reasons.set(key, field.review_reasons ?? []);
     }
   }
   return byValue;

@@ -119,7 +119,8 @@ export function taskView(taskId, signal) {
     // rendered tree, so a value the user is about to click is not replaced under the pointer.
     // (A document's link is signed afresh on each answer, so its query string is left out.)
     const links = (body.documents || []).map((d) => ({ ...d, url: (d.url || "").split("?")[0] }));
-    const confidences = extractedConfidences(toolResults);
+    const reasons = new Map();
+    const confidences = extractedConfidences(toolResults, reasons);
     const key = JSON.stringify({ ...body, documents: links, confidences: [...confidences] });
     if (key === renderedOutput) return;
     renderedOutput = key;
@@ -127,7 +128,7 @@ export function taskView(taskId, signal) {
     const shown = [];
     const controls = [];
     const saved = body.corrections || {};
-    const context = { documents, fileIds: fileIdsByName(documents), viewer, confidences, threshold, shown, saved, controls };
+    const context = { documents, fileIds: fileIdsByName(documents), viewer, confidences, reasons, threshold, shown, saved, controls };
     const tree = outputTree(body.structured_response, context);
     clear(
       output,
@@ -268,7 +269,7 @@ function outputCorrections(path, controls, output, signal) {
 }
 
 function citedValue(leaf, context, path) {
-  const { documents, fileIds, viewer, confidences, threshold, shown } = context;
+  const { documents, fileIds, viewer, confidences, reasons, threshold, shown } = context;
   const citations = leaf.bounding_boxes;
   const drawable = citations.filter((c) => c.page !== undefined && fileIds[c.file]);
   async function showCitation(citation) {
@@ -303,7 +304,7 @@ function citedValue(leaf, context, path) {
       "span",
       { class: check ? "cited-leaf to-check" : "cited-leaf", dataset: { path, check: String(check) } },
       button,
-      confidenceNote(confidence, threshold),
+      confidenceNote(confidence, threshold, reasons.get(valueKey(leaf.value))),
     ),
     leaf.value,
     context,

@@ -62,7 +62,8 @@ def review_threshold(service: Service) -> float:
 
 def assert_confidence_shown(note: Any, threshold: float) -> float:
     """`note` (a `.confidence`) shows its confidence as a whole percentage, rounded down, and carries
-    the check badge, with its reason in words, exactly when the confidence is under `threshold`."""
+    the check badge, with its reason in words (and what lowered the confidence), exactly when the
+    confidence is under `threshold`."""
     from selenium.webdriver.common.by import By
 
     confidence = float(note.get_attribute("data-confidence"))
@@ -75,7 +76,9 @@ def assert_confidence_shown(note: Any, threshold: float) -> float:
     if low:
         assert badges[0].text.lower() == "check"  # shown in capitals by the style
         spoken = note.find_element(By.CSS_SELECTOR, ".visually-hidden").get_attribute("textContent")
-        assert spoken == f"Check this value against the document: confidence under {int(threshold * 100)}%"
+        said = f"Check this value against the document: confidence under {int(threshold * 100)}%"
+        # Then why, from the field's review_reasons, when the evidence gives any.
+        assert spoken == said or spoken.startswith(f"{said}: ")
     return confidence
 
 
@@ -224,6 +227,11 @@ def test_the_playground_marks_the_values_under_the_review_threshold(
     assert low < threshold <= high
     assert doubtful.get_attribute("data-check") == "true" and "to-check" in doubtful.get_attribute("class")
     assert sure.get_attribute("data-check") == "false"
+    # The mark says why, from the field's review_reasons: the company is read from its place.
+    badge = one(browser, '#pg-table tr[data-field="company_name"] .check-badge')
+    assert "no label named it" in badge.get_attribute("title")
+    spoken = one(browser, '#pg-table tr[data-field="company_name"] .confidence .visually-hidden')
+    assert "no label named it" in spoken.get_attribute("textContent")
     summary = one(browser, "#pg-review")
     assert summary.text == "1 value to check (confidence under 90%)"
     assert summary.get_attribute("role") == "status"

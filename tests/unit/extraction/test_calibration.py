@@ -7,6 +7,7 @@ import pytest
 
 from bench.fit_calibration import (
     DESIGN_SPREAD,
+    GROUP_PRIOR,
     SPREADS,
     Value,
     choose_spread,
@@ -182,9 +183,11 @@ def test_the_design_average_share_weighs_each_group_the_same() -> None:
     shares = group_shares(values)
     table, _, _ = fit_table(values)
     assert table["text_layer|label_right"] > 0.9
-    # The mean of 301/302, 5/12 and 6/12 less `DESIGN_SPREAD` deviations between them; the
-    # group of two values is too small to count.
-    per_group = [301 / 302, 5 / 12, 6 / 12]
+    # The mean of the three groups' shares, each smoothed towards the kind's share over all
+    # groups (309 right of 322), less `DESIGN_SPREAD` deviations between them; the group of two
+    # values is too small to count.
+    pooled = 310 / 324
+    per_group = [(ok + GROUP_PRIOR * pooled) / (n + GROUP_PRIOR) for ok, n in ((300, 300), (4, 10), (5, 10))]
     mean = sum(per_group) / 3
     spread = (sum((s - mean) ** 2 for s in per_group) / 2) ** 0.5
     assert shares["text_layer|label_right"] == pytest.approx(mean - DESIGN_SPREAD * spread, abs=1e-3)

@@ -220,4 +220,5 @@ def test_to_dict_has_the_contract_keys() -> None:
         "citations",
         "state",
         "printed",
+        "review_reasons",
     }

@@ -36,7 +36,9 @@ def test_form_fields_by_exact_and_tolerant_name_with_page_and_box() -> None:
             ],
         }
     ]
-    assert 0.9 < first.confidence <= 1.0
+    # A widget matched by its name is not certain on every design: the real claim forms of the
+    # fit read 7 of 23 such values wrong, so the design gate keeps them just under 0.9.
+    assert 0.85 < first.confidence <= 1.0
     # A date field's value is an ISO date; the filler's own text stays as the raw value.
     assert result["Birthdate"].value == "2020-08-29"
     assert result["Birthdate"].raw == "08/29/2020"

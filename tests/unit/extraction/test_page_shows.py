@@ -85,6 +85,7 @@ def test_state_and_printed_are_in_the_result_item() -> None:
         "value": None,
         "confidence": 0.0,
         "citations": [],
+        "review_reasons": [],
         "state": "blank",
     }
     assert "printed" not in got["email"].to_dict()

@@ -60,7 +60,7 @@ def test_extract_rules_result_json_and_csv(doc) -> None:
     as_json = finish(spec("extract", {"json_options": names, "prompt_mode": "rules"}), [doc], None).result
     assert as_json["data"]["invoice_number"] == "Z-9" and as_json["data"]["iban"] is None
     assert json.loads(as_json["content"]) == as_json["data"]
-    assert set(as_json["fields"]["iban"]) == {"value", "confidence", "citations", "state"}
+    assert set(as_json["fields"]["iban"]) == {"value", "confidence", "citations", "review_reasons", "state"}
     assert as_json["fields"]["iban"]["state"] == "not_found"
     assert as_json["overall_confidence"] == pytest.approx(
         sum(f["confidence"] for f in as_json["fields"].values()) / 3, abs=1e-4

@@ -124,8 +124,6 @@ def test_field_results_are_assembled_from_evidence_in_one_place() -> None:
         for function in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
         if isinstance(function, ast.FunctionDef)
         for node in ast.walk(function)
-        if isinstance(node, ast.Call)
-        and isinstance(node.func, ast.Name)
-        and node.func.id == "calibrated_confidence"
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "calibrated"
     )
     assert calls == [("extract.py", "with_coverage"), ("model/evidence.py", "field_result")]
