@@ -165,19 +165,25 @@ def cost_bench(base: list[tuple[str, Taught]], total: int, groups: dict[str, lis
         teach_times.append(spent)
         examples.append((f"{design}-{n}", taught))
 
-    def timed(run: Any, docs: list[Document]) -> float:
-        best = float("inf")
-        for _ in range(3):
-            started = time.perf_counter()
-            for doc in docs:
-                run(doc)
-            best = min(best, time.perf_counter() - started)
-        return best / len(docs)
+    def once(run: Any, docs: list[Document]) -> float:
+        started = time.perf_counter()
+        for doc in docs:
+            run(doc)
+        return (time.perf_counter() - started) / len(docs)
 
-    print(f"\ncost per document, field reading (parse excluded), best of 3: 0 vs {len(examples)} examples")
+    print(
+        f"\ncost per document, field reading (parse excluded), best of 5 interleaved: 0 vs {len(examples)} examples"
+    )
     for group, docs in groups.items():
-        plain = timed(lambda d: extract_fields(d, FIELD_NAMES, file_name="x.pdf"), docs)
-        many = timed(lambda d: read_with_examples(d, FIELD_NAMES, file_name="x.pdf", examples=examples), docs)
+        # Interleaved rounds, so a warm cache or a busy moment of the machine falls on both sides.
+        plain_times: list[float] = []
+        many_times: list[float] = []
+        for _ in range(5):
+            plain_times.append(once(lambda d: extract_fields(d, FIELD_NAMES, file_name="x.pdf"), docs))
+            many_times.append(
+                once(lambda d: read_with_examples(d, FIELD_NAMES, file_name="x.pdf", examples=examples), docs)
+            )
+        plain, many = min(plain_times), min(many_times)
         print(
             f"  {group} ({len(docs)} PDFs): {plain * 1000:.1f} ms vs {many * 1000:.1f} ms ({many / plain:.2f}x)"
         )
