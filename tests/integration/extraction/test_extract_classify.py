@@ -48,7 +48,13 @@ def test_extract_sync_reads_form_values_with_citations(api: httpx.Client, form_f
     x0, y0, x1, y1 = citation["bounding_box"]
     assert 200 <= x0 < x1 <= 510 and 90 <= y0 < y1 <= 240
     assert len(citation["normalized_bounding_box"]) == 4
-    assert result["fields"]["due_date"] == {"value": None, "confidence": 0.0, "citations": []}
+    assert result["fields"]["due_date"] == {
+        "value": None,
+        "confidence": 0.0,
+        "citations": [],
+        "review_reasons": [],
+        "state": "not_found",
+    }
     assert result["pages"] == [{"page": 1, "width": 595, "height": 842}]
     assert result["confidence_source"] == "form_fields"
     assert 0 < result["overall_confidence"] < 1 and set(result["page_confidence"]) == {"1"}
