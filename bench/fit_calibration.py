@@ -22,7 +22,9 @@ does, and fits the two stages:
 4. the structure gate: per source|strategy, the least known structure (`Signals.structure`) of
    the documents on which a design group got that evidence right at least `HIGH_SHARE` of the
    time (the `STRUCTURE_QUANTILE` of that group's documents, the least over such groups:
-   `structure_floors`); a value on a less structured document stays under 0.9.
+   `structure_floors`); a value on a less structured document stays under 0.9. The same rule over
+   the share of asked fields found (`Signals.coverage`, the least over such groups:
+   `coverage_floors`) holds a value on a page under the highest structure floor.
 
 Design groups: a synthetic corpus's `design`; the intake set as a whole (its designs are not
 labelled); the receipts and the real forms in `FOLDS_PER_SET` slices of whole documents (each
@@ -101,6 +103,8 @@ ONE_DESIGN_PER_DOCUMENT = frozenset({"receipts", "realforms"})
 #: (a few odd documents of a group do not lower it).
 HIGH_SHARE = 0.9
 STRUCTURE_QUANTILE = 0.1
+#: The same quantile for the share of asked fields found (`coverage_floors`).
+COVERAGE_QUANTILE = 0.0
 #: Least documents of a design group holding a kind of evidence for the group to set that kind's
 #: floor: one odd document (a form whose values are all in widgets, no label printed) says
 #: nothing of how structured a page must be.
@@ -212,12 +216,17 @@ def group_shares(
     return shares
 
 
-def structure_floors(values: Iterable[Value]) -> dict[str, float]:
+def structure_floors(
+    values: Iterable[Value],
+    signal: Callable[[Signals], float] = lambda s: s.structure,
+    quantile: float = STRUCTURE_QUANTILE,
+) -> dict[str, float]:
     """Per `source|strategy`: the least, over design groups whose values of that kind were right
     at least `HIGH_SHARE` of the time (Laplace-smoothed, at least `LEAST_GROUP_VALUES` values from
     at least `LEAST_GROUP_DOCUMENTS` documents), of
-    the `STRUCTURE_QUANTILE` of those values' documents' known structure. A kind no group read so
-    well gets no floor (the design gate holds it back)."""
+    the `STRUCTURE_QUANTILE` of those values' documents' `signal` (known structure, or the share
+    of asked fields found: `coverage_floors`). A kind no group read so well gets no floor (the
+    design gate holds it back)."""
     by_kind: dict[str, dict[str, list[Value]]] = defaultdict(lambda: defaultdict(list))
     for value in values:
         by_kind[levels(value.key)[1] if "|" in value.key else value.key][value.group].append(value)
@@ -232,8 +241,8 @@ def structure_floors(values: Iterable[Value]) -> dict[str, float]:
                 and documents >= LEAST_GROUP_DOCUMENTS
                 and (ok + 1) / (n + 2) >= HIGH_SHARE
             ):
-                structures = sorted(v.signals.structure for v in group_values)
-                lows.append(structures[int(STRUCTURE_QUANTILE * (len(structures) - 1))])
+                structures = sorted(signal(v.signals) for v in group_values)
+                lows.append(structures[int(quantile * (len(structures) - 1))])
         if lows:
             floors[kind] = min(lows)
     # A strategy reads the same way whatever engine gave the text: the label strategies right on
@@ -244,6 +253,14 @@ def structure_floors(values: Iterable[Value]) -> dict[str, float]:
     # A kind no group read right often enough on enough documents (widgets seen on a few forms
     # only) needs as much known structure as the most demanding kind that has a floor.
     return {**shared, ANY_KIND: max(shared.values())} if shared else {}
+
+
+def coverage_floors(values: Iterable[Value]) -> dict[str, float]:
+    """`structure_floors` of the share of asked fields found on the page: receipts read right at
+    little known structure had every asked field found; a pet claim form at the same structure
+    has a third to a half of a patient's fields missing, and the ones found are often the
+    owner's or the vet's."""
+    return structure_floors(values, lambda s: s.coverage, COVERAGE_QUANTILE)
 
 
 def fit_logistic(rows: list[dict[str, float]], labels: list[bool]) -> Recalibration:
@@ -289,7 +306,8 @@ def fit(values: list[Value], design_spread: float = DESIGN_SPREAD) -> Fitted:
     table, support, groups = fit_table(values)
     recalibration = fit_logistic(out_of_group_features(values), [v.right for v in values])
     floors = structure_floors(values)
-    return Fitted(table, support, recalibration, groups, group_shares(values, design_spread, floors), floors)
+    shares = group_shares(values, design_spread, floors)
+    return Fitted(table, support, recalibration, groups, shares, floors, coverage_floors(values))
 
 
 def choose_spread(values: list[Value]) -> tuple[float, dict[float, Calibration]]:
@@ -445,7 +463,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     held_out["kinds_left_out"]["without_structure_gate"] = report(
         "kinds left out, without the structure gate (stage 4), for comparison",
-        cross_validate(values, lambda train: replace(fit(train, spread), structure_floor={}), kind_of),
+        cross_validate(
+            values, lambda train: replace(fit(train, spread), structure_floor={}, coverage_floor={}), kind_of
+        ),
         kind_of,
     )
     held_out["without_design_gate"] = report(
@@ -493,6 +513,7 @@ def main(argv: list[str] | None = None) -> int:
             "groups": final.groups,
             "group_share": final.group_share,
             "structure_floor": final.structure_floor,
+            "coverage_floor": final.coverage_floor,
             "recalibration": {"bias": final.recalibration.bias, "weights": final.recalibration.weights},
         }
         TABLE.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n", encoding="utf-8")

@@ -35,7 +35,11 @@ Two stages, both fitted by `bench/fit_calibration.py` and kept in `calibration.j
    kind without one) keeps its values of that kind under `HIGH`: a label strategy that is right on
    intake forms says little of the same strategy on a contract, an invoice or a letter, whose page
    is mostly text the evidence does not explain. The design gate's shares leave out the values
-   this gate holds, so such pages do not lower the same evidence's figure on forms.
+   this gate holds, so such pages do not lower the same evidence's figure on forms. A page less
+   structured than the fit's most demanding floor (`ANY_KIND`) must also have found as large a
+   share of the asked fields as every page the fit saw that kind right on (its coverage floor):
+   scanned receipts are right at little structure with every asked field found, while pet claim
+   forms as little structured find half a patient's fields, often the owner's or the vet's.
 
 A gate scales the value's confidence by `BELOW_HIGH` rather than cutting it there, so
 the values it holds back keep their order by their own evidence (a scan's values are not all one
@@ -214,6 +218,9 @@ class Fitted:
     #: Per `source|strategy`: the least known structure of a document on which the fit saw that
     #: kind of evidence right at least `HIGH` of the time (`below_structure`).
     structure_floor: dict[str, float] = field(default_factory=dict)
+    #: Per `source|strategy`: the least share of asked fields found on a document on which the fit
+    #: saw that kind right at least `HIGH` of the time (the same rule as `structure_floor`).
+    coverage_floor: dict[str, float] = field(default_factory=dict)
 
 
 def clean(signals: Signals) -> bool:
@@ -265,13 +272,14 @@ def _fitted() -> Fitted:
     groups = {str(k): int(v) for k, v in data.get("groups", {}).items()}
     group_share = {str(k): float(v) for k, v in data.get("group_share", {}).items()}
     structure_floor = {str(k): float(v) for k, v in data.get("structure_floor", {}).items()}
+    coverage_floor = {str(k): float(v) for k, v in data.get("coverage_floor", {}).items()}
     stage2 = data.get("recalibration")
     recalibration = (
         Recalibration(float(stage2["bias"]), {str(k): float(v) for k, v in stage2["weights"].items()})
         if stage2
         else None
     )
-    return Fitted(table, support, recalibration, groups, group_share, structure_floor)
+    return Fitted(table, support, recalibration, groups, group_share, structure_floor, coverage_floor)
 
 
 def calibrated_confidence(
@@ -314,8 +322,12 @@ def assess(fitted: Fitted, key: str, prior: float, signals: Signals) -> tuple[fl
         # The average design did not support certainty for this kind of evidence: the familiar
         # designs that did must not make a new one's value look certain.
         gates.append("design")
-    if below_structure(fitted.structure_floor, key, signals.structure):
-        # A page mostly unexplained by the evidence: a kind of document the fit may not know.
+    if below_structure(fitted.structure_floor, key, signals.structure) or (
+        below_structure(fitted.coverage_floor, key, signals.coverage)
+        and below_structure(fitted.structure_floor, ANY_KIND, signals.structure)
+    ):
+        # A page mostly unexplained by the evidence, or on which less of what was asked was found
+        # than on any page the fit saw this evidence right on: a kind of document it may not know.
         gates.append("structure")
     if gates:
         # Scaled, not cut: held-back values keep their order by their own evidence (a cut made

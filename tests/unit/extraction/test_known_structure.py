@@ -5,7 +5,15 @@ from __future__ import annotations
 
 import pytest
 
-from bench.fit_calibration import Value, cross_validate, fit, group_shares, kind_of, structure_floors
+from bench.fit_calibration import (
+    Value,
+    coverage_floors,
+    cross_validate,
+    fit,
+    group_shares,
+    kind_of,
+    structure_floors,
+)
 from extraction.fields.extract import extract_fields
 from extraction.fields.model.calibration import (
     ANY_KIND,
@@ -186,3 +194,39 @@ def test_values_the_structure_gate_holds_do_not_lower_the_design_share() -> None
     floors = {"form_fields|form_field": 0.4}
     assert group_shares(values, 0.5)["form_fields|form_field"] < HIGH
     assert group_shares(values, 0.5, floors)["form_fields|form_field"] > HIGH
+
+
+def test_a_little_structured_page_with_less_of_the_asked_fields_found_than_its_kinds_floor_stays_under_high() -> (
+    None
+):
+    # Receipts read right at 0.15-0.2 structure had every asked field found; a pet claim form at
+    # the same structure found half of a patient's fields, and those often the owner's or the vet's.
+    values = [
+        Value(
+            f"r{i % 2}",
+            "receipts",
+            "ocr|label_colon|valid",
+            0.9,
+            Signals(coverage=1.0, structure=0.15 + 0.001 * i),
+            True,
+            f"d{i}",
+        )
+        for i in range(40)
+    ]
+    floors = coverage_floors(values)
+    assert floors["ocr|label_colon"] == 1.0
+    fitted = Fitted(
+        {"ocr|label_colon|valid": 0.99},
+        {"ocr|label_colon|valid": 500},
+        Recalibration(6.0, {}),
+        {"ocr|label_colon|valid": 6},
+        {},
+        {"ocr|label_colon": 0.15, ANY_KIND: 0.5},
+        floors,
+    )
+    key = "ocr|label_colon|valid"
+    assert confidence_of(fitted, key, 0.9, Signals(coverage=1.0, structure=0.2)) >= HIGH
+    assert confidence_of(fitted, key, 0.9, Signals(coverage=0.5, structure=0.2)) <= BELOW_HIGH
+    # A page as structured as the forms the fit knows is judged by its structure alone: a form
+    # asked for fields it does not hold is still a form.
+    assert confidence_of(fitted, key, 0.9, Signals(coverage=0.5, structure=0.6)) >= HIGH
