@@ -10,15 +10,15 @@ process is gone, or is no longer an `agentry up` (its pid was reused), counts as
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import signal
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 
+from core.infra import process_records
 from core.infra.ids import now_iso
 
 RECORD_FILE = "up.json"
@@ -51,27 +51,17 @@ def record_path(data_dir: Path) -> Path:
 def write_record(data_dir: Path, url: str | None = None) -> UpRecord:
     """Record this process as the running `agentry up` (url None while it starts)."""
     record = UpRecord(pid=os.getpid(), started_at=now_iso(), url=url)
-    data_dir.mkdir(parents=True, exist_ok=True)
-    path = record_path(data_dir)
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(asdict(record)))
-    tmp.replace(path)
+    process_records.write(record_path(data_dir), record)
     return record
 
 
 def forget_record(data_dir: Path) -> None:
     """Remove the record if this process wrote it (another `agentry up`'s record stays)."""
-    record = read_record(data_dir)
-    if record is not None and record.pid == os.getpid():
-        record_path(data_dir).unlink(missing_ok=True)
+    process_records.forget_own(record_path(data_dir), UpRecord)
 
 
 def read_record(data_dir: Path) -> UpRecord | None:
-    try:
-        fields = json.loads(record_path(data_dir).read_text())
-        return UpRecord(**fields)
-    except (OSError, ValueError, TypeError):
-        return None
+    return process_records.read(record_path(data_dir), UpRecord)
 
 
 def is_agentry_up(argv: list[str]) -> bool:

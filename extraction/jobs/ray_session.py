@@ -13,14 +13,14 @@ for `address="auto"`); `join_ray` does it whenever a token is at hand, as `auto`
 from __future__ import annotations
 
 import contextlib
-import json
 import logging
 import os
 import socket
 from collections.abc import Iterator
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 
+from core.infra import process_records
 from core.infra.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -59,27 +59,17 @@ def record_running_ray(data_dir: Path, dashboard_url: str | None = None) -> RayR
         auth_mode=os.environ.get(AUTH_MODE_ENV),
         token_path=os.environ.get(AUTH_TOKEN_PATH_ENV),
     )
-    data_dir.mkdir(parents=True, exist_ok=True)
-    path = record_path(data_dir)
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(asdict(record)))
-    tmp.replace(path)
+    process_records.write(record_path(data_dir), record)
     return record
 
 
 def forget_running_ray(data_dir: Path) -> None:
     """Remove the record if this process wrote it (a newer service's record stays)."""
-    record = read_record(data_dir)
-    if record is not None and record.pid == os.getpid():
-        record_path(data_dir).unlink(missing_ok=True)
+    process_records.forget_own(record_path(data_dir), RayRecord)
 
 
 def read_record(data_dir: Path) -> RayRecord | None:
-    try:
-        fields = json.loads(record_path(data_dir).read_text())
-        return RayRecord(**fields)
-    except (OSError, ValueError, TypeError):
-        return None
+    return process_records.read(record_path(data_dir), RayRecord)
 
 
 def running_service_ray(data_dir: Path) -> RayRecord | None:
