@@ -50,11 +50,18 @@ def task(api: httpx.Client, task_id: str) -> dict[str, Any]:
 def wait_status(api: httpx.Client, task_id: str, *statuses: str, timeout: float = 60.0) -> dict[str, Any]:
     wanted = statuses or TERMINAL
 
+    seen: list[dict[str, Any]] = []
+
     def check() -> dict[str, Any] | None:
         current = task(api, task_id)
+        seen[:] = [current]
         return current if current["status"] in wanted else None
 
-    return wait_for(check, timeout=timeout, interval=0.1, what=f"task {task_id} to reach {wanted}")
+    try:
+        return wait_for(check, timeout=timeout, interval=0.1, what=f"task {task_id} to reach {wanted}")
+    except AssertionError as timed_out:
+        # The task as last read (its status, error, pause), so a timeout says where the task stood.
+        raise AssertionError(f"{timed_out}; the task last read: {seen[-1] if seen else None}") from None
 
 
 def feed(api: httpx.Client, task_id: str) -> list[dict[str, Any]]:

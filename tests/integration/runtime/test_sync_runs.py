@@ -28,7 +28,7 @@ def test_every_selector(api: httpx.Client, placement: str) -> None:
         ),
     )
     paused = run_sync(api, agent["id"], result="summary")
-    assert paused.status_code == 202
+    assert paused.status_code == 202, paused.text
     body = paused.json()
     assert body["outcome"] == "result_unavailable" and body["status"] == "waiting_for_input"
     assert body["result_status"] == "processing" and "result" not in body
