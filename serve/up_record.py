@@ -82,30 +82,10 @@ def _command_line(pid: int) -> list[str] | None:
     return [part.decode(errors="replace") for part in raw.split(b"\0") if part]
 
 
-def _zombie(pid: int) -> bool:
-    """An exited process its parent has not reaped yet: it holds nothing and counts as gone."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    # The state follows the command's closing parenthesis (the command may hold spaces).
-    return stat.rpartition(")")[2].split()[:1] == ["Z"]
-
-
-def process_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return not _zombie(pid)
-
-
 def running_record(data_dir: Path) -> UpRecord | None:
     """The record, when its process still runs and is an `agentry up`."""
     record = read_record(data_dir)
-    if record is None or not process_alive(record.pid):
+    if record is None or not process_records.process_alive(record.pid):
         return None
     argv = _command_line(record.pid)
     if argv is not None and not is_agentry_up(argv):
@@ -133,7 +113,7 @@ def stop_running(
     with contextlib.suppress(ProcessLookupError):
         os.kill(record.pid, signal.SIGTERM)
     deadline = time.monotonic() + timeout
-    while process_alive(record.pid):
+    while process_records.process_alive(record.pid):
         if time.monotonic() > deadline:
             return StopOutcome.TIMED_OUT, record
         time.sleep(POLL_SECONDS)

@@ -30,6 +30,27 @@ def read(path: Path, kind: type[R]) -> R | None:
         return None
 
 
+def process_alive(pid: int) -> bool:
+    """Whether `pid` names a live process (another user's counts; an unreaped zombie does not)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return not _zombie(pid)
+
+
+def _zombie(pid: int) -> bool:
+    """An exited process its parent has not reaped yet: it holds nothing and counts as gone."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    # The state follows the command's closing parenthesis (the command may hold spaces).
+    return stat.rpartition(")")[2].split()[:1] == ["Z"]
+
+
 def forget_own(path: Path, kind: type[Any]) -> None:
     """Remove the record if this process wrote it (a newer process's record stays)."""
     record = read(path, kind)

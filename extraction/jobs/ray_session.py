@@ -75,19 +75,9 @@ def read_record(data_dir: Path) -> RayRecord | None:
 def running_service_ray(data_dir: Path) -> RayRecord | None:
     """The recorded Ray, when the service that recorded it still runs and its GCS answers."""
     record = read_record(data_dir)
-    if record is None or not _process_alive(record.pid) or not _answers(record.address):
+    if record is None or not process_records.process_alive(record.pid) or not _answers(record.address):
         return None
     return record
-
-
-def _process_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def _answers(address: str) -> bool:

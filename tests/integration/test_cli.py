@@ -14,7 +14,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from serve.up_record import process_alive
+from core.infra.process_records import process_alive
 from tests.integration.conftest import Service
 from tests.support.service import free_port, wait_for
 

@@ -4,6 +4,9 @@ removed only by the process they name."""
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -40,3 +43,20 @@ def test_only_the_process_a_record_names_removes_it(tmp_path: Path) -> None:
     process_records.write(path, Record(pid=os.getpid()))
     process_records.forget_own(path, Record)
     assert not path.exists()
+
+
+def test_a_process_is_alive_until_it_exits_and_an_unreaped_one_counts_as_gone() -> None:
+    child = subprocess.Popen([sys.executable, "-c", "import sys; sys.stdin.read()"], stdin=subprocess.PIPE)
+    try:
+        assert process_records.process_alive(child.pid)
+        assert child.stdin is not None
+        child.stdin.close()
+        # Not reaped (no wait yet): the kernel keeps a zombie, which holds nothing.
+        deadline = time.monotonic() + 30
+        while process_records.process_alive(child.pid) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not process_records.process_alive(child.pid)
+        assert Path(f"/proc/{child.pid}").exists()
+    finally:
+        child.wait(timeout=30)
+    assert not process_records.process_alive(child.pid)
