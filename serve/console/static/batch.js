@@ -5,7 +5,7 @@
 import { getJson, postJson, request, session } from "./api.js";
 import { clear, errorBox, h, statusBadge } from "./dom.js";
 import { bindKeys } from "./keys.js";
-import { resultTable } from "./playground.js";
+import { correctionsSaver, resultTable } from "./playground.js";
 import { CheckWalker, checkControls, marksInPageOrder } from "./queue.js";
 import { reviewSummary, reviewThreshold } from "./review.js";
 import { PageViewer } from "./viewer.js";
@@ -262,7 +262,16 @@ function documentView(batchId, docs, recordId, check, threshold, signal) {
   };
   const controls = checkControls(walker, signal, { beyond, endText: "That was the last value to check in this batch." });
   const found = Object.values(doc.fields).filter((field) => field.value !== null && field.value !== undefined);
-  root.append(columns([reviewSummary(found.map((field) => field.confidence), threshold, "pg-review"), controls, table.root]));
+  // Corrections are saved with the job, as in the playground; teaching a config from this document
+  // is the playground's (its address reopens this job with its corrections and "Save as example").
+  const teach = h(
+    "p",
+    { class: "hint" },
+    h("a", { href: `#/playground/${encodeURIComponent(recordId)}`, id: "batch-teach" }, "Save as example…"),
+    " opens this document in the playground, with the corrections saved here.",
+  );
+  const saver = correctionsSaver(recordId, table.controls, signal);
+  root.append(columns([reviewSummary(found.map((field) => field.confidence), threshold, "pg-review"), controls, table.root, saver, teach]));
   if (check === "first" || check === "last") {
     // Once the view is on the page, so its rows and the viewer have their sizes.
     requestAnimationFrame(() => controls.querySelector(check === "first" ? "#queue-next" : "#queue-prev").click());

@@ -285,7 +285,7 @@ function mark(row, control) {
 
 // "Save corrections": the corrected and checked values go to the service, which keeps them for the
 // job with who and when; the page shows them again when it is reopened.
-function correctionsSaver(recordId, controls, signal) {
+export function correctionsSaver(recordId, controls, signal) {
   const save = h("button", { type: "button", id: "pg-save-corrections" }, "Save corrections");
   const message = h("span", { id: "pg-corrections-message", class: "hint", "aria-live": "polite" });
   save.addEventListener("click", async () => {

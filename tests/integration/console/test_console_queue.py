@@ -404,3 +404,32 @@ def test_a_batch_is_extracted_from_files_and_opened_by_id(
         what="the first value",
     )
     assert one(browser, "#batch-position").text.startswith("Document 1 of 2: new-0.pdf")
+
+
+def test_a_value_corrected_in_a_batch_is_kept_and_the_document_opens_to_be_taught(
+    service: Service, browser: Any, batch: dict[str, Any]
+) -> None:
+    second = batch["records"][1]
+    sign_in(browser, service, batch["key"], f"#/batches/{batch['id']}/{second}")
+    field = one(browser, '#pg-table input.pg-correct[data-field="company_name"]', timeout=60)
+    field.clear()
+    field.send_keys("Harbour Fish Company")
+    one(browser, '#pg-table input.value-checked[data-field="company_name"]').click()
+    one(browser, "#pg-save-corrections").click()
+    until(browser, lambda d: one(d, "#pg-corrections-message").text == "Saved 1 value.", what="the save")
+    with service.client(batch["key"]) as api:
+        kept = api.get(f"/api/v2/jobs/{second}").json()["corrections"]["company_name"]
+    assert kept["value"] == "Harbour Fish Company" and kept["checked"] is True
+
+    # "Save as example…" opens the same job in the playground, the correction kept, the teach form under it.
+    one(browser, "#batch-teach").click()
+    until(
+        browser,
+        lambda d: d.execute_script("return location.hash") == f"#/playground/{second}",
+        what="the playground's address",
+    )
+    corrected = one(browser, '#pg-table input.pg-correct[data-field="company_name"]', timeout=60)
+    until(
+        browser, lambda d: corrected.get_attribute("value") == "Harbour Fish Company", what="the correction"
+    )
+    assert one(browser, "#teach-save").is_displayed()
