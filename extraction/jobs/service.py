@@ -33,6 +33,7 @@ from core.infra.backoff import backoff_seconds
 from core.infra.blobs import BlobStore
 from core.infra.errors import AgentryError, BadRequest, ServiceUnavailable, Unprocessable
 from core.infra.ids import new_id
+from core.infra.models import PageOf
 from core.infra.settings import Settings
 from core.stores import configs, corrections, examples, files
 from core.stores.configs import ClassifyParams, ExtractParams, ParseParams
@@ -330,6 +331,12 @@ async def correct_job(
     corrections.check_names(body.fields, set(result.get("fields") or {}), "fields")
     saved = await corrections.save(ctx.redis, workspace_id, "job", record.id, body.fields, key_id=key_id)
     return {"success": True, "record_id": record.id, "corrections": saved}
+
+
+async def list_batches(
+    ctx: ExtractionContext, workspace_id: str, *, cursor: str | None, limit: int | None
+) -> PageOf:
+    return await job_store.list_batches(ctx.redis, workspace_id, cursor=cursor, limit=limit)
 
 
 async def batch_status(ctx: ExtractionContext, workspace_id: str, batch_id: str) -> BatchResponse:

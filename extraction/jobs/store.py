@@ -1,7 +1,8 @@
 """Extraction jobs and batches in Redis.
 
 - `ag:{ws}:job:<uuid>`: the job record (JSON); `ag:{ws}:job:<uuid>:result`: its result (JSON).
-- `ag:{ws}:batch:<uuid>`: a batch and the job ids of its items.
+- `ag:{ws}:batch:<uuid>`: a batch and the job ids of its items; `ag:{ws}:batches`: the workspace's
+  batches, newest first (lexically ordered `core.infra.ids.sort_key` members).
 - `ag:{global}:extraction:pending`: every job not yet finished, as `<ws> <job id>`, so a restarted
   coordinator finds the work it owes.
 - Channel `ag:{global}:extraction:done` carries the id of each job that finished; it only wakes
@@ -22,7 +23,9 @@ from redis.exceptions import WatchError
 
 from core.infra import keys, slots
 from core.infra.errors import Forbidden, NotFound
-from core.infra.ids import new_id, now_iso, parse_uuid, utcnow
+from core.infra.ids import iso, new_id, now_iso, parse_uuid, sort_key, utcnow
+from core.infra.models import PageOf
+from core.infra.pagination import check_limit, member_id, newest_first
 from extraction.jobs.model import TaskModel
 from extraction.jobs.schemas import BatchItem, BatchRecord, JobKind, JobRecord
 
@@ -42,6 +45,10 @@ def result_key(workspace_id: str, job_id: str) -> str:
 
 def batch_key(workspace_id: str, batch_id: str) -> str:
     return keys.ws(workspace_id, "batch", batch_id)
+
+
+def batches_index(workspace_id: str) -> str:
+    return keys.ws(workspace_id, "batches")
 
 
 def pending_member(workspace_id: str, job_id: str) -> str:
@@ -198,14 +205,48 @@ async def forget_pending(redis: aioredis.Redis, workspace_id: str, job_id: str) 
 async def create_batch(
     redis: aioredis.Redis, workspace_id: str, *, batch_id: str, kind: JobKind, items: list[BatchItem]
 ) -> BatchRecord:
-    record = BatchRecord(id=batch_id, workspace_id=workspace_id, kind=kind, created_at=now_iso(), items=items)
+    moment = utcnow()
+    record = BatchRecord(
+        id=batch_id, workspace_id=workspace_id, kind=kind, created_at=iso(moment), items=items
+    )
     # On a cluster the global pointers (owner, indexes) commit first: a crash before the rest leaves a
     # pointer to nothing, read as 404 or dropped, never a record nobody can find (core.infra.slots).
     async with slots.transaction(redis, global_first=True) as pipe:
         pipe.set(keys.owner(batch_id), workspace_id)
         pipe.set(batch_key(workspace_id, batch_id), record.model_dump_json())
+        pipe.zadd(batches_index(workspace_id), {sort_key(moment, batch_id): 0})
         await pipe.execute()
     return record
+
+
+async def list_batches(
+    redis: aioredis.Redis, workspace_id: str, *, cursor: str | None = None, limit: int | None = None
+) -> PageOf:
+    """The workspace's batches, newest first, each with its items' current status counts (two reads
+    for a page: its batches, then every job they name)."""
+    page = await newest_first(redis, batches_index(workspace_id), cursor=cursor, limit=check_limit(limit))
+    ids = [member_id(m) for m in page.members]
+    raws = await redis.mget([batch_key(workspace_id, i) for i in ids]) if ids else []
+    batches = [BatchRecord.model_validate_json(raw) for raw in raws if raw]
+    job_ids = [item.record_id for batch in batches for item in batch.items if item.record_id]
+    job_raws = await redis.mget([job_key(workspace_id, i) for i in job_ids]) if job_ids else []
+    statuses = {job.id: job.status for job in (JobRecord.model_validate_json(r) for r in job_raws if r)}
+    data = []
+    for batch in batches:
+        counts: dict[str, int] = {}
+        for item in batch.items:
+            status = statuses.get(item.record_id or "", item.status)
+            counts[status] = counts.get(status, 0) + 1
+        data.append(
+            {
+                "batch_id": batch.id,
+                "kind": batch.kind,
+                "created_at": batch.created_at,
+                "total": len(batch.items),
+                "counts": counts,
+            }
+        )
+    return PageOf(data=data, has_more=page.has_more, next_cursor=page.next_cursor)
 
 
 async def get_batch(redis: aioredis.Redis, workspace_id: str, batch_id: str) -> BatchRecord:

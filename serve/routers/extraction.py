@@ -6,6 +6,7 @@ from typing import Any
 
 from fastapi import APIRouter
 
+from core.infra.models import PageOf
 from core.stores.corrections import JobCorrections, JobCorrectionsReply
 from extraction.jobs import service as jobs
 from extraction.jobs.schemas import (
@@ -21,6 +22,7 @@ from extraction.jobs.schemas import (
 from serve.extraction_deps import ExtractionDep, ExtractionPrincipalDep
 from serve.openapi_params import BatchIdPath, RecordIdPath
 from serve.openapi_responses import v2_errors
+from serve.paging import PagingDep
 
 router = APIRouter(prefix="/api/v2", tags=["extraction"])
 
@@ -119,6 +121,15 @@ async def correct_job(
 ) -> dict[str, Any]:
     """Keep a reviewer's corrected values of an extraction's fields, with who and when (audited)."""
     return await jobs.correct_job(ctx, principal.workspace_id, record_id, body, key_id=principal.key_id)
+
+
+@router.get("/batches", response_model=PageOf, responses=v2_errors(400, 422))
+async def list_batches(principal: ExtractionPrincipalDep, ctx: ExtractionDep, paging: PagingDep) -> PageOf:
+    """The workspace's batches, newest first: `{batch_id, kind, created_at, total, counts}` each,
+    `counts` by current item status."""
+    return paging.signed(
+        await jobs.list_batches(ctx, principal.workspace_id, cursor=paging.cursor, limit=paging.limit)
+    )
 
 
 @router.get(

@@ -12,8 +12,7 @@ import { PageViewer } from "./viewer.js";
 
 const POLL_MS = 2000;
 const FETCHES = 4; // job results read at once
-const RECENT_KEY = "agentry.batches";
-const RECENT_MAX = 20;
+const BATCHES_PAGE = 20;
 
 // A completed job's result never changes: read once per key, it is kept while the tab lives, so
 // going from one document to the next does not read the batch's results again.
@@ -35,18 +34,52 @@ const shortId = (id) => String(id).slice(0, 8);
 const batchHash = (batchId, recordId = "", check = "") =>
   `#/batches/${encodeURIComponent(batchId)}${recordId ? `/${encodeURIComponent(recordId)}` : ""}${check ? `?check=${check}` : ""}`;
 
-// The batches opened in this tab, newest first (the API lists no batches; their ids are not secret).
-function recentBatches() {
-  try {
-    return JSON.parse(sessionStorage.getItem(RECENT_KEY) || "[]");
-  } catch {
-    return [];
-  }
-}
-
-function remember(batchId) {
-  const ids = [batchId, ...recentBatches().filter((id) => id !== batchId)].slice(0, RECENT_MAX);
-  sessionStorage.setItem(RECENT_KEY, JSON.stringify(ids));
+// The workspace's batches, newest first, a page at a time (GET /api/v2/batches).
+function workspaceBatches(signal) {
+  const body = h("tbody", {});
+  const more = h("button", { type: "button", class: "quiet", id: "batch-more", hidden: true }, "More");
+  const root = h(
+    "div",
+    { id: "batch-recent" },
+    h("h2", {}, "Batches in this workspace"),
+    h(
+      "table",
+      { class: "list", id: "batch-list" },
+      h("thead", {}, h("tr", {}, h("th", {}, "Batch"), h("th", {}, "Created"), h("th", {}, "Documents"), h("th", {}, "Status"))),
+      body,
+    ),
+    more,
+  );
+  let cursor = "";
+  const load = async () => {
+    more.disabled = true;
+    try {
+      const page = await getJson(`/api/v2/batches?limit=${BATCHES_PAGE}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`, { signal });
+      if (!cursor && page.data.length === 0) body.append(h("tr", {}, h("td", { colspan: 4, class: "hint" }, "No batches yet.")));
+      for (const batch of page.data) {
+        const counts = Object.entries(batch.counts).map(([status, n]) => `${n} ${status}`).join(", ");
+        body.append(
+          h(
+            "tr",
+            { dataset: { batchId: batch.batch_id } },
+            h("td", {}, h("a", { href: batchHash(batch.batch_id) }, shortId(batch.batch_id))),
+            h("td", {}, new Date(batch.created_at).toLocaleString()),
+            h("td", { class: "num" }, String(batch.total)),
+            h("td", {}, `${batch.kind}: ${counts}`),
+          ),
+        );
+      }
+      cursor = page.next_cursor;
+      more.hidden = !page.has_more;
+    } catch (error) {
+      if (!signal.aborted) root.append(errorBox(error));
+    } finally {
+      more.disabled = false;
+    }
+  };
+  more.addEventListener("click", load);
+  load();
+  return root;
 }
 
 // `#/batches`: open a batch by id, or extract one from files.
@@ -64,7 +97,6 @@ export function batchesView(signal) {
     event.preventDefault();
     if (idInput.value.trim()) location.hash = batchHash(idInput.value.trim());
   });
-  const recent = recentBatches();
   return h(
     "section",
     { class: "batches" },
@@ -76,9 +108,7 @@ export function batchesView(signal) {
         "div",
         { class: "panel" },
         open,
-        recent.length
-          ? h("div", { id: "batch-recent" }, h("h2", {}, "Opened in this tab"), h("ul", {}, recent.map((id) => h("li", {}, h("a", { href: batchHash(id) }, id)))))
-          : null,
+        workspaceBatches(signal),
       ),
       h("div", { class: "panel" }, newBatchForm(signal)),
     ),
@@ -156,7 +186,6 @@ function documentsOf(items, threshold) {
 // `#/batches/<id>` lists the documents; `#/batches/<id>/<record_id>` shows one (`?check=first` or
 // `last` starts the walk at its first or last value to check).
 export function batchView(batchId, recordId, params, signal) {
-  remember(batchId);
   const body = h("div", {}, h("p", { class: "hint" }, "Loading the batch…"));
   const root = h("section", { class: "batch", id: "batch", dataset: { batchId } }, body);
   let shown = false; // a document view is drawn once its job is read; the list is redrawn as jobs finish

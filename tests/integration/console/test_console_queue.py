@@ -380,7 +380,11 @@ def test_a_batch_is_extracted_from_files_and_opened_by_id(
         browser, lambda d: len(css(d, "#batch-docs tr[data-record-id]")) == 2, what="the batch opened by id"
     )
     one(browser, '#nav a[data-view="batches"]').click()
-    assert batch["id"] in one(browser, "#batch-recent").text  # opened in this tab
+    # The workspace's batches are listed (GET /api/v2/batches), each a link to its documents.
+    listed = one(browser, f'#batch-list tr[data-batch-id="{batch["id"]}"] a', timeout=30)
+    assert listed.text == batch["id"][:8] and listed.get_attribute("href").endswith(
+        f"#/batches/{batch['id']}"
+    )
 
     paths = []
     for number, lines in enumerate(RECEIPTS):

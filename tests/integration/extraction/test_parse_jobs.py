@@ -185,6 +185,40 @@ def test_jobs_and_batches_of_another_workspace_are_403(service: Service, api: ht
     poll(api, job["record_id"])
 
 
+def test_a_workspaces_batches_are_listed_newest_first_with_their_counts_and_paged(service: Service) -> None:
+    with service.client(service.key()) as api:
+        file = upload(api, documents.pdf_text([["Listed"]]))["file_id"]
+        unknown = f"file://{uuid.uuid4()}"
+        made = [
+            api.post("/api/v2/parse/async", json={"input": inputs}).json()["batch_id"]
+            for inputs in ([file], [file, unknown], [file, file, unknown])
+        ]
+
+        def settled() -> list[dict] | None:
+            listed = api.get("/api/v2/batches").json()["data"]
+            return listed if all("processing" not in batch["counts"] for batch in listed) else None
+
+        listed = wait_for(settled, timeout=60, interval=0.2, what="the batches, finished")
+        assert [batch["batch_id"] for batch in listed] == made[::-1]
+        assert [(batch["kind"], batch["total"], batch["counts"]) for batch in listed] == [
+            ("parse", 3, {"completed": 2, "failed": 1}),
+            ("parse", 2, {"completed": 1, "failed": 1}),
+            ("parse", 1, {"completed": 1}),
+        ]
+        assert listed[0]["created_at"] >= listed[-1]["created_at"]
+
+        first = api.get("/api/v2/batches", params={"limit": 2}).json()
+        assert [b["batch_id"] for b in first["data"]] == made[:0:-1] and first["has_more"] is True
+        rest = api.get("/api/v2/batches", params={"limit": 2, "cursor": first["next_cursor"]}).json()
+        assert [b["batch_id"] for b in rest["data"]] == made[:1] and rest["has_more"] is False
+        bad = api.get("/api/v2/batches", params={"cursor": "forged"})
+        assert bad.status_code == 400 and isinstance(bad.json()["detail"], str)
+        zero = api.get("/api/v2/batches", params={"limit": 0})
+        assert zero.status_code == 400 and "limit" in zero.json()["detail"]
+    with service.client(service.key()) as other:
+        assert other.get("/api/v2/batches").json() == {"data": [], "has_more": False, "next_cursor": ""}
+
+
 def test_a_large_pdf_is_split_into_ranges_and_merged_in_order(api: httpx.Client) -> None:
     pages = 47
     file = upload(api, documents.pdf_text([[f"This is page number {n}"] for n in range(1, pages + 1)]))
