@@ -55,8 +55,8 @@ def test_no_parameter_may_be_null(document: dict[str, Any]) -> None:
 def test_cursor_limit_and_filters(document: dict[str, Any]) -> None:
     cursors = [p["schema"] for _, name, p in parameters(document) if name == "cursor"]
     # agents, versions, tasks, children, audit, webhooks, deliveries, configs, config examples,
-    # mcp-servers
-    assert len(cursors) == 10
+    # mcp-servers, batches
+    assert len(cursors) == 11
     issued = sign_cursor(encode_cursor("0001:x"), key=cursor_key("s"), scope="/api/v1/agents")
     assert all(re.match(schema["pattern"], issued) for schema in cursors)
     limits = [p["schema"] for _, name, p in parameters(document) if name == "limit"]
