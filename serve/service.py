@@ -6,10 +6,8 @@ Shared by the CLI and the integration tests, so tests exercise the same start-up
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import os
-import socket
 import time
 from dataclasses import dataclass
 
@@ -20,6 +18,7 @@ from actors.names import NAMESPACE
 from actors.placement import TASK_SLOT_RESOURCE
 from actors.scheduler import start_scheduler
 from actors.webhook_dispatcher import start_webhook_dispatcher
+from core.infra import ports
 from core.infra.embedded_redis import EmbeddedRedis
 from core.infra.persistence import warn_unless_durable
 from core.infra.settings import Settings
@@ -40,21 +39,15 @@ PROXY_READY_SECONDS = "30"
 
 def _haproxy_ports() -> dict[str, str]:
     """HAProxy's stats and metrics listeners and Serve's fallback proxy (which answers while no
-    replica runs) on free ports: their fixed defaults (8404, 9101, 8500, 9500) would collide with
-    another service on this machine (another checkout, the tests)."""
+    replica runs) on free ports (core.infra.ports): their fixed defaults (8404, 9101, 8500, 9500)
+    would collide with another service on this machine (another checkout, the tests)."""
     names = (
         "RAY_SERVE_HAPROXY_STATS_PORT",
         "RAY_SERVE_HAPROXY_METRICS_PORT",
         "RAY_SERVE_FALLBACK_PROXY_HTTP_PORT",
         "RAY_SERVE_FALLBACK_PROXY_GRPC_PORT",
     )
-    # All held open until each is chosen: a port released at once may be handed out again to the
-    # next bind, and two listeners on one port fail the start.
-    with contextlib.ExitStack() as held:
-        sockets = [held.enter_context(socket.socket()) for _ in names]
-        for sock in sockets:
-            sock.bind(("127.0.0.1", 0))
-        return {name: str(sock.getsockname()[1]) for name, sock in zip(names, sockets, strict=True)}
+    return {name: str(port) for name, port in zip(names, ports.free_ports(len(names)), strict=True)}
 
 
 #: How long a start waits for HTTP to answer once the application runs (a busy machine is slow).

@@ -4,38 +4,22 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-import random
-import socket
 import time
 from collections.abc import Callable
 from typing import Any, TypeVar
 
 import httpx
 
+from core.infra import ports
 from core.infra.store import async_client
 from core.stores import apikeys
 
 T = TypeVar("T")
 
 
-#: Ports tests hand to a server they start: above Ray's worker ports (10002-19999) and below the
-#: kernel's ephemeral range (32768 and up), from which Ray's processes and every outgoing connection
-#: take ports while the server starts. A port the kernel picked with bind(0) is from that range, and
-#: one of Ray's processes took it between the probe and the server's bind (HAProxy: "Address already
-#: in use").
-TEST_PORTS = range(20000, 32000)
-
-
 def free_port() -> int:
-    """A port nothing listens on now, outside the ranges Ray and the kernel hand out."""
-    for port in random.sample(TEST_PORTS, 64):
-        with socket.socket() as sock:
-            try:
-                sock.bind(("127.0.0.1", port))
-            except OSError:
-                continue
-            return port
-    raise RuntimeError(f"no free port in {TEST_PORTS.start}-{TEST_PORTS.stop - 1} after 64 tries")
+    """A port for a server a test starts, outside the ranges Ray and the kernel hand out."""
+    return ports.free_port()
 
 
 def run_async(redis_url: str, work: Callable[[Any], Any]) -> Any:
