@@ -190,15 +190,16 @@ def _widened(box: Box) -> Box:
     return Box(box.x0 - margin, box.y0 - margin, box.x1 + margin, box.y1 + margin)
 
 
-def _within(pieces: list[Piece], box: Box, static: dict[int, str]) -> list[Piece]:
+def _within(pieces: list[Piece], box: Box, static: dict[int, str], keep_glued: bool = True) -> list[Piece]:
     """The document's words whose center is inside `box`; printed words of the design are left
     out, but what OCR glued onto one (`(MMDDYYYY)12` of a label and the first digit boxes) is
-    kept as a word of its own."""
+    kept as a word of its own (unless not `keep_glued`)."""
     inside = []
     for i, piece in enumerate(pieces):
         if i in static:
             overlaps = (
-                piece.box.x1 > box.x0
+                keep_glued
+                and piece.box.x1 > box.x0
                 and piece.box.x0 < box.x1
                 and piece.box.y0 < box.y1
                 and piece.box.y1 > box.y0
@@ -261,11 +262,22 @@ def _glued_tail(piece: Piece, anchor: str) -> Piece | None:
 def _read_slot(
     pieces: list[Piece], taught: TaughtField, found: PageMatch
 ) -> tuple[Any, list[Piece], str] | None:
+    read = _read_slot_words(pieces, taught, found, keep_glued=True)
+    if read is None:
+        # What OCR glued to a printed word may be that word's own last mark misread (`)` read
+        # `2` in `(MMDDYYYY2`), not a value's first character: the slot read without it.
+        read = _read_slot_words(pieces, taught, found, keep_glued=False)
+    return read
+
+
+def _read_slot_words(
+    pieces: list[Piece], taught: TaughtField, found: PageMatch, *, keep_glued: bool
+) -> tuple[Any, list[Piece], str] | None:
     mapped = found.box(taught.slot or taught.bounding_box)
     # A word that starts at the slot's end is the next answer's, however narrow (the slot ends a
     # point before it; OCR boxes start a little early).
     end = mapped.x1 - NEXT_ANSWER_HEIGHTS * (mapped.y1 - mapped.y0)
-    inside = [p for p in _within(pieces, _widened(mapped), found.static) if p.box.x0 < end]
+    inside = [p for p in _within(pieces, _widened(mapped), found.static, keep_glued) if p.box.x0 < end]
     inside = _without_misread_labels(inside, taught, found)
     widgets = [p for p in inside if p.widget is not None and p.checked is None and p.text.strip()]
     used = widgets or [p for p in inside if p.widget is None and mark_state(p) is None]

@@ -351,3 +351,17 @@ def test_digits_ocr_glued_to_a_printed_label_are_read() -> None:
     # OCR read the label and the first two boxes as one word, and a 0 as the letter O.
     later = sheet("(MMDDYYYY)12", *((d, 255 + 20 * i) for i, d in enumerate("O11990")))
     assert _read(taught, later, ["dob"]) == {"dob": "1990-12-01"}
+
+
+def test_a_printed_words_last_mark_ocr_misread_as_a_digit_is_no_part_of_the_value() -> None:
+    def sheet(label: tuple[str, float], *digits: tuple[str, float]) -> Any:
+        return _claim([("Birth", 40), ("date", 85), label, *digits, ("Sex", 420)])
+
+    taught = teach(
+        sheet(("(MMDDYYYY)", 125), *((d, 215 + 20 * i) for i, d in enumerate("03141985"))),
+        {"dob": "1985-03-14"},
+    )
+    # OCR read the label's closing bracket as `2` (its box a little wider, the `2` over the
+    # slot's edge): with it the boxes hold nine digits, no date.
+    later = sheet(("(MMDDYYYY2", 131), *((d, 215 + 20 * i) for i, d in enumerate("08271947")))
+    assert _read(taught, later, ["dob"]) == {"dob": "1947-08-27"}
