@@ -365,3 +365,17 @@ def test_a_printed_words_last_mark_ocr_misread_as_a_digit_is_no_part_of_the_valu
     # slot's edge): with it the boxes hold nine digits, no date.
     later = sheet(("(MMDDYYYY2", 131), *((d, 215 + 20 * i) for i, d in enumerate("08271947")))
     assert _read(taught, later, ["dob"]) == {"dob": "1947-08-27"}
+
+
+def test_a_tick_ocr_glued_to_its_option_word_is_read_as_the_tick() -> None:
+    boxes = [Box(110, 100, 124, 114), Box(210, 100, 224, 114)]
+    sheet = _claim(
+        [("Sex", 40), ("Male", 130), ("Female", 230)],
+        widgets=[("male", "true", boxes[0]), ("female", "false", boxes[1])],
+    )
+    taught = teach(sheet, {"sex": "Male"})
+    # A photo of the printed form: the box drew no outline, OCR read its tick into the word.
+    photo = _claim([("Sex", 40), ("Male", 130), ("\u2713Female", 212)])
+    assert _read(taught, photo, ["sex"]) == {"sex": "Female"}
+    boxed = _claim([("Sex", 40), ("\u2612Male", 112), ("\u2610Female", 212)])
+    assert _read(taught, boxed, ["sex"]) == {"sex": "Male"}
