@@ -7,7 +7,8 @@ page: the document's words inside the example's slot (mapped through the page's 
 widened by half a word's height, the design's printed words left out), checked as the value's kind
 (a date field must read as a date, a phone as seven digits or more, a choice as one ticked box of
 the taught group). A field the example cannot settle, and every field of a document that matches
-no example, is read by `extract_fields` exactly as without examples.
+no example, is read by `extract_fields` exactly as without examples; only a value of the first
+kind made of nothing but words the matched design prints (the next label) is dropped.
 
 Confidence of a value read from an example is calibrated on that read's own evidence (the page's
 match score, how sure the engine is of the words, their source, the kind's strictness, a changed
@@ -89,7 +90,36 @@ def read_with_examples(
     if rest:
         general = extract_fields(doc, rest, file_name=file_name, date_order=date_order)
         results.update(general)
+        for name in rest:
+            printed = _printed_words_only(general[name], pages, winners, name)
+            if printed is not None:
+                results[name] = FieldResult(value=None, confidence=0.0, example_id=printed)
     return {name: results[name] for name in field_names}
+
+
+def _printed_words_only(
+    result: FieldResult,
+    pages: dict[int, list[Piece]],
+    winners: dict[int, tuple[str, Taught, PageMatch]],
+    name: str,
+) -> str | None:
+    """The example whose design printed every word of the value the general rules read for a
+    field it taught but could not read (its place left empty, or unread): the words of the next
+    label (`Sex` under a caption), not an answer. None when the value holds a word of its own."""
+    if result.value is None:
+        return None
+    words = [normal_word(w) for w in str(result.raw or result.value).split()]
+    words = [w for w in words if len(w) >= 2]
+    if not words:
+        return None
+    for example_id, taught, found in winners.values():
+        if name not in taught.fields:
+            continue
+        pieces = pages.get(found.page, [])
+        printed = {normal_word(pieces[i].text) for i in found.static if i < len(pieces)}
+        if all(w in printed for w in words):
+            return example_id
+    return None
 
 
 def _settled(

@@ -379,3 +379,22 @@ def test_a_tick_ocr_glued_to_its_option_word_is_read_as_the_tick() -> None:
     assert _read(taught, photo, ["sex"]) == {"sex": "Female"}
     boxed = _claim([("Sex", 40), ("\u2612Male", 112), ("\u2610Female", 212)])
     assert _read(taught, boxed, ["sex"]) == {"sex": "Male"}
+
+
+def test_a_value_the_rules_read_from_the_designs_printed_words_is_dropped(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from extraction.examples import read
+    from extraction.fields.model.result import FieldResult
+
+    taught = teach(_claim([("Pet", 40), ("Rex", 200), ("Breed", 400)]), {"pet_name": "Rex"})
+    # The pet's name left unread on a later sheet: the general rules read what they find.
+    later = _claim([("Pet", 40), ("Breed", 400)])
+    for ruled, kept in (("Veterinarian statement", None), ("Breed Max", "Breed Max")):
+        monkeypatch.setattr(
+            read, "extract_fields", lambda *_, value=ruled, **__: {"pet_name": FieldResult(value, 0.5)}
+        )
+        found = read_with_examples(later, ["pet_name"], file_name="c.pdf", examples=[("ex", taught)])
+        # Words all printed by the design are its labels, not an answer; one word of its own is.
+        assert found["pet_name"].value == kept
+        assert found["pet_name"].example_id == (None if kept else "ex")
