@@ -7,7 +7,8 @@ page: the document's words inside the example's slot (mapped through the page's 
 widened by half a word's height, the design's printed words left out), checked as the value's kind
 (a date field must read as a date, a phone as seven digits or more, a choice as one ticked box of
 the taught group). A field the example cannot settle, and every field of a document that matches
-no example, is read by `extract_fields` exactly as without examples.
+no example, is read by `extract_fields` exactly as without examples; only a value of the first
+kind made of nothing but words the matched design prints (the next label) is dropped.
 
 Confidence of a value read from an example is calibrated on that read's own evidence (the page's
 match score, how sure the engine is of the words, their source, the kind's strictness, a changed
@@ -89,7 +90,36 @@ def read_with_examples(
     if rest:
         general = extract_fields(doc, rest, file_name=file_name, date_order=date_order)
         results.update(general)
+        for name in rest:
+            printed = _printed_words_only(general[name], pages, winners, name)
+            if printed is not None:
+                results[name] = FieldResult(value=None, confidence=0.0, example_id=printed)
     return {name: results[name] for name in field_names}
+
+
+def _printed_words_only(
+    result: FieldResult,
+    pages: dict[int, list[Piece]],
+    winners: dict[int, tuple[str, Taught, PageMatch]],
+    name: str,
+) -> str | None:
+    """The example whose design printed every word of the value the general rules read for a
+    field it taught but could not read (its place left empty, or unread): the words of the next
+    label (`Sex` under a caption), not an answer. None when the value holds a word of its own."""
+    if result.value is None:
+        return None
+    words = [normal_word(w) for w in str(result.raw or result.value).split()]
+    words = [w for w in words if len(w) >= 2]
+    if not words:
+        return None
+    for example_id, taught, found in winners.values():
+        if name not in taught.fields:
+            continue
+        pieces = pages.get(found.page, [])
+        printed = {normal_word(pieces[i].text) for i in found.static if i < len(pieces)}
+        if all(w in printed for w in words):
+            return example_id
+    return None
 
 
 def _settled(
@@ -190,15 +220,16 @@ def _widened(box: Box) -> Box:
     return Box(box.x0 - margin, box.y0 - margin, box.x1 + margin, box.y1 + margin)
 
 
-def _within(pieces: list[Piece], box: Box, static: dict[int, str]) -> list[Piece]:
+def _within(pieces: list[Piece], box: Box, static: dict[int, str], keep_glued: bool = True) -> list[Piece]:
     """The document's words whose center is inside `box`; printed words of the design are left
     out, but what OCR glued onto one (`(MMDDYYYY)12` of a label and the first digit boxes) is
-    kept as a word of its own."""
+    kept as a word of its own (unless not `keep_glued`)."""
     inside = []
     for i, piece in enumerate(pieces):
         if i in static:
             overlaps = (
-                piece.box.x1 > box.x0
+                keep_glued
+                and piece.box.x1 > box.x0
                 and piece.box.x0 < box.x1
                 and piece.box.y0 < box.y1
                 and piece.box.y1 > box.y0
@@ -261,11 +292,22 @@ def _glued_tail(piece: Piece, anchor: str) -> Piece | None:
 def _read_slot(
     pieces: list[Piece], taught: TaughtField, found: PageMatch
 ) -> tuple[Any, list[Piece], str] | None:
+    read = _read_slot_words(pieces, taught, found, keep_glued=True)
+    if read is None:
+        # What OCR glued to a printed word may be that word's own last mark misread (`)` read
+        # `2` in `(MMDDYYYY2`), not a value's first character: the slot read without it.
+        read = _read_slot_words(pieces, taught, found, keep_glued=False)
+    return read
+
+
+def _read_slot_words(
+    pieces: list[Piece], taught: TaughtField, found: PageMatch, *, keep_glued: bool
+) -> tuple[Any, list[Piece], str] | None:
     mapped = found.box(taught.slot or taught.bounding_box)
     # A word that starts at the slot's end is the next answer's, however narrow (the slot ends a
     # point before it; OCR boxes start a little early).
     end = mapped.x1 - NEXT_ANSWER_HEIGHTS * (mapped.y1 - mapped.y0)
-    inside = [p for p in _within(pieces, _widened(mapped), found.static) if p.box.x0 < end]
+    inside = [p for p in _within(pieces, _widened(mapped), found.static, keep_glued) if p.box.x0 < end]
     inside = _without_misread_labels(inside, taught, found)
     widgets = [p for p in inside if p.widget is not None and p.checked is None and p.text.strip()]
     used = widgets or [p for p in inside if p.widget is None and mark_state(p) is None]

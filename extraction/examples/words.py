@@ -1,7 +1,8 @@
 """The words of a parsed document with their places: what examples are taught from and matched on.
 
 Every engine gives lines with boxes; most give each word its own box too. A line without word boxes
-is cut into words by character count, which is close enough for a form's one-line labels. A form
+is cut into words by character count, which is close enough for a form's one-line labels; a tick or
+box glyph OCR glued to a word is cut off it the same way (`✓Female`: the tick and its option). A form
 widget (a fillable PDF's field) is one piece: its value, where the widget sits, and whether it is a
 check box. A plain text file has no boxes, only lines: its words are placed on a text grid (each
 character `GRID_COLUMN` wide, each line `GRID_LINE` below the last, words `GRID_HEIGHT` high), so a
@@ -21,6 +22,10 @@ TICKS = frozenset("\u2612\u2611\u2713\u2714\u2715\u2717\u2718\u25a0\u25cf\u25c9\
 EMPTY_BOXES = frozenset("\u2610\u25a1\u25cb\u274f\u25a2")
 _BRACKETED_TICK = re.compile(r"^[\[(]\s*[xX\u2713\u2714]\s*[\])]$")
 _BRACKETED_EMPTY = re.compile(r"^[\[(]\s*[\])]$")
+#: Glyphs that are a box or a tick, never a letter (`x` ticks a box too, but also spells words).
+_MARK_GLYPHS = "".join(sorted(c for c in TICKS | EMPTY_BOXES if not c.isalpha()))
+#: A word with a mark glyph glued at its start or end, the rest holding a letter or digit.
+_GLUED_MARK = re.compile(rf"^([{_MARK_GLYPHS}])(\w.*)()$|^()(.*\w)([{_MARK_GLYPHS}])$")
 #: The text grid of a plain text file: a character's width, a line's pitch and a word's height.
 #: One space (6) is a word space (under `teach.SPACE_HEIGHTS` x 12), two or more spaces are not.
 GRID_COLUMN = 6.0
@@ -73,15 +78,35 @@ def mark_state(piece: Piece) -> bool | None:
 
 def _split_line(line: Line) -> list[tuple[str, Box]]:
     if line.words:
-        return [(w.text, w.box) for w in line.words if w.text.strip()]
-    text = line.text
-    box = line.box
-    width = max(box.x1 - box.x0, 1.0)
-    per_char = width / max(len(text), 1)
-    return [
-        (m.group(0), Box(box.x0 + m.start() * per_char, box.y0, box.x0 + m.end() * per_char, box.y1))
-        for m in re.finditer(r"\S+", text)
-    ]
+        words = [(w.text, w.box) for w in line.words if w.text.strip()]
+    else:
+        text = line.text
+        box = line.box
+        per_char = max(box.x1 - box.x0, 1.0) / max(len(text), 1)
+        words = [
+            (m.group(0), Box(box.x0 + m.start() * per_char, box.y0, box.x0 + m.end() * per_char, box.y1))
+            for m in re.finditer(r"\S+", text)
+        ]
+    return [part for text, box in words for part in _marks_apart(text, box)]
+
+
+def _marks_apart(text: str, box: Box) -> list[tuple[str, Box]]:
+    """A word with a box or tick glyph OCR glued to it (`✓Female`, `□M`, `Yes☒`) as the glyph and
+    the word, each with its share of the box by character count: the mark is read where its box
+    is, the word as the option it names."""
+    glued = _GLUED_MARK.match(text)
+    if glued is None:
+        return [(text, box)]
+    per_char = max(box.x1 - box.x0, 1.0) / len(text)
+    parts: list[tuple[str, Box]] = []
+    at = 0
+    for part in glued.groups():
+        if part:
+            parts.append(
+                (part, Box(box.x0 + at * per_char, box.y0, box.x0 + (at + len(part)) * per_char, box.y1))
+            )
+            at += len(part)
+    return parts
 
 
 def _element_pieces(element: Element) -> list[Piece]:

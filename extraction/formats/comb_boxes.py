@@ -4,9 +4,9 @@ A form that asks for one character per box ("one letter per box" names, a date i
 a row of small square boxes side by side. OCR reads their rules as letters ("口", "I", "|") and
 splits or merges the characters between them ("ELLINGSW OR TH"), or reads nothing at all. Here a
 comb box is one connected piece of ink, a thin square outline empty inside, with a box of the
-same size right beside it on its row; those outlines are whitened in the picture OCR reads (the
-picture check boxes and rings are found in keeps them). A check box stands alone beside its
-option's word, so it is never erased.
+same size right beside it on its row; those outlines are painted over, in the shade of the paper
+around them, in the picture OCR reads (the picture check boxes and rings are found in keeps
+them). A check box stands alone beside its option's word, so it is never erased.
 """
 
 from __future__ import annotations
@@ -86,7 +86,8 @@ def _side_by_side(a: tuple[int, int, int, int, int], b: tuple[int, int, int, int
 
 
 def without_comb_boxes(image: Image.Image) -> Image.Image:
-    """`image` with the outlines of its comb boxes whitened (the image itself when it has none)."""
+    """`image` with the outlines of its comb boxes painted over in the paper's shade (the image
+    itself when it has none)."""
     import cv2
     import numpy as np
     from PIL import Image
@@ -107,5 +108,13 @@ def without_comb_boxes(image: Image.Image) -> Image.Image:
     # The outline's grey edge pixels, lighter than ink, go too.
     erase = cv2.dilate(np.isin(labels, sorted(comb)).astype(np.uint8), np.ones((3, 3), np.uint8)) > 0
     pixels = np.asarray(image.convert("RGB")).copy()
-    pixels[erase] = 255
+    for index in sorted(comb):
+        x, y, w, h, _ = (int(v) for v in stats[index])
+        # Painted the shade of the paper inside and around it, not white: on a photo's grey page
+        # a white outline is a bright frame that OCR's text finder stumbles on as much as on ink.
+        top, left = max(y - 2, 0), max(x - 2, 0)
+        area = (slice(top, y + h + 2), slice(left, x + w + 2))
+        here = erase[area]
+        paper = ~here & (gray[area] >= INK_LEVEL)
+        pixels[area][here] = np.median(pixels[area][paper], axis=0) if paper.any() else 255
     return Image.fromarray(pixels)

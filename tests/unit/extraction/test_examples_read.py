@@ -351,3 +351,50 @@ def test_digits_ocr_glued_to_a_printed_label_are_read() -> None:
     # OCR read the label and the first two boxes as one word, and a 0 as the letter O.
     later = sheet("(MMDDYYYY)12", *((d, 255 + 20 * i) for i, d in enumerate("O11990")))
     assert _read(taught, later, ["dob"]) == {"dob": "1990-12-01"}
+
+
+def test_a_printed_words_last_mark_ocr_misread_as_a_digit_is_no_part_of_the_value() -> None:
+    def sheet(label: tuple[str, float], *digits: tuple[str, float]) -> Any:
+        return _claim([("Birth", 40), ("date", 85), label, *digits, ("Sex", 420)])
+
+    taught = teach(
+        sheet(("(MMDDYYYY)", 125), *((d, 215 + 20 * i) for i, d in enumerate("03141985"))),
+        {"dob": "1985-03-14"},
+    )
+    # OCR read the label's closing bracket as `2` (its box a little wider, the `2` over the
+    # slot's edge): with it the boxes hold nine digits, no date.
+    later = sheet(("(MMDDYYYY2", 131), *((d, 215 + 20 * i) for i, d in enumerate("08271947")))
+    assert _read(taught, later, ["dob"]) == {"dob": "1947-08-27"}
+
+
+def test_a_tick_ocr_glued_to_its_option_word_is_read_as_the_tick() -> None:
+    boxes = [Box(110, 100, 124, 114), Box(210, 100, 224, 114)]
+    sheet = _claim(
+        [("Sex", 40), ("Male", 130), ("Female", 230)],
+        widgets=[("male", "true", boxes[0]), ("female", "false", boxes[1])],
+    )
+    taught = teach(sheet, {"sex": "Male"})
+    # A photo of the printed form: the box drew no outline, OCR read its tick into the word.
+    photo = _claim([("Sex", 40), ("Male", 130), ("\u2713Female", 212)])
+    assert _read(taught, photo, ["sex"]) == {"sex": "Female"}
+    boxed = _claim([("Sex", 40), ("\u2612Male", 112), ("\u2610Female", 212)])
+    assert _read(taught, boxed, ["sex"]) == {"sex": "Male"}
+
+
+def test_a_value_the_rules_read_from_the_designs_printed_words_is_dropped(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from extraction.examples import read
+    from extraction.fields.model.result import FieldResult
+
+    taught = teach(_claim([("Pet", 40), ("Rex", 200), ("Breed", 400)]), {"pet_name": "Rex"})
+    # The pet's name left unread on a later sheet: the general rules read what they find.
+    later = _claim([("Pet", 40), ("Breed", 400)])
+    for ruled, kept in (("Veterinarian statement", None), ("Breed Max", "Breed Max")):
+        monkeypatch.setattr(
+            read, "extract_fields", lambda *_, value=ruled, **__: {"pet_name": FieldResult(value, 0.5)}
+        )
+        found = read_with_examples(later, ["pet_name"], file_name="c.pdf", examples=[("ex", taught)])
+        # Words all printed by the design are its labels, not an answer; one word of its own is.
+        assert found["pet_name"].value == kept
+        assert found["pet_name"].example_id == (None if kept else "ex")
