@@ -16,14 +16,18 @@ import pytest
 from serve import up_record
 from serve.up_record import StopOutcome, UpRecord
 
-#: A process whose command line reads as `python -m serve.cli up`: it sleeps until signalled.
-STAND_IN = [sys.executable, "-c", "import time; time.sleep(120)", "-m", "serve.cli", "up"]
+#: A process whose command line reads as `python -m serve.cli up`: it says it started, then sleeps
+#: until signalled.
+STAND_IN = [sys.executable, "-c", "import time; print(flush=True); time.sleep(120)", "-m", "serve.cli", "up"]
 
 
 @pytest.fixture
 def stand_in() -> Iterator[subprocess.Popen[bytes]]:
-    process = subprocess.Popen(STAND_IN)
+    process = subprocess.Popen(STAND_IN, stdout=subprocess.PIPE)
     try:
+        # Until the child runs its own program: just after the fork its command line is still
+        # pytest's, which no `agentry down` would signal (a loaded machine showed it).
+        assert process.stdout is not None and process.stdout.readline() == b"\n"
         yield process
     finally:
         if process.poll() is None:
