@@ -68,12 +68,14 @@ from bench.corpus_score import (
 )
 from extraction.fields.model.calibration import (
     ANY_KIND,
+    LABEL_FAMILY,
     Fitted,
     Recalibration,
     Signals,
     below_structure,
     confidence_of,
     evidence_keys,
+    family_kind,
     features,
     gate_kind,
     table_figure,
@@ -190,7 +192,8 @@ def group_shares(
     for value in values:
         if floors and below_structure(floors, value.key, value.signals.structure):
             continue
-        for key in [*levels(value.key)[:2], gate_kind(value.key, value.signals)]:
+        family = family_kind(value.key, value.signals)
+        for key in [*levels(value.key)[:2], gate_kind(value.key, value.signals), *([family] if family else [])]:
             count = counts[key][value.group]
             count[0] += 1
             count[1] += value.right
@@ -230,6 +233,8 @@ def structure_floors(
     by_kind: dict[str, dict[str, list[Value]]] = defaultdict(lambda: defaultdict(list))
     for value in values:
         by_kind[levels(value.key)[1] if "|" in value.key else value.key][value.group].append(value)
+        if (family := family_kind(value.key)) is not None:
+            by_kind[family][value.group].append(value)
     floors: dict[str, float] = {}
     for kind, by_group in by_kind.items():
         lows = []
@@ -252,7 +257,9 @@ def structure_floors(
     }
     # A kind no group read right often enough on enough documents (widgets seen on a few forms
     # only) needs as much known structure as the most demanding kind that has a floor.
-    return {**shared, ANY_KIND: max(shared.values())} if shared else {}
+    # (The label family's floor speaks for its members only, not for every kind.)
+    own = [f for k, f in shared.items() if k.split("|")[1] != LABEL_FAMILY]
+    return {**shared, ANY_KIND: max(own)} if own else shared
 
 
 def coverage_floors(values: Iterable[Value]) -> dict[str, float]:

@@ -94,6 +94,11 @@ REASONS = {
 }
 #: The structure floor's entry for a kind of evidence without a floor of its own.
 ANY_KIND = "*"
+#: Strategies that read the value a printed label names, differing only in where the value stands
+#: from its label (after a colon, on the same line, to its right, under or over it): one family
+#: of evidence (`family_kind`), which speaks for a member few designs of the fit showed.
+LABEL_STRATEGIES = frozenset({"label_colon", "label_inline", "label_right", "label_below", "label_above"})
+LABEL_FAMILY = "label"
 #: Figures are kept away from 0 and 1 before taking their logit.
 _EDGE = 1e-3
 
@@ -240,6 +245,17 @@ def gate_kind(key: str, signals: Signals) -> str:
     return "|".join(key.split("|")[:2]) + ("|clean" if clean(signals) else "|doubt")
 
 
+def family_kind(key: str, signals: Signals | None = None) -> str | None:
+    """The label family's kind of a value found by a label strategy (`LABEL_STRATEGIES`):
+    `source|label`, with `|clean` or `|doubt` when `signals` are given; None for any other
+    strategy."""
+    parts = key.split("|")
+    if len(parts) < 2 or parts[1] not in LABEL_STRATEGIES:
+        return None
+    family = f"{parts[0]}|{LABEL_FAMILY}"
+    return family if signals is None else family + ("|clean" if clean(signals) else "|doubt")
+
+
 def below_high(group_share: dict[str, float], key: str, signals: Signals | None = None) -> bool:
     """Whether evidence of `key`'s kind (`gate_kind` when the fit measured it, else source and
     strategy) was right less often than `HIGH` on an average design, or no design of the fit
@@ -250,7 +266,11 @@ def below_high(group_share: dict[str, float], key: str, signals: Signals | None 
         return False
     kind = "|".join(key.split("|")[:2])
     fine = gate_kind(key, signals or Signals())
-    return group_share.get(fine, group_share.get(kind, 0.0)) < HIGH
+    # A label strategy no design showed enough of (the value right of its label where the fit
+    # saw it after a colon) is judged by its family's designs: the label named the field either way.
+    family = family_kind(key, signals or Signals())
+    fallback = group_share.get(family, 0.0) if family is not None else 0.0
+    return group_share.get(fine, group_share.get(kind, fallback)) < HIGH
 
 
 def below_structure(structure_floor: dict[str, float], key: str, structure: float) -> bool:
@@ -258,7 +278,11 @@ def below_structure(structure_floor: dict[str, float], key: str, structure: floa
     that kind right on: its kind's floor says how much of a page the evidence must know before
     its familiar figures hold. A kind without a floor of its own (no design group of the fit read
     it right often enough on enough documents) needs the fit's `ANY_KIND` floor, when it has one."""
-    floor = structure_floor.get("|".join(key.split("|")[:2]), structure_floor.get(ANY_KIND))
+    family = family_kind(key)
+    fallback = structure_floor.get(ANY_KIND)
+    if family is not None:
+        fallback = structure_floor.get(family, fallback)
+    floor = structure_floor.get("|".join(key.split("|")[:2]), fallback)
     return floor is not None and structure < floor
 
 
