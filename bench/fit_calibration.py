@@ -68,7 +68,7 @@ from bench.corpus_score import (
 )
 from extraction.fields.model.calibration import (
     ANY_KIND,
-    LABEL_FAMILY,
+    FAMILIES,
     Fitted,
     Recalibration,
     Signals,
@@ -78,6 +78,7 @@ from extraction.fields.model.calibration import (
     family_kind,
     features,
     gate_kind,
+    held_by_structure,
     table_figure,
 )
 
@@ -176,7 +177,10 @@ def fit_table(values: Iterable[Value]) -> tuple[dict[str, float], dict[str, int]
 
 
 def group_shares(
-    values: Iterable[Value], design_spread: float = DESIGN_SPREAD, floors: dict[str, float] | None = None
+    values: Iterable[Value],
+    design_spread: float = DESIGN_SPREAD,
+    floors: dict[str, float] | None = None,
+    coverage: dict[str, float] | None = None,
 ) -> dict[str, float]:
     """Per `source`, `source|strategy` and gate kind (`source|strategy|clean` or `|doubt`,
     `calibration.gate_kind`): what a new design may expect of that evidence, the mean
@@ -190,7 +194,7 @@ def group_shares(
     the owner, the pet and the vet) must not hold back the same evidence on every form."""
     counts: dict[str, dict[str, list[int]]] = defaultdict(lambda: defaultdict(lambda: [0, 0]))
     for value in values:
-        if floors and below_structure(floors, value.key, value.signals.structure):
+        if floors and held_by_structure(floors, coverage or {}, value.key, value.signals):
             continue
         family = family_kind(value.key, value.signals)
         for key in [*levels(value.key)[:2], gate_kind(value.key, value.signals), *([family] if family else [])]:
@@ -257,8 +261,8 @@ def structure_floors(
     }
     # A kind no group read right often enough on enough documents (widgets seen on a few forms
     # only) needs as much known structure as the most demanding kind that has a floor.
-    # (The label family's floor speaks for its members only, not for every kind.)
-    own = [f for k, f in shared.items() if k.split("|")[1] != LABEL_FAMILY]
+    # (A family's floor speaks for its members only, not for every kind.)
+    own = [f for k, f in shared.items() if k.split("|")[1] not in FAMILIES.values()]
     return {**shared, ANY_KIND: max(own)} if own else shared
 
 
@@ -312,9 +316,9 @@ def fit(values: list[Value], design_spread: float = DESIGN_SPREAD) -> Fitted:
     """Both stages on `values`, and the design-averaged share of each kind of evidence."""
     table, support, groups = fit_table(values)
     recalibration = fit_logistic(out_of_group_features(values), [v.right for v in values])
-    floors = structure_floors(values)
-    shares = group_shares(values, design_spread, floors)
-    return Fitted(table, support, recalibration, groups, shares, floors, coverage_floors(values))
+    floors, coverage = structure_floors(values), coverage_floors(values)
+    shares = group_shares(values, design_spread, floors, coverage)
+    return Fitted(table, support, recalibration, groups, shares, floors, coverage)
 
 
 def choose_spread(values: list[Value]) -> tuple[float, dict[float, Calibration]]:

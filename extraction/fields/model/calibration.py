@@ -94,11 +94,15 @@ REASONS = {
 }
 #: The structure floor's entry for a kind of evidence without a floor of its own.
 ANY_KIND = "*"
-#: Strategies that read the value a printed label names, differing only in where the value stands
-#: from its label (after a colon, on the same line, to its right, under or over it): one family
-#: of evidence (`family_kind`), which speaks for a member few designs of the fit showed.
-LABEL_STRATEGIES = frozenset({"label_colon", "label_inline", "label_right", "label_below", "label_above"})
-LABEL_FAMILY = "label"
+#: Families of strategies that read the value a printed label names, differing only in where the
+#: value stands from its label: after a colon, on the same line, to its right, under or over it
+#: (`label`); in a table row after its heading or in a column under its header (`table`). A
+#: family is one kind of evidence (`family_kind`) that speaks for a member few designs of the fit
+#: showed.
+FAMILIES = {
+    **dict.fromkeys(("label_colon", "label_inline", "label_right", "label_below", "label_above"), "label"),
+    **dict.fromkeys(("table_row", "table_column"), "table"),
+}
 #: Figures are kept away from 0 and 1 before taking their logit.
 _EDGE = 1e-3
 
@@ -246,13 +250,12 @@ def gate_kind(key: str, signals: Signals) -> str:
 
 
 def family_kind(key: str, signals: Signals | None = None) -> str | None:
-    """The label family's kind of a value found by a label strategy (`LABEL_STRATEGIES`):
-    `source|label`, with `|clean` or `|doubt` when `signals` are given; None for any other
-    strategy."""
+    """The family's kind of a value found by a strategy of a family (`FAMILIES`): `source|family`,
+    with `|clean` or `|doubt` when `signals` are given; None for any other strategy."""
     parts = key.split("|")
-    if len(parts) < 2 or parts[1] not in LABEL_STRATEGIES:
+    if len(parts) < 2 or parts[1] not in FAMILIES:
         return None
-    family = f"{parts[0]}|{LABEL_FAMILY}"
+    family = f"{parts[0]}|{FAMILIES[parts[1]]}"
     return family if signals is None else family + ("|clean" if clean(signals) else "|doubt")
 
 
@@ -284,6 +287,18 @@ def below_structure(structure_floor: dict[str, float], key: str, structure: floa
         fallback = structure_floor.get(family, fallback)
     floor = structure_floor.get("|".join(key.split("|")[:2]), fallback)
     return floor is not None and structure < floor
+
+
+def held_by_structure(
+    structure_floor: dict[str, float], coverage_floor: dict[str, float], key: str, signals: Signals
+) -> bool:
+    """The structure gate: a value on a page less structured than its kind's floor, or on a page
+    less structured than the fit's most demanding floor (`ANY_KIND`) on which less of what was
+    asked was found than its kind's coverage floor."""
+    return below_structure(structure_floor, key, signals.structure) or (
+        below_structure(coverage_floor, key, signals.coverage)
+        and below_structure(structure_floor, ANY_KIND, signals.structure)
+    )
 
 
 @lru_cache(maxsize=1)
@@ -346,10 +361,7 @@ def assess(fitted: Fitted, key: str, prior: float, signals: Signals) -> tuple[fl
         # The average design did not support certainty for this kind of evidence: the familiar
         # designs that did must not make a new one's value look certain.
         gates.append("design")
-    if below_structure(fitted.structure_floor, key, signals.structure) or (
-        below_structure(fitted.coverage_floor, key, signals.coverage)
-        and below_structure(fitted.structure_floor, ANY_KIND, signals.structure)
-    ):
+    if held_by_structure(fitted.structure_floor, fitted.coverage_floor, key, signals):
         # A page mostly unexplained by the evidence, or on which less of what was asked was found
         # than on any page the fit saw this evidence right on: a kind of document it may not know.
         gates.append("structure")
