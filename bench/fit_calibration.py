@@ -72,7 +72,6 @@ from extraction.fields.model.calibration import (
     Fitted,
     Recalibration,
     Signals,
-    below_structure,
     confidence_of,
     evidence_keys,
     family_kind,
@@ -196,8 +195,10 @@ def group_shares(
     for value in values:
         if floors and held_by_structure(floors, coverage or {}, value.key, value.signals):
             continue
-        family = family_kind(value.key, value.signals)
-        for key in [*levels(value.key)[:2], gate_kind(value.key, value.signals), *([family] if family else [])]:
+        kinds = [*levels(value.key)[:2], gate_kind(value.key, value.signals)]
+        if (family := family_kind(value.key, value.signals)) is not None:
+            kinds.append(family)
+        for key in kinds:
             count = counts[key][value.group]
             count[0] += 1
             count[1] += value.right
