@@ -14,7 +14,9 @@ does, and fits the two stages:
 3. the design gate: per source, per source|strategy and per gate kind (source|strategy split by
    whether the value's own signals were clean: an exact label or widget name, no rival, sure
    text), the mean share of right values over design groups less some deviations between them
-   (`group_shares`); evidence under 0.9 there never gets a confidence of 0.9 or more (it is
+   (`group_shares`); a label strategy few designs showed is judged by its family's share (a label
+   naming the field, whatever side of it the value stands: `calibration.FAMILIES`); evidence
+   under 0.9 there never gets a confidence of 0.9 or more (it is
    scaled under 0.9, keeping its order). How many deviations is chosen by the design-grouped cross-validation
    below, never by the kept-back designs: the least of `SPREADS` whose held-out values at >= 0.9
    are right `TARGET_HIGH_RIGHT` of the time with an expected calibration error within `TARGET_ECE`
@@ -181,15 +183,17 @@ def group_shares(
     floors: dict[str, float] | None = None,
     coverage: dict[str, float] | None = None,
 ) -> dict[str, float]:
-    """Per `source`, `source|strategy` and gate kind (`source|strategy|clean` or `|doubt`,
-    `calibration.gate_kind`): what a new design may expect of that evidence, the mean
+    """Per `source`, `source|strategy`, gate kind (`source|strategy|clean` or `|doubt`,
+    `calibration.gate_kind`) and family kind (`source|label|clean`, ... `calibration.family_kind`,
+    what a label strategy few designs showed falls back to): what a new design may expect of that
+    evidence, the mean
     over design groups of each group's share of right values (smoothed towards the kind's share
     over all groups by `GROUP_PRIOR` pseudo-values; groups of fewer
     than `LEAST_GROUP_VALUES` values of the key left out) less `design_spread` standard deviations
     between groups. One big familiar group does not speak for every design, and evidence that
-    some designs read well and others badly is not trusted on the next. Values on pages under
-    their kind's structure floor (`floors`) are left out: the structure gate holds them back
-    already, and a set of pages the evidence does not know (pet claim forms whose widgets name
+    some designs read well and others badly is not trusted on the next. Values the structure
+    gate holds (`floors`, and `coverage` floors: `calibration.held_by_structure`) are left out:
+    it holds them back already, and a set of pages the evidence does not know (pet claim forms whose widgets name
     the owner, the pet and the vet) must not hold back the same evidence on every form."""
     counts: dict[str, dict[str, list[int]]] = defaultdict(lambda: defaultdict(lambda: [0, 0]))
     for value in values:
@@ -234,7 +238,9 @@ def structure_floors(
     at least `LEAST_GROUP_DOCUMENTS` documents), of
     the `STRUCTURE_QUANTILE` of those values' documents' `signal` (known structure, or the share
     of asked fields found: `coverage_floors`). A kind no group read so well gets no floor (the
-    design gate holds it back)."""
+    design gate holds it back). A family of strategies (`calibration.FAMILIES`) gets a floor of its
+    own over its members' values, for a member without one; the highest floor (`ANY_KIND`) comes
+    from the strategies' own floors."""
     by_kind: dict[str, dict[str, list[Value]]] = defaultdict(lambda: defaultdict(list))
     for value in values:
         by_kind[levels(value.key)[1] if "|" in value.key else value.key][value.group].append(value)

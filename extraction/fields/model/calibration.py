@@ -25,7 +25,9 @@ Two stages, both fitted by `bench/fit_calibration.py` and kept in `calibration.j
    source and strategy, split by whether the value's own signals were clean (`gate_kind`: a label
    or widget name that named the field exactly, no rival value, text the engine was sure of) or
    not, so a set of designs whose guessed widgets or doubted OCR went wrong does not hold back
-   the clean evidence of every other design. Nor does a kind no design group of the fit showed
+   the clean evidence of every other design. A label strategy no design group showed enough of
+   (the value right of its label, where the fit saw it after a colon) is judged by its family
+   (`FAMILIES`): a label named the field either way. Nor does a kind no design group of the fit showed
    pass: a document kind new to the fit (a contract when only forms were fitted) is read by
    strategies of its own, which stay under `HIGH`.
 4. The structure gate. A document whose known structure (`structure.known_structure`: the share
