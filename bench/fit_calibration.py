@@ -186,15 +186,15 @@ def group_shares(
     """Per `source`, `source|strategy`, gate kind (`source|strategy|clean` or `|doubt`,
     `calibration.gate_kind`) and family kind (`source|label|clean`, ... `calibration.family_kind`,
     what a label strategy few designs showed falls back to): what a new design may expect of that
-    evidence, the mean
-    over design groups of each group's share of right values (smoothed towards the kind's share
-    over all groups by `GROUP_PRIOR` pseudo-values; groups of fewer
-    than `LEAST_GROUP_VALUES` values of the key left out) less `design_spread` standard deviations
+    evidence, the mean over design groups of each group's share of right values (smoothed towards
+    the kind's share over all groups by `GROUP_PRIOR` pseudo-values; groups of fewer than
+    `LEAST_GROUP_VALUES` values of the key left out) less `design_spread` standard deviations
     between groups. One big familiar group does not speak for every design, and evidence that
     some designs read well and others badly is not trusted on the next. Values the structure
     gate holds (`floors`, and `coverage` floors: `calibration.held_by_structure`) are left out:
-    it holds them back already, and a set of pages the evidence does not know (pet claim forms whose widgets name
-    the owner, the pet and the vet) must not hold back the same evidence on every form."""
+    it holds them back already, and a set of pages the evidence does not know (pet claim forms
+    whose widgets name the owner, the pet and the vet) must not hold back the same evidence on
+    every form."""
     counts: dict[str, dict[str, list[int]]] = defaultdict(lambda: defaultdict(lambda: [0, 0]))
     for value in values:
         if floors and held_by_structure(floors, coverage or {}, value.key, value.signals):
