@@ -70,7 +70,6 @@ from bench.corpus_score import (
 )
 from extraction.fields.model.calibration import (
     ANY_KIND,
-    FAMILIES,
     Fitted,
     Recalibration,
     Signals,
@@ -238,14 +237,11 @@ def structure_floors(
     at least `LEAST_GROUP_DOCUMENTS` documents), of
     the `STRUCTURE_QUANTILE` of those values' documents' `signal` (known structure, or the share
     of asked fields found: `coverage_floors`). A kind no group read so well gets no floor (the
-    design gate holds it back). A family of strategies (`calibration.FAMILIES`) gets a floor of its
-    own over its members' values, for a member without one; the highest floor (`ANY_KIND`) comes
-    from the strategies' own floors."""
+    design gate holds it back). A family of strategies (`calibration.FAMILIES`) gets its members'
+    highest floor, for a member without one; a kind of no family, the highest of all (`ANY_KIND`)."""
     by_kind: dict[str, dict[str, list[Value]]] = defaultdict(lambda: defaultdict(list))
     for value in values:
         by_kind[levels(value.key)[1] if "|" in value.key else value.key][value.group].append(value)
-        if (family := family_kind(value.key)) is not None:
-            by_kind[family][value.group].append(value)
     floors: dict[str, float] = {}
     for kind, by_group in by_kind.items():
         lows = []
@@ -268,9 +264,15 @@ def structure_floors(
     }
     # A kind no group read right often enough on enough documents (widgets seen on a few forms
     # only) needs as much known structure as the most demanding kind that has a floor.
-    # (A family's floor speaks for its members only, not for every kind.)
-    own = [f for k, f in shared.items() if k.split("|")[1] not in FAMILIES.values()]
-    return {**shared, ANY_KIND: max(own)} if own else shared
+    if not shared:
+        return {}
+    # A member of a family of strategies without a floor of its own (a label read right of its
+    # value where the fit saw it after a colon) needs the most demanding floor of its family.
+    families: dict[str, float] = {}
+    for kind, floor in shared.items():
+        if (family := family_kind(kind)) is not None:
+            families[family] = max(families.get(family, 0.0), floor)
+    return {**shared, **families, ANY_KIND: max(shared.values())}
 
 
 def coverage_floors(values: Iterable[Value]) -> dict[str, float]:

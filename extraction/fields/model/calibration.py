@@ -288,6 +288,7 @@ def below_structure(structure_floor: dict[str, float], key: str, structure: floa
     family = family_kind(key)
     fallback = structure_floor.get(ANY_KIND)
     if family is not None:
+        # A member of a family without a floor of its own needs its family's most demanding one.
         fallback = structure_floor.get(family, fallback)
     floor = structure_floor.get("|".join(key.split("|")[:2]), fallback)
     return floor is not None and structure < floor

@@ -51,26 +51,27 @@ def test_a_label_strategy_no_design_showed_is_judged_by_its_family() -> None:
 
 def test_a_label_strategy_without_a_floor_takes_its_familys_before_the_highest() -> None:
     floors = {"text_layer|label": 0.2, "text_layer|label_colon": 0.2, ANY_KIND: 0.5}
+    assert below_structure(floors, "text_layer|label_right|valid", 0.1)
     assert not below_structure(floors, "text_layer|label_right|valid", 0.3)
     assert below_structure(floors, "text_layer|banner|valid", 0.3)
 
 
-def test_the_family_floor_is_not_the_highest_floor_of_every_kind() -> None:
-    # A design's label values, each strategy on too few documents for a floor of its own, set
-    # their family's floor; the highest floor, for kinds without one, comes from the strategies'
-    # own floors only (here the widgets').
+def test_a_familys_floor_is_its_members_highest_and_kinds_of_no_family_need_the_highest_of_all() -> None:
+    # Labels after a colon read right from 0.3 structure, labels right of their value from 0.2,
+    # widgets from 0.6: a label read under its value (no floor of its own) needs 0.3, a banner 0.6.
     values = [
-        _value("g", f"text_layer|{strategy}|valid", True, 0.8, document=f"{strategy}{i}")
-        for strategy in ("label_colon", "label_right")
-        for i in range(2)
-        for _ in range(5)
+        _value(g, f"text_layer|{strategy}|valid", True, low + 0.01 * i, document=f"{g}{i}")
+        for g, strategy, low in (("a", "label_colon", 0.3), ("b", "label_right", 0.2))
+        for i in range(10)
     ]
-    values += [_value("w", "form_fields|form_field|valid", True, 0.4, document=f"w{i}") for i in range(10)]
+    values += [_value("w", "form_fields|form_field|valid", True, 0.6, document=f"w{i}") for i in range(10)]
     floors = structure_floors(values)
-    assert "text_layer|label_colon" not in floors and floors["text_layer|label"] == pytest.approx(0.8)
-    assert floors[ANY_KIND] == pytest.approx(0.4)
-    assert below_structure(floors, "text_layer|label_right|valid", 0.7)
-    assert not below_structure(floors, "text_layer|banner|valid", 0.7)
+    assert floors["text_layer|label"] == pytest.approx(0.3) and floors[ANY_KIND] == pytest.approx(0.6)
+    assert below_structure(floors, "text_layer|label_below|valid", 0.25)
+    assert not below_structure(floors, "text_layer|label_below|valid", 0.35)
+    assert below_structure(floors, "text_layer|banner|valid", 0.35)
+    # A member's own floor comes first.
+    assert not below_structure(floors, "text_layer|label_right|valid", 0.25)
 
 
 def test_values_under_the_coverage_floor_do_not_lower_the_design_share() -> None:
