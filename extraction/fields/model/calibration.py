@@ -284,7 +284,8 @@ def below_structure(structure_floor: dict[str, float], key: str, structure: floa
     """Whether a value of `key`'s kind sits on a document less structured than any the fit saw
     that kind right on: its kind's floor says how much of a page the evidence must know before
     its familiar figures hold. A kind without a floor of its own (no design group of the fit read
-    it right often enough on enough documents) needs the fit's `ANY_KIND` floor, when it has one."""
+    it right often enough on enough documents) needs its family's floor (`FAMILIES`: the highest
+    of its members'), else the fit's `ANY_KIND` floor, when it has one."""
     family = family_kind(key)
     fallback = structure_floor.get(ANY_KIND)
     if family is not None:
