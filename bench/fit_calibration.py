@@ -14,7 +14,9 @@ does, and fits the two stages:
 3. the design gate: per source, per source|strategy and per gate kind (source|strategy split by
    whether the value's own signals were clean: an exact label or widget name, no rival, sure
    text), the mean share of right values over design groups less some deviations between them
-   (`group_shares`); evidence under 0.9 there never gets a confidence of 0.9 or more (it is
+   (`group_shares`); a label strategy few designs showed is judged by its family's share (a label
+   naming the field, whatever side of it the value stands: `calibration.FAMILIES`); evidence
+   under 0.9 there never gets a confidence of 0.9 or more (it is
    scaled under 0.9, keeping its order). How many deviations is chosen by the design-grouped cross-validation
    below, never by the kept-back designs: the least of `SPREADS` whose held-out values at >= 0.9
    are right `TARGET_HIGH_RIGHT` of the time with an expected calibration error within `TARGET_ECE`
@@ -71,11 +73,12 @@ from extraction.fields.model.calibration import (
     Fitted,
     Recalibration,
     Signals,
-    below_structure,
     confidence_of,
     evidence_keys,
+    family_kind,
     features,
     gate_kind,
+    held_by_structure,
     table_figure,
 )
 
@@ -174,23 +177,31 @@ def fit_table(values: Iterable[Value]) -> tuple[dict[str, float], dict[str, int]
 
 
 def group_shares(
-    values: Iterable[Value], design_spread: float = DESIGN_SPREAD, floors: dict[str, float] | None = None
+    values: Iterable[Value],
+    design_spread: float = DESIGN_SPREAD,
+    floors: dict[str, float] | None = None,
+    coverage: dict[str, float] | None = None,
 ) -> dict[str, float]:
-    """Per `source`, `source|strategy` and gate kind (`source|strategy|clean` or `|doubt`,
-    `calibration.gate_kind`): what a new design may expect of that evidence, the mean
-    over design groups of each group's share of right values (smoothed towards the kind's share
-    over all groups by `GROUP_PRIOR` pseudo-values; groups of fewer
-    than `LEAST_GROUP_VALUES` values of the key left out) less `design_spread` standard deviations
+    """Per `source`, `source|strategy`, gate kind (`source|strategy|clean` or `|doubt`,
+    `calibration.gate_kind`) and family kind (`source|label|clean`, ... `calibration.family_kind`,
+    what a label strategy few designs showed falls back to): what a new design may expect of that
+    evidence, the mean over design groups of each group's share of right values (smoothed towards
+    the kind's share over all groups by `GROUP_PRIOR` pseudo-values; groups of fewer than
+    `LEAST_GROUP_VALUES` values of the key left out) less `design_spread` standard deviations
     between groups. One big familiar group does not speak for every design, and evidence that
-    some designs read well and others badly is not trusted on the next. Values on pages under
-    their kind's structure floor (`floors`) are left out: the structure gate holds them back
-    already, and a set of pages the evidence does not know (pet claim forms whose widgets name
-    the owner, the pet and the vet) must not hold back the same evidence on every form."""
+    some designs read well and others badly is not trusted on the next. Values the structure
+    gate holds (`floors`, and `coverage` floors: `calibration.held_by_structure`) are left out:
+    it holds them back already, and a set of pages the evidence does not know (pet claim forms
+    whose widgets name the owner, the pet and the vet) must not hold back the same evidence on
+    every form."""
     counts: dict[str, dict[str, list[int]]] = defaultdict(lambda: defaultdict(lambda: [0, 0]))
     for value in values:
-        if floors and below_structure(floors, value.key, value.signals.structure):
+        if floors and held_by_structure(floors, coverage or {}, value.key, value.signals):
             continue
-        for key in [*levels(value.key)[:2], gate_kind(value.key, value.signals)]:
+        kinds = [*levels(value.key)[:2], gate_kind(value.key, value.signals)]
+        if (family := family_kind(value.key, value.signals)) is not None:
+            kinds.append(family)
+        for key in kinds:
             count = counts[key][value.group]
             count[0] += 1
             count[1] += value.right
@@ -226,7 +237,8 @@ def structure_floors(
     at least `LEAST_GROUP_DOCUMENTS` documents), of
     the `STRUCTURE_QUANTILE` of those values' documents' `signal` (known structure, or the share
     of asked fields found: `coverage_floors`). A kind no group read so well gets no floor (the
-    design gate holds it back)."""
+    design gate holds it back). A family of strategies (`calibration.FAMILIES`) gets its members'
+    highest floor, for a member without one; a kind of no family, the highest of all (`ANY_KIND`)."""
     by_kind: dict[str, dict[str, list[Value]]] = defaultdict(lambda: defaultdict(list))
     for value in values:
         by_kind[levels(value.key)[1] if "|" in value.key else value.key][value.group].append(value)
@@ -252,7 +264,15 @@ def structure_floors(
     }
     # A kind no group read right often enough on enough documents (widgets seen on a few forms
     # only) needs as much known structure as the most demanding kind that has a floor.
-    return {**shared, ANY_KIND: max(shared.values())} if shared else {}
+    if not shared:
+        return {}
+    # A member of a family of strategies without a floor of its own (a label read right of its
+    # value where the fit saw it after a colon) needs the most demanding floor of its family.
+    families: dict[str, float] = {}
+    for kind, floor in shared.items():
+        if (family := family_kind(kind)) is not None:
+            families[family] = max(families.get(family, 0.0), floor)
+    return {**shared, **families, ANY_KIND: max(shared.values())}
 
 
 def coverage_floors(values: Iterable[Value]) -> dict[str, float]:
@@ -305,9 +325,9 @@ def fit(values: list[Value], design_spread: float = DESIGN_SPREAD) -> Fitted:
     """Both stages on `values`, and the design-averaged share of each kind of evidence."""
     table, support, groups = fit_table(values)
     recalibration = fit_logistic(out_of_group_features(values), [v.right for v in values])
-    floors = structure_floors(values)
-    shares = group_shares(values, design_spread, floors)
-    return Fitted(table, support, recalibration, groups, shares, floors, coverage_floors(values))
+    floors, coverage = structure_floors(values), coverage_floors(values)
+    shares = group_shares(values, design_spread, floors, coverage)
+    return Fitted(table, support, recalibration, groups, shares, floors, coverage)
 
 
 def choose_spread(values: list[Value]) -> tuple[float, dict[float, Calibration]]:

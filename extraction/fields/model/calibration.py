@@ -25,7 +25,9 @@ Two stages, both fitted by `bench/fit_calibration.py` and kept in `calibration.j
    source and strategy, split by whether the value's own signals were clean (`gate_kind`: a label
    or widget name that named the field exactly, no rival value, text the engine was sure of) or
    not, so a set of designs whose guessed widgets or doubted OCR went wrong does not hold back
-   the clean evidence of every other design. Nor does a kind no design group of the fit showed
+   the clean evidence of every other design. A label strategy no design group showed enough of
+   (the value right of its label, where the fit saw it after a colon) is judged by its family
+   (`FAMILIES`): a label named the field either way. Nor does a kind no design group of the fit showed
    pass: a document kind new to the fit (a contract when only forms were fitted) is read by
    strategies of its own, which stay under `HIGH`.
 4. The structure gate. A document whose known structure (`structure.known_structure`: the share
@@ -70,8 +72,10 @@ HIGH = 0.9
 #: often than `HIGH` on an average design of the fit: no signal of its own lifts it to certain.
 BELOW_HIGH = 0.89
 #: A label or widget name matching the field at least this well (relative to the strategy's best)
-#: and text read at least `SURE_TEXT` surely make a value's evidence clean (`gate_kind`).
-SURE_MATCH = 0.999
+#: and text read at least `SURE_TEXT` surely make a value's evidence clean (`gate_kind`). Not 1: a
+#: label a hair short of the field's best wording ("Date of Birth" for `dob`) is right as often as
+#: an exact one, while the labels that go wrong match far less (0.4-0.7: another field's label).
+SURE_MATCH = 0.95
 SURE_TEXT = 0.9
 #: A document on which the rules found less than this share of the asked fields is one whose
 #: layout the evidence covers little (a reason of its own).
@@ -94,6 +98,15 @@ REASONS = {
 }
 #: The structure floor's entry for a kind of evidence without a floor of its own.
 ANY_KIND = "*"
+#: Families of strategies that read the value a printed label names, differing only in where the
+#: value stands from its label: after a colon, on the same line, to its right, under or over it
+#: (`label`); in a table row after its heading or in a column under its header (`table`). A
+#: family is one kind of evidence (`family_kind`) that speaks for a member few designs of the fit
+#: showed.
+FAMILIES = {
+    **dict.fromkeys(("label_colon", "label_inline", "label_right", "label_below", "label_above"), "label"),
+    **dict.fromkeys(("table_row", "table_column"), "table"),
+}
 #: Figures are kept away from 0 and 1 before taking their logit.
 _EDGE = 1e-3
 
@@ -240,6 +253,16 @@ def gate_kind(key: str, signals: Signals) -> str:
     return "|".join(key.split("|")[:2]) + ("|clean" if clean(signals) else "|doubt")
 
 
+def family_kind(key: str, signals: Signals | None = None) -> str | None:
+    """The family's kind of a value found by a strategy of a family (`FAMILIES`): `source|family`,
+    with `|clean` or `|doubt` when `signals` are given; None for any other strategy."""
+    parts = key.split("|")
+    if len(parts) < 2 or parts[1] not in FAMILIES:
+        return None
+    family = f"{parts[0]}|{FAMILIES[parts[1]]}"
+    return family if signals is None else family + ("|clean" if clean(signals) else "|doubt")
+
+
 def below_high(group_share: dict[str, float], key: str, signals: Signals | None = None) -> bool:
     """Whether evidence of `key`'s kind (`gate_kind` when the fit measured it, else source and
     strategy) was right less often than `HIGH` on an average design, or no design of the fit
@@ -250,16 +273,38 @@ def below_high(group_share: dict[str, float], key: str, signals: Signals | None 
         return False
     kind = "|".join(key.split("|")[:2])
     fine = gate_kind(key, signals or Signals())
-    return group_share.get(fine, group_share.get(kind, 0.0)) < HIGH
+    # A label strategy no design showed enough of (the value right of its label where the fit
+    # saw it after a colon) is judged by its family's designs: the label named the field either way.
+    family = family_kind(key, signals or Signals())
+    fallback = group_share.get(family, 0.0) if family is not None else 0.0
+    return group_share.get(fine, group_share.get(kind, fallback)) < HIGH
 
 
 def below_structure(structure_floor: dict[str, float], key: str, structure: float) -> bool:
     """Whether a value of `key`'s kind sits on a document less structured than any the fit saw
     that kind right on: its kind's floor says how much of a page the evidence must know before
     its familiar figures hold. A kind without a floor of its own (no design group of the fit read
-    it right often enough on enough documents) needs the fit's `ANY_KIND` floor, when it has one."""
-    floor = structure_floor.get("|".join(key.split("|")[:2]), structure_floor.get(ANY_KIND))
+    it right often enough on enough documents) needs its family's floor (`FAMILIES`: the highest
+    of its members'), else the fit's `ANY_KIND` floor, when it has one."""
+    family = family_kind(key)
+    fallback = structure_floor.get(ANY_KIND)
+    if family is not None:
+        # A member of a family without a floor of its own needs its family's most demanding one.
+        fallback = structure_floor.get(family, fallback)
+    floor = structure_floor.get("|".join(key.split("|")[:2]), fallback)
     return floor is not None and structure < floor
+
+
+def held_by_structure(
+    structure_floor: dict[str, float], coverage_floor: dict[str, float], key: str, signals: Signals
+) -> bool:
+    """The structure gate: a value on a page less structured than its kind's floor, or on a page
+    less structured than the fit's most demanding floor (`ANY_KIND`) on which less of what was
+    asked was found than its kind's coverage floor."""
+    return below_structure(structure_floor, key, signals.structure) or (
+        below_structure(coverage_floor, key, signals.coverage)
+        and below_structure(structure_floor, ANY_KIND, signals.structure)
+    )
 
 
 @lru_cache(maxsize=1)
@@ -322,10 +367,7 @@ def assess(fitted: Fitted, key: str, prior: float, signals: Signals) -> tuple[fl
         # The average design did not support certainty for this kind of evidence: the familiar
         # designs that did must not make a new one's value look certain.
         gates.append("design")
-    if below_structure(fitted.structure_floor, key, signals.structure) or (
-        below_structure(fitted.coverage_floor, key, signals.coverage)
-        and below_structure(fitted.structure_floor, ANY_KIND, signals.structure)
-    ):
+    if held_by_structure(fitted.structure_floor, fitted.coverage_floor, key, signals):
         # A page mostly unexplained by the evidence, or on which less of what was asked was found
         # than on any page the fit saw this evidence right on: a kind of document it may not know.
         gates.append("structure")
