@@ -5,19 +5,14 @@ from __future__ import annotations
 
 import pytest
 
+from bench.calibration_gates import DESIGN_SPREAD, GROUP_PRIOR, SPREADS, Value, group_shares, levels
 from bench.fit_calibration import (
-    DESIGN_SPREAD,
-    GROUP_PRIOR,
-    SPREADS,
-    Value,
     choose_spread,
     cross_validate,
     design_group,
     fit,
     fit_logistic,
     fit_table,
-    group_shares,
-    levels,
     out_of_group_features,
 )
 from extraction.fields.extract import extract_fields, with_coverage

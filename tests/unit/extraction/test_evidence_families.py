@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from bench.fit_calibration import Value, group_shares, structure_floors
+from bench.calibration_gates import Value, group_shares, structure_floors
 from extraction.fields.model.calibration import (
     ANY_KIND,
     HIGH,

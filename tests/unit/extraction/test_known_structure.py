@@ -5,15 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from bench.fit_calibration import (
-    Value,
-    coverage_floors,
-    cross_validate,
-    fit,
-    group_shares,
-    kind_of,
-    structure_floors,
-)
+from bench.calibration_gates import Value, coverage_floors, group_shares, structure_floors
+from bench.fit_calibration import cross_validate, fit, kind_of
 from extraction.fields.extract import extract_fields
 from extraction.fields.model.calibration import (
     ANY_KIND,

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from bench.fit_calibration import Value, group_shares
+from bench.calibration_gates import Value, group_shares
 from extraction.fields.extract import extract_fields
 from extraction.fields.model.calibration import (
     BELOW_HIGH,
