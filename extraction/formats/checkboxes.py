@@ -1,10 +1,11 @@
 """Check boxes on a scanned page, read from its pixels.
 
 OCR reads the words beside a check box but not the box: a ticked one and an empty one both come
-back as nothing. Here square outlines of about a text line's height are found in the page image,
-and a box whose inside holds ink is ticked. Each becomes a one-character piece (`☒` ticked, `☐`
-empty) placed where the box is, so it joins its OCR line as a text layer's box glyph would, and
-field extraction reads `☒ Female` as it reads a born-digital form.
+back as nothing. Here square outlines of about a text line's height are found in the page image
+(its ink taken both by one threshold for the page and by one local to each pixel, for a photo's
+uneven light), and a box whose inside holds ink is ticked. Each becomes a one-character piece
+(`☒` ticked, `☐` empty) placed where the box is, so it joins its OCR line as a text layer's box
+glyph would, and field extraction reads `☒ Female` as it reads a born-digital form.
 """
 
 from __future__ import annotations
