@@ -1,10 +1,11 @@
 """Check boxes on a scanned page, read from its pixels.
 
 OCR reads the words beside a check box but not the box: a ticked one and an empty one both come
-back as nothing. Here square outlines of about a text line's height are found in the page image,
-and a box whose inside holds ink is ticked. Each becomes a one-character piece (`☒` ticked, `☐`
-empty) placed where the box is, so it joins its OCR line as a text layer's box glyph would, and
-field extraction reads `☒ Female` as it reads a born-digital form.
+back as nothing. Here square outlines of about a text line's height are found in the page image
+(its ink taken both by one threshold for the page and by one local to each pixel, for a photo's
+uneven light), and a box whose inside holds ink is ticked. Each becomes a one-character piece
+(`☒` ticked, `☐` empty) placed where the box is, so it joins its OCR line as a text layer's box
+glyph would, and field extraction reads `☒ Female` as it reads a born-digital form.
 """
 
 from __future__ import annotations
@@ -71,9 +72,44 @@ def find_checkboxes(image: Image.Image, lines: list[OcrLine]) -> list[tuple[int,
         return []
     height = heights[len(heights) // 2]
     gray = np.asarray(image.convert("L"))
-    _, ink = cv2.threshold(gray, 0, 255, cv2.THRESH_BINARY_INV + cv2.THRESH_OTSU)
-    contours, _ = cv2.findContours(ink, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)
+    _, global_ink = cv2.threshold(gray, 0, 255, cv2.THRESH_BINARY_INV + cv2.THRESH_OTSU)
+    # One threshold for the page loses a blurred photo's thin outlines where its light is dim; a
+    # threshold against each pixel's neighbourhood keeps them. The page's own threshold goes
+    # first, so what it finds (a filled box, whose middle a local threshold hollows out) stays.
+    found: list[tuple[int, int, int, int, Any]] = []
+    for ink in (global_ink, _local_ink(gray, height)):
+        for x, y, w, h in _square_outlines(ink, height):
+            if not any(_overlap((x, y, w, h), other[:4]) > 0.5 for other in found):
+                found.append((x, y, w, h, ink))
+    boxes: list[tuple[int, int, int, int, bool]] = []
+    for x, y, w, h, ink in found:
+        dx, dy = int(w * BORDER_SHARE), int(h * BORDER_SHARE)
+        inside = ink[y + dy : y + h - dy, x + dx : x + w - dx]
+        boxes.append((x, y, w, h, inside.size > 0 and float((inside > 0).mean()) >= TICKED_INK))
+    return boxes
+
+
+#: Neighbourhood of the local threshold, as a multiple of the median OCR line height, and how much
+#: darker than its neighbourhood's mean a pixel must be to be ink (out of 255).
+LOCAL_BLOCK, LOCAL_DARKER = 1.3, 15
+
+
+def _local_ink(gray: Any, height: float) -> Any:
+    """Ink of `gray` by a threshold against each pixel's neighbourhood of about a box's size."""
+    import cv2
+
+    block = max(3, int(LOCAL_BLOCK * height) | 1)
+    return cv2.adaptiveThreshold(
+        gray, 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY_INV, block, LOCAL_DARKER
+    )
+
+
+def _square_outlines(ink: Any, height: float) -> list[tuple[int, int, int, int]]:
+    """(x, y, width, height) of the square outlines about `height` high in the ink mask `ink`."""
+    import cv2
+
     found: list[tuple[int, int, int, int]] = []
+    contours, _ = cv2.findContours(ink, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)
     for contour in contours:
         x, y, w, h = cv2.boundingRect(contour)
         if not (MIN_SIDE * height <= min(w, h) and max(w, h) <= MAX_SIDE * height):
@@ -89,12 +125,7 @@ def find_checkboxes(image: Image.Image, lines: list[OcrLine]) -> list[tuple[int,
         if any(_overlap((x, y, w, h), other) > 0.5 for other in found):
             continue
         found.append((x, y, w, h))
-    boxes: list[tuple[int, int, int, int, bool]] = []
-    for x, y, w, h in found:
-        dx, dy = int(w * BORDER_SHARE), int(h * BORDER_SHARE)
-        inside = ink[y + dy : y + h - dy, x + dx : x + w - dx]
-        boxes.append((x, y, w, h, inside.size > 0 and float((inside > 0).mean()) >= TICKED_INK))
-    return boxes
+    return found
 
 
 #: Boxes closer than this share of their side to the box beside them are a comb.
