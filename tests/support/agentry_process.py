@@ -18,6 +18,7 @@ from typing import IO
 import httpx
 
 from core.infra.embedded_redis import EmbeddedRedis
+from core.infra.process_records import process_alive
 from tests.support.service import client_for, free_port, wait_for
 
 AGENTRY = [sys.executable, "-m", "serve.cli"]
@@ -117,19 +118,8 @@ class AgentryProcess:
         """`kill -9` the embedded Redis; returns its pid once it is gone."""
         pid = self.redis_pid()
         os.kill(pid, signal.SIGKILL)
-        wait_for(lambda: not _alive(pid), timeout=10, what=f"redis {pid} to die")
+        wait_for(lambda: not process_alive(pid), timeout=10, what=f"redis {pid} to die")
         return pid
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    # A zombie (our grandchild is reaped by init, but be safe) counts as gone.
-    with contextlib.suppress(OSError):
-        return "zombie" not in Path(f"/proc/{pid}/status").read_text().lower().split("state:")[1][:20]
-    return True
 
 
 def elapsed(start: float) -> float:
